@@ -1,15 +1,75 @@
-/* main — the `hew` command's entry point: parses the command line and dispatches. */
+/* main — the `hew` command's entry point: parses the first words of the command line and
+ * dispatches to the file that implements each command. The only place that exits. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "hew.h"
+
+static void usage(FILE *out)
+{
+    fputs("usage: hew [--version] [--help] <command> ...\n"
+          "\n"
+          "commands:\n"
+          "  debug sse [--text] [--header H]... [--body JSON] URL\n"
+          "      stream the Server-Sent Events of a POST request\n",
+          out);
+}
+
+char *cli_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "hew: cannot open %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, len = 0;
+    char *data = malloc(cap);
+    size_t n;
+    while (data && (n = fread(data + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            char *grown = realloc(data, cap * 2);
+            if (!grown) {
+                free(data);
+                data = NULL;
+                break;
+            }
+            data = grown;
+            cap *= 2;
+        }
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (!data || failed) {
+        fprintf(stderr, "hew: cannot read %s\n", path);
+        free(data);
+        return NULL;
+    }
+    data[len] = '\0';
+    return data;
+}
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
         printf("hew %s\n", hew_version());
         return 0;
     }
-    fprintf(stderr, "usage: hew --version\n");
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "debug") == 0 && argc >= 3 && strcmp(argv[2], "sse") == 0)
+        return cli_debug_sse(argc - 3, argv + 3);
+    fprintf(stderr, "hew: unknown command '%s'\n", cmd);
+    usage(stderr);
     return 2;
 }

@@ -13,8 +13,27 @@ extern "C" {
 #define HEW_VERSION_MINOR 1
 #define HEW_VERSION_PATCH 0
 
+#include <stddef.h>
+
 /* The library's version as "MAJOR.MINOR.PATCH"; a static string. */
 const char *hew_version(void);
+
+/* ---- Debug surface (for `hew debug`, tests and bug reports; not a stable API) ---- */
+
+/* Called for each Server-Sent Event as it arrives: type is "" when the event had no
+ * `event:` field; data is NUL-terminated and borrowed for the duration of the call.
+ * Return 0 to go on, non-zero to stop the request. */
+typedef int (*hew_sse_event_fn)(void *ud, const char *type, const char *data, size_t data_len);
+
+/* POST body (JSON) to url with the given "Name: value" headers (NULL-terminated array,
+ * may be NULL) and hand every SSE event of the response to on_event, through hew's real
+ * HTTP and SSE path. *status_out receives the HTTP status (may be NULL). Returns 0 when
+ * the stream ended cleanly, -1 with a message in errbuf otherwise (connection failure,
+ * timeout, a body cut off mid-stream, a malformed stream). A non-2xx status is not an
+ * error here: its body is handed over as a single event of type "http-error". */
+int hew_debug_post_sse(const char *url, const char *const *headers, const char *body,
+                       hew_sse_event_fn on_event, void *ud, long *status_out, char *errbuf,
+                       size_t errbuf_len);
 
 #ifdef __cplusplus
 }
