@@ -8,14 +8,23 @@
 #include "cli.h"
 #include "hew.h"
 
+/* The `hew debug <what>` commands: one row each. argv given to run starts after <what>. */
+static const struct debug_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} debug_commands[] = {
+    { "sse", cli_debug_sse, "sse [--text] [--header H]... [--body JSON] URL   stream the SSE events of a POST" },
+};
+
 static void usage(FILE *out)
 {
     fputs("usage: hew [--version] [--help] <command> ...\n"
           "\n"
-          "commands:\n"
-          "  debug sse [--text] [--header H]... [--body JSON] URL\n"
-          "      stream the Server-Sent Events of a POST request\n",
+          "commands:\n",
           out);
+    for (size_t i = 0; i < sizeof debug_commands / sizeof debug_commands[0]; i++)
+        fprintf(out, "  debug %s\n", debug_commands[i].summary);
 }
 
 char *cli_read_file(const char *path)
@@ -67,8 +76,14 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (strcmp(cmd, "debug") == 0 && argc >= 3 && strcmp(argv[2], "sse") == 0)
-        return cli_debug_sse(argc - 3, argv + 3);
+    if (strcmp(cmd, "debug") == 0 && argc >= 3) {
+        for (size_t i = 0; i < sizeof debug_commands / sizeof debug_commands[0]; i++)
+            if (strcmp(argv[2], debug_commands[i].name) == 0)
+                return debug_commands[i].run(argc - 3, argv + 3);
+        fprintf(stderr, "hew: unknown debug command '%s'\n", argv[2]);
+        usage(stderr);
+        return 2;
+    }
     fprintf(stderr, "hew: unknown command '%s'\n", cmd);
     usage(stderr);
     return 2;
