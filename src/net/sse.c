@@ -142,11 +142,12 @@ static hew_code reserve(sse_decoder *d, size_t n)
     if (n <= d->cap - d->len)
         return HEW_OK;
     /* Full: drop the consumed prefix. Pending event values that point into it get their
-     * own copies first (rare: only an event that spans a compaction). */
-    if (!part_materialize(d, &d->type) || !part_materialize(d, &d->data))
-        return fail_nomem(d, "event");
+     * own copies first (rare: only an event that spans a compaction). A realloc alone
+     * keeps them valid: they are offsets. */
     size_t keep = d->start, live = d->len - keep;
     if (keep) {
+        if (!part_materialize(d, &d->type) || !part_materialize(d, &d->data))
+            return fail_nomem(d, "event");
         memmove(d->b, d->b + keep, live);
         d->len = live;
         d->start = 0;
