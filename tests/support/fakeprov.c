@@ -1,5 +1,5 @@
 /* fakeprov — spawn/stop hew-fake-provider for C tests (see fakeprov.h). Never uses a
- * shell or system(); never leaves the child or its temporary directory behind. */
+ * shell (fork + execv only); never leaves the child or its temporary directory behind. */
 #include "fakeprov.h"
 
 #include <errno.h>
