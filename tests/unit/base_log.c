@@ -1,0 +1,399 @@
+/* Unit tests for base/log: redaction of every recognised secret form (and nothing else),
+ * the header helper, the log file (location, modes, levels, line format, escaping,
+ * cutting, concurrent writers), and silence before open or after a failed open. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/fs.h"
+#include "base/log.h"
+#include "check.h"
+#include "tmpdir.h"
+
+static char *tmp;
+
+static void redacts_to(const char *in, const char *want, int line)
+{
+    buf b = BUF_INIT(0);
+    log_redact(in, strlen(in), &b);
+    check_count++;
+    if (b.err || strcmp(b.data ? b.data : "", want) != 0)
+        check_fail(__FILE__, line, "redact\n   in: %s\n  got: %s\n want: %s", in,
+                   b.data ? b.data : "(null)", want);
+    buf_release(&b);
+}
+#define REDACT(in, want) redacts_to(in, want, __LINE__)
+#define KEEP(in) redacts_to(in, in, __LINE__)
+
+static void test_redact_headers(void)
+{
+    REDACT("Authorization: Bearer sk-abc123", "Authorization: Bearer [REDACTED]");
+    REDACT("> authorization: bearer sk-abc\r\n> accept: */*",
+           "> authorization: bearer [REDACTED]\r\n> accept: */*");
+    REDACT("AUTHORIZATION:Basic dXNlcjpwYXNz", "AUTHORIZATION:Basic [REDACTED]");
+    REDACT("Authorization: sk-no-scheme", "Authorization: [REDACTED]");
+    REDACT("Proxy-Authorization: Basic abc\nnext", "Proxy-Authorization: Basic [REDACTED]\nnext");
+    REDACT("x-api-key: sk-ant-api03-xyz", "x-api-key: [REDACTED]");
+    REDACT("X-Api-Key:sk-ant", "X-Api-Key:[REDACTED]");
+    REDACT("x-goog-api-key: AIzaSyXYZ", "x-goog-api-key: [REDACTED]");
+    REDACT("api-key: azure-key-1", "api-key: [REDACTED]");
+    REDACT("Api-Key : k", "Api-Key : [REDACTED]");
+    /* Inside a JSON string the value stops at the quote. */
+    REDACT("{\"h\":\"Authorization: Bearer tok\",\"n\":1}",
+           "{\"h\":\"Authorization: Bearer [REDACTED]\",\"n\":1}");
+    REDACT("headers: [\"x-api-key: k1\\r\\n\"]", "headers: [\"x-api-key: [REDACTED]\\r\\n\"]");
+    /* Two in a row. */
+    REDACT("x-api-key: a\nAuthorization: Bearer b\n",
+           "x-api-key: [REDACTED]\nAuthorization: Bearer [REDACTED]\n");
+}
+
+static void test_redact_urls(void)
+{
+    REDACT("GET https://g.example/v1/models?key=AIzaSy123&alt=sse",
+           "GET https://g.example/v1/models?key=[REDACTED]&alt=sse");
+    REDACT("/x?alt=sse&key=AIza#frag", "/x?alt=sse&key=[REDACTED]#frag");
+    REDACT("?api_key=a1&apikey=b2&access_token=c3&token=d4&API_KEY=e5",
+           "?api_key=[REDACTED]&apikey=[REDACTED]&access_token=[REDACTED]&token=[REDACTED]"
+           "&API_KEY=[REDACTED]");
+    REDACT("url \"https://h/p?token=abc\" done", "url \"https://h/p?token=[REDACTED]\" done");
+    REDACT("https://user:hunter2@proxy.example:8080/path",
+           "https://user:[REDACTED]@proxy.example:8080/path");
+    REDACT("http://a:b@h http://c:d@h", "http://a:[REDACTED]@h http://c:[REDACTED]@h");
+    REDACT("socks5://u:p%40ss@host", "socks5://u:[REDACTED]@host");
+}
+
+static void test_redact_json(void)
+{
+    REDACT("{\"api_key\": \"sk-1\", \"model\": \"m\"}",
+           "{\"api_key\": \"[REDACTED]\", \"model\": \"m\"}");
+    REDACT("{\"apiKey\":\"sk-2\"}", "{\"apiKey\":\"[REDACTED]\"}");
+    REDACT("{\"authorization\": \"Bearer t0k\"}", "{\"authorization\": \"Bearer [REDACTED]\"}");
+    REDACT("{\"Authorization\":\"t0k\"}", "{\"Authorization\":\"[REDACTED]\"}");
+    REDACT("{\"x-api-key\":\"k\",\"x-goog-api-key\":\"g\"}",
+           "{\"x-api-key\":\"[REDACTED]\",\"x-goog-api-key\":\"[REDACTED]\"}");
+    REDACT("{\"access_token\":\"a\",\"refresh_token\":\"r\",\"client_secret\":\"c\","
+           "\"password\":\"p\"}",
+           "{\"access_token\":\"[REDACTED]\",\"refresh_token\":\"[REDACTED]\","
+           "\"client_secret\":\"[REDACTED]\",\"password\":\"[REDACTED]\"}");
+    /* Escapes inside the value are part of it. */
+    REDACT("{\"api_key\":\"a\\\"b\\\\c\",\"x\":1}", "{\"api_key\":\"[REDACTED]\",\"x\":1}");
+    /* JSON inside a JSON string. */
+    REDACT("{\"body\":\"{\\\"api_key\\\":\\\"sk-3\\\"}\"}",
+           "{\"body\":\"{\\\"api_key\\\":\\\"[REDACTED]\\\"}\"}");
+    /* A line cut in the middle of the secret: the rest is masked. */
+    REDACT("{\"api_key\":\"sk-cut-off", "{\"api_key\":\"[REDACTED]");
+}
+
+static void test_redact_leaves_the_rest(void)
+{
+    KEEP("");
+    KEEP("plain text with no secrets, \xC3\xA9t\xC3\xA9 \xF0\x9F\x98\x80");
+    KEEP("Content-Type: application/json\r\nAccept: text/event-stream");
+    KEEP("?monkey=1&keyboard=2&tokens=3&max_tokens=4&keys=5");
+    KEEP("https://example.com/v1/chat?stream=true&model=x");
+    KEEP("ssh://git@github.com/org/repo.git");
+    KEEP("https://github.com/org/repo");
+    KEEP("mailto:user@example.com and user:pass without scheme@x");
+    KEEP("{\"max_tokens\": 100, \"api_key_id\": \"id-1\", \"key\": \"k\", \"token\": \"t\"}");
+    KEEP("{\"api_key\": null, \"authorization\": 42}");
+    KEEP("{\"api_key\": \"\"}");
+    KEEP("my-authorization: x");  /* not the header: part of a longer name */
+    KEEP("x-api-keys: x");
+    KEEP("authorization is required");
+    KEEP("Authorization:");
+    KEEP("key=value without a leading ? or &");
+    KEEP("?key=");
+    KEEP("trailing ?");
+    KEEP("a:/b ://");
+}
+
+static void test_redact_header_helper(void)
+{
+    buf b = BUF_INIT(0);
+    CHECK(log_header_is_secret("Authorization"));
+    CHECK(log_header_is_secret("x-api-key"));
+    CHECK(log_header_is_secret("X-Goog-Api-Key"));
+    CHECK(log_header_is_secret("api-key"));
+    CHECK(log_header_is_secret("proxy-authorization"));
+    CHECK(!log_header_is_secret("Content-Type"));
+    CHECK(!log_header_is_secret("x-api-key-id"));
+    CHECK(!log_header_is_secret(NULL));
+    log_redact_header("Authorization", "Bearer sk-1", &b);
+    CHECK_STR(b.data, "Bearer [REDACTED]");
+    buf_reset(&b);
+    log_redact_header("authorization", "sk-1", &b);
+    CHECK_STR(b.data, "[REDACTED]");
+    buf_reset(&b);
+    log_redact_header("x-api-key", "sk-ant-1", &b);
+    CHECK_STR(b.data, "[REDACTED]");
+    buf_reset(&b);
+    log_redact_header("Content-Type", "application/json", &b);
+    CHECK_STR(b.data, "application/json");
+    buf_reset(&b);
+    log_redact_header("anthropic-version", "2023-06-01", &b);
+    CHECK_STR(b.data, "2023-06-01");
+    buf_release(&b);
+}
+
+static char *slurp(const char *path)
+{
+    char *data = NULL;
+    fs_read_file(path, 1 << 24, &data, NULL, NULL);
+    return data;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; s && *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static void test_silent_before_open(void)
+{
+    log_close();
+    CHECK(!log_enabled(HEW_LOG_ERROR));
+    errno = 1234;
+    hew_log(HEW_LOG_ERROR, "test", "nobody hears this %d", 1);
+    CHECK_INT(errno, 1234);
+    char p[64];
+    CHECK(!log_file_path(p, sizeof p));
+    log_close(); /* twice is fine */
+}
+
+static void test_file_and_format(void)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/state/deep/hew", tmp);
+    unsetenv("HEW_LOG");
+    hew_err err = HEW_ERR_INIT;
+    REQUIRE(log_open(dir, &err) == HEW_OK);
+    char path[4096];
+    REQUIRE(log_file_path(path, sizeof path));
+    char want[4200];
+    snprintf(want, sizeof want, "%s/hew.log", dir);
+    CHECK_STR(path, want);
+    struct stat st;
+    REQUIRE(stat(dir, &st) == 0);
+    CHECK_INT(st.st_mode & 0777, 0700);
+    REQUIRE(stat(path, &st) == 0);
+    CHECK_INT(st.st_mode & 0777, 0600);
+
+    CHECK(log_enabled(HEW_LOG_INFO));
+    CHECK(!log_enabled(HEW_LOG_DEBUG));
+    errno = 77;
+    hew_log(HEW_LOG_INFO, "net", "GET %s -> %d", "https://h/x?key=SECRET1", 200);
+    CHECK_INT(errno, 77);
+    hew_log(HEW_LOG_DEBUG, "net", "hidden at info");
+    hew_log(HEW_LOG_ERROR, NULL, "two\nlines\r\tand \x1b[31mred\x1b[0m and \xFF");
+    hew_log(HEW_LOG_WARN, "task", "header Authorization: Bearer SECRET2");
+    log_set_level(HEW_LOG_DEBUG);
+    hew_log(HEW_LOG_DEBUG, "parse", "now visible");
+    log_set_level(HEW_LOG_ERROR);
+    hew_log(HEW_LOG_WARN, "x", "filtered");
+
+    char *s = slurp(path);
+    REQUIRE(s != NULL);
+    CHECK_INT(count_lines(s), 4);
+    CHECK(strstr(s, "SECRET") == NULL);
+    CHECK(strstr(s, "hidden") == NULL);
+    CHECK(strstr(s, "filtered") == NULL);
+    CHECK(strstr(s, " INFO  net: GET https://h/x?key=[REDACTED] -> 200\n") != NULL);
+    CHECK(strstr(s, " ERROR hew: two\\nlines\\r\tand \\x1B[31mred\\x1B[0m and \xEF\xBF\xBD\n") !=
+          NULL);
+    CHECK(strstr(s, " WARN  task: header Authorization: Bearer [REDACTED]\n") != NULL);
+    CHECK(strstr(s, " DEBUG parse: now visible\n") != NULL);
+    /* The timestamp: 2025-01-31T12:00:00.123Z */
+    CHECK(strlen(s) > 25 && s[4] == '-' && s[10] == 'T' && s[19] == '.' && s[23] == 'Z' &&
+          s[24] == ' ');
+    free(s);
+
+    /* A very long message is cut, and says so. */
+    log_set_level(HEW_LOG_INFO);
+    size_t big = LOG_LINE_MAX * 2;
+    char *longmsg = malloc(big + 1);
+    REQUIRE(longmsg);
+    memset(longmsg, 'z', big);
+    longmsg[big] = '\0';
+    hew_log(HEW_LOG_INFO, "big", "%s", longmsg);
+    free(longmsg);
+    s = slurp(path);
+    REQUIRE(s != NULL);
+    CHECK_INT(count_lines(s), 5);
+    CHECK(strstr(s, "more bytes cut]\n") != NULL);
+    free(s);
+    log_close();
+    CHECK(!log_enabled(HEW_LOG_ERROR));
+    hew_log(HEW_LOG_ERROR, "x", "after close");
+    s = slurp(path);
+    CHECK(s && strstr(s, "after close") == NULL);
+    free(s);
+
+    /* Reopening appends; an existing file open to others is made private. */
+    chmod(path, 0644);
+    setenv("HEW_LOG", "Debug", 1);
+    REQUIRE(log_open(dir, &err) == HEW_OK);
+    CHECK(log_enabled(HEW_LOG_DEBUG));
+    hew_log(HEW_LOG_DEBUG, "x", "appended");
+    REQUIRE(stat(path, &st) == 0);
+    CHECK_INT(st.st_mode & 0777, 0600);
+    s = slurp(path);
+    CHECK_INT(count_lines(s), 6);
+    free(s);
+    setenv("HEW_LOG", "error", 1);
+    REQUIRE(log_open(dir, &err) == HEW_OK);
+    CHECK(log_enabled(HEW_LOG_ERROR));
+    CHECK(!log_enabled(HEW_LOG_WARN));
+    setenv("HEW_LOG", "nonsense", 1);
+    REQUIRE(log_open(dir, &err) == HEW_OK);
+    CHECK(log_enabled(HEW_LOG_INFO));
+    CHECK(!log_enabled(HEW_LOG_DEBUG));
+    unsetenv("HEW_LOG");
+    log_close();
+}
+
+static void test_default_dir(void)
+{
+    char xdg[4096], home[4096], want[4300];
+    snprintf(xdg, sizeof xdg, "%s/xdg", tmp);
+    snprintf(home, sizeof home, "%s/home", tmp);
+    char *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    char *old_xdg = getenv("XDG_STATE_HOME") ? strdup(getenv("XDG_STATE_HOME")) : NULL;
+    hew_err err = HEW_ERR_INIT;
+    char *d = NULL;
+
+    setenv("XDG_STATE_HOME", xdg, 1);
+    CHECK_INT(log_default_dir(&d, &err), HEW_OK);
+    snprintf(want, sizeof want, "%s/hew", xdg);
+    CHECK_STR(d, want);
+    free(d);
+    REQUIRE(log_open(NULL, &err) == HEW_OK);
+    snprintf(want, sizeof want, "%s/hew/hew.log", xdg);
+    CHECK(fs_is_file(want));
+    log_close();
+
+    setenv("XDG_STATE_HOME", "relative/ignored", 1);
+    setenv("HOME", home, 1);
+    CHECK_INT(log_default_dir(&d, &err), HEW_OK);
+    snprintf(want, sizeof want, "%s/.local/state/hew", home);
+    CHECK_STR(d, want);
+    free(d);
+    unsetenv("XDG_STATE_HOME");
+    REQUIRE(log_open(NULL, &err) == HEW_OK);
+    snprintf(want, sizeof want, "%s/.local/state/hew/hew.log", home);
+    CHECK(fs_is_file(want));
+    log_close();
+
+    unsetenv("HOME");
+    CHECK_INT(log_default_dir(&d, &err), HEW_E_NOTFOUND);
+    CHECK(d == NULL);
+    CHECK_INT(log_open(NULL, &err), HEW_E_NOTFOUND);
+    CHECK(strstr(err.msg, "XDG_STATE_HOME") != NULL);
+
+    if (old_home)
+        setenv("HOME", old_home, 1);
+    if (old_xdg)
+        setenv("XDG_STATE_HOME", old_xdg, 1);
+    free(old_home);
+    free(old_xdg);
+}
+
+static void test_failed_open_is_silent(void)
+{
+    char file[4096], dir[4200];
+    snprintf(file, sizeof file, "%s/plainfile", tmp);
+    hew_err err = HEW_ERR_INIT;
+    REQUIRE(fs_write_atomic(file, "x", 1, 0600, &err) == HEW_OK);
+    snprintf(dir, sizeof dir, "%s/sub", file); /* below a file: cannot be a folder */
+    CHECK(log_open(dir, &err) != HEW_OK);
+    CHECK(err.msg[0] != '\0');
+    CHECK(!log_enabled(HEW_LOG_ERROR));
+    hew_log(HEW_LOG_ERROR, "x", "goes nowhere");
+    /* hew.log that is a directory is refused too. */
+    snprintf(dir, sizeof dir, "%s/logdir", tmp);
+    char sub[4300];
+    snprintf(sub, sizeof sub, "%s/hew.log", dir);
+    REQUIRE(fs_mkdirs(sub, 0700, &err) == HEW_OK);
+    CHECK(log_open(dir, &err) != HEW_OK);
+    CHECK(!log_enabled(HEW_LOG_ERROR));
+    /* A failed open also closes a log that was open before. */
+    char good[4200];
+    snprintf(good, sizeof good, "%s/good", tmp);
+    REQUIRE(log_open(good, &err) == HEW_OK);
+    CHECK(log_open(dir, &err) != HEW_OK);
+    CHECK(!log_enabled(HEW_LOG_ERROR));
+}
+
+enum { THREADS = 8, PER_THREAD = 300 };
+
+static void *writer(void *arg)
+{
+    long id = (long)arg;
+    for (int i = 0; i < PER_THREAD; i++)
+        hew_log(HEW_LOG_INFO, "thread", "writer %ld line %d token=x&key=s3cr3t padding-%0200d",
+                id, i, 0);
+    return NULL;
+}
+
+static void test_concurrent_lines(void)
+{
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/threads", tmp);
+    hew_err err = HEW_ERR_INIT;
+    REQUIRE(log_open(dir, &err) == HEW_OK);
+    pthread_t t[THREADS];
+    for (long i = 0; i < THREADS; i++)
+        REQUIRE(pthread_create(&t[i], NULL, writer, (void *)i) == 0);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+    char path[4300];
+    REQUIRE(log_file_path(path, sizeof path));
+    log_close();
+    char *s = slurp(path);
+    REQUIRE(s != NULL);
+    CHECK_INT(count_lines(s), THREADS * PER_THREAD);
+    CHECK(strstr(s, "s3cr3t") == NULL);
+    /* Every line is whole: starts with a timestamp, ends with the padding. */
+    int bad = 0;
+    for (char *line = s; *line;) {
+        char *nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        size_t n = (size_t)(nl - line);
+        if (n < 30 || line[23] != 'Z' || strncmp(nl - 4, "0000", 4) != 0 ||
+            !memmem(line, n, " INFO  thread: writer ", 22))
+            bad++;
+        line = nl + 1;
+    }
+    CHECK_INT(bad, 0);
+    free(s);
+}
+
+int main(void)
+{
+    tmp = tmpdir_make("log");
+    if (!tmp) {
+        fprintf(stderr, "cannot make a temporary directory\n");
+        return 1;
+    }
+    umask(022);
+    RUN(test_redact_headers);
+    RUN(test_redact_urls);
+    RUN(test_redact_json);
+    RUN(test_redact_leaves_the_rest);
+    RUN(test_redact_header_helper);
+    RUN(test_silent_before_open);
+    RUN(test_file_and_format);
+    RUN(test_default_dir);
+    RUN(test_failed_open_is_silent);
+    RUN(test_concurrent_lines);
+    tmpdir_remove(tmp);
+    free(tmp);
+    return check_report();
+}
