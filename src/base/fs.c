@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/utf8.h"
+
 /* The error for a failed system call on path, with a hint where one helps. */
 static hew_code sys_error(hew_err *err, int e, const char *verb, const char *path)
 {
@@ -185,6 +187,7 @@ static hew_code open_temp(const char *path, mode_t mode, int *fd_out, char **tmp
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
     const char *base = path + dirlen;
+    size_t baselen = utf8_cut(base, strlen(base), 64);
     size_t cap = strlen(path) + 64;
     char *tmp = malloc(cap);
     if (!tmp)
@@ -194,8 +197,10 @@ static hew_code open_temp(const char *path, mode_t mode, int *fd_out, char **tmp
     for (int attempt = 0; attempt < 100; attempt++) {
         unsigned n = atomic_fetch_add(&counter, 1);
         unsigned long salt = (unsigned long)ts.tv_nsec ^ ((unsigned long)n * 2654435761u);
-        snprintf(tmp, cap, "%.*s.%s.%ld.%lx.tmp", (int)dirlen, path, base, (long)getpid(),
-                 salt & 0xFFFFFFFFul);
+        /* The base name is shortened so that a long (but legal) name still leaves room
+         * for the suffix within NAME_MAX. */
+        snprintf(tmp, cap, "%.*s.%.*s.%ld.%lx.tmp", (int)dirlen, path, (int)baselen, base,
+                 (long)getpid(), salt & 0xFFFFFFFFul);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, mode);
         if (fd >= 0) {
             *fd_out = fd;

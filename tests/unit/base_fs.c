@@ -173,6 +173,14 @@ static void test_write_atomic(void)
     free(blob);
     unlink(at("big"));
 
+    /* A name as long as the file system allows still gets a temporary file. */
+    char longname[256];
+    memset(longname, 'n', 250);
+    memcpy(longname + 250, ".txt", 5);
+    CHECK_INT(fs_write_atomic(at(longname), "L", 1, 0600, &err), HEW_OK);
+    CHECK(fs_is_file(at(longname)));
+    unlink(at(longname));
+
     /* A relative path with no directory part works too. */
     char cwd[4096];
     REQUIRE(getcwd(cwd, sizeof cwd));
