@@ -1,6 +1,7 @@
 # End-to-end check of tests/e2e/lib/fakeprov.sh: start the fake provider from a scenario
 # with @FIXTURES@, fetch a generated stream and a replayed fixture with curl, read the
 # record, and stop it cleanly. Needs the curl command; skips (exit 0) without it.
+# Talks only to 127.0.0.1; never leaves the provider or its files behind.
 set -u
 source "$HEW_E2E_LIB/fakeprov.sh"
 trap fake_stop EXIT

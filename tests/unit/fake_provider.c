@@ -2,7 +2,8 @@
  * spoken to with libcurl): byte-exact generated streams for all four protocols, UTF-8-safe
  * deltas, fixture replay with meta status/headers, plain error responses, faults (abrupt
  * close, stall, slow first byte, malformed event), the exhausted answer, the request
- * record with masked secrets, bad-scenario errors, concurrent serving and clean shutdown. */
+ * record with masked secrets, bad-scenario errors, concurrent serving and clean shutdown.
+ * Talks only to the provider it started on 127.0.0.1; never leaves a process behind. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
