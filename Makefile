@@ -43,7 +43,9 @@ fuzz: deps
 	@for f in build/fuzz/fuzz/fuzz_*; do \
 	  if [ -x "$$f" ] && [ -f "$$f" ]; then n=$$(basename $$f); echo "== $$n ($(FUZZ_SECONDS) s)"; \
 	    mkdir -p build/fuzz/corpus/$$n; \
-	    "$$f" -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/ build/fuzz/corpus/$$n fuzz/corpus/$$n 2>&1 | tail -3 || exit 1; fi; done
+	    if "$$f" -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/ \
+	        build/fuzz/corpus/$$n fuzz/corpus/$$n >build/fuzz/$$n.log 2>&1; then tail -n 3 build/fuzz/$$n.log; \
+	    else tail -n 40 build/fuzz/$$n.log; echo "fuzz: $$n failed (log: build/fuzz/$$n.log)"; exit 1; fi; fi; done
 
 clean:
 	rm -rf build

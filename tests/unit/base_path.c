@@ -19,8 +19,12 @@ static const char *p2(const char *a, const char *b)
 {
     static char bufs[8][4096];
     static int next;
+    char joined[4096];
+    int n = snprintf(joined, sizeof joined, "%s/%s", a, b); /* a may be an earlier result */
+    if (n < 0 || (size_t)n >= sizeof joined)
+        return "/path-too-long";
     char *p = bufs[next++ % 8];
-    snprintf(p, sizeof bufs[0], "%s/%s", a, b);
+    memcpy(p, joined, (size_t)n + 1);
     return p;
 }
 
