@@ -1,0 +1,66 @@
+/* uimsg — the task's messages for the user: Cline's ClineMessage list of `say` and `ask`
+ * entries (task, text, reasoning, tool, api_req_started, error_retry, completion_result,
+ * followup, …), with Cline's partial-update rule, and their JSON form (schema in
+ * docs/events.md), which is also what the front end receives as events.
+ *
+ * Partial rule (Cline's say/ask): a partial message replaces the last message when that
+ * one is partial and of the same kind and type; a final message (partial=false) completes
+ * such a partial message in place; a message with no partial flag (UIMSG_WHOLE) is always
+ * appended. Indexes therefore never move: message i stays message i.
+ *
+ * Payloads: `text` is plain text (may be NULL); `data` is a JSON object for structured
+ * types (tool, api_req_started, error_retry, followup, …; may be NULL). The list owns
+ * both. Not thread-safe: the task serialises access. */
+#ifndef HEW_TASK_UIMSG_H
+#define HEW_TASK_UIMSG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+
+#define UIMSG_SCHEMA_VERSION 1
+
+typedef enum uimsg_kind { UIMSG_SAY, UIMSG_ASK } uimsg_kind;
+
+/* How a new message relates to the last one (see the partial rule above). */
+typedef enum uimsg_partial { UIMSG_WHOLE, UIMSG_PARTIAL, UIMSG_FINAL } uimsg_partial;
+
+typedef struct uimsg {
+    long long ts;     /* ms since the epoch, when first added */
+    uimsg_kind kind;
+    char *type;       /* "text", "tool", … */
+    char *text;       /* may be NULL */
+    json_t *data;     /* may be NULL; owned */
+    bool partial;
+} uimsg;
+
+typedef struct uimsg_list {
+    uimsg *items;
+    size_t len, cap;
+} uimsg_list;
+
+#define UIMSG_LIST_INIT { NULL, 0, 0 }
+
+void uimsg_list_release(uimsg_list *l);
+
+/* Add or update per the partial rule; takes a new reference to data (data may be NULL).
+ * Returns the index of the message added or updated, or -1 when out of memory. */
+long uimsg_put(uimsg_list *l, uimsg_kind kind, const char *type, const char *text,
+               json_t *data, uimsg_partial partial);
+
+/* The last message of a kind and type (kind < 0 = any kind), or -1. */
+long uimsg_find_last(const uimsg_list *l, int kind, const char *type);
+
+/* Replace message i's data (new reference taken) and/or text (copied; NULL keeps it). */
+void uimsg_update(uimsg_list *l, size_t i, const char *text, json_t *data);
+
+/* Append the JSON form of message i (one line, no newline) to out:
+ * {"v":1,"index":i,"ts":…,"kind":"say","type":"text","partial":false,"text":…,"data":…}. */
+void uimsg_to_json(const uimsg_list *l, size_t i, buf *out);
+
+/* The current time in ms since the epoch. */
+long long uimsg_now_ms(void);
+
+#endif
