@@ -4,6 +4,7 @@
 CMAKE   ?= cmake
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 20
+MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps debug release asan test demo bench fuzz clean
 
