@@ -15,6 +15,7 @@ static const struct debug_command {
     const char *summary;
 } debug_commands[] = {
     { "sse", cli_debug_sse, "sse [--text] [--header H]... [--body JSON] URL   stream the SSE events of a POST" },
+    { "decode", cli_debug_decode, "decode --protocol P [--status N] [--header H]... FILE   decode a raw response body" },
 };
 
 static void usage(FILE *out)

@@ -35,6 +35,25 @@ int hew_debug_post_sse(const char *url, const char *const *headers, const char *
                        hew_sse_event_fn on_event, void *ud, long *status_out, char *errbuf,
                        size_t errbuf_len);
 
+/* Decode a raw provider response body through the same decoder as live traffic and
+ * describe it as one JSON object (what `hew debug decode` prints):
+ *   {"text", "reasoning", "tool_calls": [{"id", "name", "arguments"}], "usage",
+ *    "stop_reason", "stream_complete", "error", ...}
+ * usage: {input_tokens_total, input_tokens_uncached, cache_read_tokens,
+ * cache_write_tokens, output_tokens, reasoning_tokens} (a field is null when unknown;
+ * cost_usd when the provider reported a cost), or null when the stream had none.
+ * stop_reason: "stop" | "tool_calls" | "length" | "content_filter" | "error", or null.
+ * tool_calls[].arguments: the raw concatenated argument text; id: as sent by the
+ * provider, null when it sent none (Gemini). error: null or {category, retryable,
+ * retry_after_seconds, context_window_exceeded, message, ...}.
+ * protocol: "anthropic", "openai-chat", "openai-responses" or "gemini". status: the HTTP
+ * status (0 means 200); a status outside 200..299 classifies the body as an error
+ * response. headers: "Name: value" strings, NULL-terminated, may be NULL.
+ * Returns a new NUL-terminated string (release with free()), or NULL with a message in
+ * errbuf (unknown protocol, out of memory). */
+char *hew_debug_decode(const char *protocol, long status, const char *const *headers,
+                       const char *body, size_t body_len, char *errbuf, size_t errbuf_len);
+
 #ifdef __cplusplus
 }
 #endif
