@@ -8,6 +8,9 @@ int cli_debug_sse(int argc, char **argv);
 /* `hew debug decode ...` (argv starts after "decode"); returns the exit status. */
 int cli_debug_decode(int argc, char **argv);
 
+/* `hew debug parse ...` (argv starts after "parse"); returns the exit status. */
+int cli_debug_parse(int argc, char **argv);
+
 /* Read a whole file into a new NUL-terminated string the caller frees; prints an error and
  * returns NULL on failure. */
 char *cli_read_file(const char *path);

@@ -14,6 +14,7 @@ static const struct debug_command {
     int (*run)(int argc, char **argv);
     const char *summary;
 } debug_commands[] = {
+    { "parse", cli_debug_parse, "parse [--tools NAME,...] [--chunk N] FILE   print the blocks the stream parser makes of FILE" },
     { "sse", cli_debug_sse, "sse [--text] [--header H]... [--body JSON] URL   stream the SSE events of a POST" },
     { "decode", cli_debug_decode, "decode --protocol P [--status N] [--header H]... FILE   decode a raw response body" },
 };
