@@ -21,6 +21,7 @@ static void call_free(native_call *c)
     free(c->id);
     free(c->name);
     buf_release(&c->pre);
+    buf_release(&c->dkey);
     jsonpeek_release(&c->peek);
     free(c);
 }
@@ -35,10 +36,24 @@ void native_release(native *nv)
 
 /* ---- the streaming view ----------------------------------------------------------------- */
 
+static void open_param(native_call *c, const char *key, size_t key_len);
+
+/* A value begins: a string shows at once (and grows); any other value only when whole. */
 static void sink_begin(void *ud, const char *key, size_t key_len, bool is_string)
 {
-    (void)is_string;
     native_call *c = ud;
+    c->cur = NULL;
+    c->deferred = !is_string;
+    if (c->deferred) {
+        buf_reset(&c->dkey);
+        buf_append(&c->dkey, key, key_len);
+        return;
+    }
+    open_param(c, key, key_len);
+}
+
+static void open_param(native_call *c, const char *key, size_t key_len)
+{
     block_param *p = block_param_get(c->blk, key, key_len, TVAL_RAW, c->owner->max);
     if (!p) {
         c->blk->args.err = HEW_E_NOMEM;
@@ -53,6 +68,10 @@ static void sink_begin(void *ud, const char *key, size_t key_len, bool is_string
 static void sink_bytes(void *ud, const char *s, size_t n)
 {
     native_call *c = ud;
+    if (c->deferred) {
+        c->deferred = false;
+        open_param(c, c->dkey.data ? c->dkey.data : "", c->dkey.len);
+    }
     if (c->cur && tval_push(c->cur, s, n))
         blocklist_touch(c->owner->out, c->blk);
 }
@@ -60,6 +79,7 @@ static void sink_bytes(void *ud, const char *s, size_t n)
 static void sink_end(void *ud)
 {
     native_call *c = ud;
+    c->deferred = false;
     if (c->cur && tval_finish(c->cur))
         blocklist_touch(c->owner->out, c->blk);
     c->cur = NULL;
@@ -226,8 +246,14 @@ static native_call *find_call(native *nv, const native_delta *d)
                 return nv->calls[i];
         return NULL;
     }
-    if (!d->has_index && !last->done)
-        return last;
+    if (!d->has_index) {
+        /* Neither id nor index: the most recent open call. */
+        if (!last->done)
+            return last;
+        for (size_t i = nv->n; i-- > 0;)
+            if (!nv->calls[i]->done)
+                return nv->calls[i];
+    }
     return NULL;
 }
 
@@ -247,6 +273,7 @@ static native_call *new_call(native *nv, const native_delta *d)
     c->owner = nv;
     c->pos = nv->n;
     buf_init(&c->pre, nv->max);
+    buf_init(&c->dkey, 4096);
     c->has_index = d->has_index;
     c->index = d->index;
     if (d->id && !(c->id = strdup(d->id))) {

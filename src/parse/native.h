@@ -33,6 +33,8 @@ typedef struct native_call {
     bool done;
     char *name;        /* until the block exists */
     buf pre;           /* arguments received before the name */
+    buf dkey;          /* key of the non-string value being read */
+    bool deferred;     /* a non-string value is being read (shown when whole) */
     block *blk;
     tval *cur;         /* value being streamed */
     jsonpeek peek;
