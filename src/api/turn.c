@@ -250,6 +250,8 @@ json_t *api_turn_to_message(const api_turn *t)
         if (blk && invalid)
             json_obj_put(blk, "hew_invalid_input",
                          json_string_lossy(k->args.data ? k->args.data : "", k->args.len), &st);
+        if (blk && k->id_synthesized)
+            json_obj_put(blk, "hew_synthesized_id", json_true(), &st);
         if (blk && k->thought_signature)
             json_obj_put(blk, "thought_signature", str_or_null(k->thought_signature), &st);
         json_arr_push(content, blk, &st);

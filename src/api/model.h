@@ -1,0 +1,52 @@
+/* model — the model table: context window, output limit, prices and capabilities of the
+ * models hew knows, looked up by provider and model name (a dated or vendor-prefixed name
+ * finds its family: "claude-sonnet-4-5-20250929", "anthropic/claude-sonnet-4.5"). Unknown
+ * models get safe defaults (a small window so compaction starts early, no images, no
+ * thinking, XML tools, no prices) and can be described in config (api_model_from_json).
+ * Static data plus pure lookups: it never does I/O and never guesses a price (unknown is
+ * 0, and cost.h then reports no cost rather than a wrong one).
+ *
+ * Prices are USD per million tokens, as the providers list them (checked 2025): input
+ * (uncached), output (reasoning included), cache read, cache write. A tier replaces them
+ * when the prompt (input_total) is larger than tier_above (Anthropic's and Gemini's long
+ * context prices). */
+#ifndef HEW_API_MODEL_H
+#define HEW_API_MODEL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+typedef struct api_prices {
+    double input, output, cache_read, cache_write;
+} api_prices;
+
+typedef struct api_model {
+    const char *id;          /* family name as matched ("claude-sonnet-4-5"); "" unknown */
+    int64_t context_window;  /* tokens */
+    int64_t max_output;      /* tokens */
+    api_prices price;
+    int64_t tier_above;      /* 0: no tier */
+    api_prices tier;
+    bool images;
+    bool thinking;           /* extended thinking / reasoning output */
+    bool native_tools;       /* reliable native tool calling */
+    bool reasoning_effort;   /* OpenAI-style reasoning model: developer role,
+                                max_completion_tokens, reasoning_effort, no temperature */
+    bool known;              /* found in the table (or described in config) */
+} api_model;
+
+/* The model for (provider profile name, model name). Never fails: an unknown model gets
+ * the safe defaults with known = false. provider may be NULL. */
+api_model api_model_lookup(const char *provider, const char *model);
+
+/* A model described in config, on top of the table's entry (or the defaults):
+ * {"context_window", "max_output", "input_price", "output_price", "cache_read_price",
+ *  "cache_write_price", "images", "thinking", "native_tools", "reasoning_effort"} — every
+ * key optional. HEW_E_INVALID naming the key when a value has the wrong type or is
+ * negative. */
+hew_code api_model_from_json(const json_t *desc, api_model *m, hew_err *err);
+
+#endif
