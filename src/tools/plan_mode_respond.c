@@ -1,0 +1,71 @@
+/* plan_mode_respond — in PLAN mode, the model answers the user (a plan, a question about
+ * the plan) and waits for the user's reply, or for the switch to ACT mode. Never edits or
+ * runs anything. */
+#include <jansson.h>
+#include <string.h>
+
+#include "tools/tool.h"
+
+static const tool_param params[] = {
+    { "response", true,
+      "Your answer to the user: the plan, the options you see, or a question about them.",
+      "Your response here" },
+    { "needs_more_exploration", false,
+      "\"true\" if you need to read more files or search before you can answer; you will "
+      "be able to use tools again.",
+      "true or false (optional)" },
+    { "options", false, "2 to 5 suggested replies as a JSON array of strings (optional).",
+      "Array of options here (optional)" },
+};
+
+static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
+{
+    const char *response = tool_call_param(call, "response");
+    const char *more = tool_call_param(call, "needs_more_exploration");
+    if (more && strcmp(more, "true") == 0) {
+        env->say(env, "text", response ? response : "", NULL, 0);
+        tool_result_printf(out, "[You said you need to explore more. Go on with the tools "
+                                "(read, list, search), then answer with plan_mode_respond "
+                                "again.]");
+        return HEW_OK;
+    }
+    if (env->yolo) {
+        env->say(env, "text", response ? response : "", NULL, 0);
+        env->set_mode(env, "act");
+        tool_result_printf(out, "[The task switched to ACT MODE: carry out the plan now.]");
+        return HEW_OK;
+    }
+    json_t *data = json_object();
+    json_object_set_new(data, "response", json_string(response ? response : ""));
+    const char *options = tool_call_param(call, "options");
+    json_t *opts = options ? json_loads(options, 0, NULL) : NULL;
+    if (json_is_array(opts))
+        json_object_set(data, "options", opts);
+    json_decref(opts);
+    tool_answer answer = { TOOL_ANSWER_YES, NULL };
+    hew_code rc = env->ask(env, "plan_mode_respond", response, data, 0, &answer);
+    json_decref(data);
+    if (rc == HEW_OK) {
+        if (strcmp(env->mode, "act") == 0) {
+            tool_result_printf(out, "[The user switched to ACT MODE: carry out the plan now.]");
+        } else {
+            const char *text = answer.text ? answer.text : "";
+            env->say(env, "user_feedback", text, NULL, 0);
+            tool_result_printf(out, "<user_message>\n%s\n</user_message>", text);
+        }
+    }
+    tool_answer_release(&answer);
+    return rc;
+}
+
+const tool_def tool_plan_mode_respond = {
+    .name = "plan_mode_respond",
+    .description =
+        "PLAN MODE only: answer the user with your plan or your questions about it, and "
+        "wait for their reply. The user switches to ACT MODE when the plan is agreed.",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .read_only = true,
+    .ends_turn_interaction = true,
+    .run = run,
+};

@@ -1,0 +1,45 @@
+/* registry — the table of built-in tools (see registry.h). Adding a tool = one file and
+ * one line here. */
+#include "tools/registry.h"
+
+#include <string.h>
+
+extern const tool_def tool_attempt_completion;
+extern const tool_def tool_ask_followup_question;
+extern const tool_def tool_plan_mode_respond;
+
+static const tool_def *const builtin_tools[] = {
+    &tool_ask_followup_question,
+    &tool_attempt_completion,
+    &tool_plan_mode_respond,
+};
+
+const tool_def *const *registry_tools(size_t *count)
+{
+    *count = sizeof builtin_tools / sizeof builtin_tools[0];
+    return builtin_tools;
+}
+
+const tool_def *registry_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof builtin_tools / sizeof builtin_tools[0]; i++)
+        if (strcmp(builtin_tools[i]->name, name) == 0)
+            return builtin_tools[i];
+    return NULL;
+}
+
+size_t registry_param_names(const char **out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof builtin_tools / sizeof builtin_tools[0]; i++) {
+        const tool_def *t = builtin_tools[i];
+        for (size_t p = 0; p < t->nparams; p++) {
+            size_t j = 0;
+            while (j < n && strcmp(out[j], t->params[p].name) != 0)
+                j++;
+            if (j == n && n < cap)
+                out[n++] = t->params[p].name;
+        }
+    }
+    return n;
+}

@@ -1,0 +1,56 @@
+/* tool — small helpers every tool shares: parameter lookup, the call's description for
+ * result headers, result text. Knows no particular tool. */
+#include "tools/tool.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *tool_call_param(const tool_call *call, const char *name)
+{
+    for (size_t i = 0; i < call->nparams; i++)
+        if (strcmp(call->keys[i], name) == 0)
+            return call->values[i];
+    return NULL;
+}
+
+void tool_answer_release(tool_answer *a)
+{
+    if (!a)
+        return;
+    free(a->text);
+    a->text = NULL;
+}
+
+void tool_describe(const tool_def *def, const tool_call *call, buf *out)
+{
+    if (def && def->describe) {
+        def->describe(call, out);
+        return;
+    }
+    const char *first = call->nparams ? call->values[0] : NULL;
+    if (def && def->nparams) {
+        first = tool_call_param(call, def->params[0].name);
+    }
+    if (first && *first && strlen(first) <= 200 && !strchr(first, '\n'))
+        buf_printf(out, "[%s for '%s']", call->name, first);
+    else
+        buf_printf(out, "[%s]", call->name);
+}
+
+void tool_result_printf(tool_result *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&r->text, fmt, ap);
+    va_end(ap);
+}
+
+void tool_result_error(tool_result *r, const char *fmt, ...)
+{
+    r->is_error = true;
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&r->text, fmt, ap);
+    va_end(ap);
+}

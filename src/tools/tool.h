@@ -1,0 +1,111 @@
+/* tool — what a tool is, what it is given, and what it gives back. Each tool lives in its
+ * own file under tools/ and exports one `const struct tool_def`; tools/registry.c lists
+ * them in the one table (MCP tools join at run time through the same shape).
+ *
+ * A tool never talks to the user or the model directly: it receives a tool_env, the
+ * task's services (ask, say, approval, the workspace root, the abort token), and fills a
+ * tool_result with text for the model. Tools must never exit, print, or block without
+ * the abort token (every wait goes through env->ask or checks abort). Errors meant for
+ * the model are results (is_error), not return codes; a return code other than HEW_OK
+ * means the task itself must stop (HEW_E_ABORTED) or a bug. */
+#ifndef HEW_TOOLS_TOOL_H
+#define HEW_TOOLS_TOOL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/abort.h"
+#include "base/buf.h"
+#include "base/err.h"
+
+typedef struct tool_param {
+    const char *name;
+    bool required;
+    const char *description; /* what the model must put there (for the prompt) */
+    const char *usage;       /* placeholder shown in the XML usage example */
+} tool_param;
+
+/* One call of a tool as the parser assembled it. Values are borrowed, NUL-terminated. */
+typedef struct tool_call {
+    const char *name;
+    const char *id;            /* the provider's tool_use id (native calls), or a local one */
+    size_t nparams;
+    const char *const *keys;   /* parameter names, in the order they appeared */
+    const char *const *values;
+    bool partial;              /* still streaming: the tool may only show progress */
+    bool native;               /* came as a native tool call (not XML) */
+    const char *invalid_args;  /* native call whose arguments were not valid JSON: why */
+} tool_call;
+
+/* The value of a parameter, or NULL when absent. */
+const char *tool_call_param(const tool_call *call, const char *name);
+
+/* What the user answered to an ask. */
+typedef enum tool_answer_kind { TOOL_ANSWER_YES, TOOL_ANSWER_NO, TOOL_ANSWER_MESSAGE } tool_answer_kind;
+
+typedef struct tool_answer {
+    tool_answer_kind kind;
+    char *text; /* typed feedback or answer, may be NULL; owned by the answer */
+} tool_answer;
+
+void tool_answer_release(tool_answer *a);
+
+typedef struct tool_result {
+    buf text;       /* for the model */
+    bool is_error;  /* the tool failed: the text says why */
+    bool no_prefix; /* the text is complete as is (no "[tool] Result:" header) */
+} tool_result;
+
+/* The task's services, implemented by task/. All calls happen on the task thread. */
+typedef struct tool_env tool_env;
+struct tool_env {
+    void *task;
+    const char *cwd;
+    hew_abort *abort;
+    bool yolo; /* auto-approve everything; questions to the user are not possible */
+    const char *mode; /* "act" or "plan"; change it with set_mode */
+    void (*set_mode)(tool_env *env, const char *mode);
+    /* Tell the user something; partial per uimsg's rule (0 whole, 1 partial, 2 final). */
+    void (*say)(tool_env *env, const char *type, const char *text, json_t *data, int partial);
+    /* Ask and wait for the answer (HEW_E_ABORTED when the task is aborted meanwhile). A
+     * partial ask (partial=1) only updates the screen and returns HEW_OK with no answer. */
+    hew_code (*ask)(tool_env *env, const char *type, const char *text, json_t *data,
+                    int partial, tool_answer *answer);
+    /* Ask approval for a tool of an approval group ("read", "edit", "command", "mcp")
+     * unless the settings approve it; says the tool when auto-approved. Returns HEW_OK and
+     * *approved; feedback typed by the user is added to the result by the executor. */
+    hew_code (*approve)(tool_env *env, const char *group, bool outside_workspace,
+                        const char *type, json_t *data, bool *approved, tool_answer *answer);
+    /* The task is finished with this result (attempt_completion accepted). */
+    void (*complete)(tool_env *env, const char *result);
+    /* Count a mistake of the model (missing parameter, failed edit, …) or reset. */
+    void (*mistake)(tool_env *env, bool made);
+};
+
+typedef hew_code (*tool_run_fn)(tool_env *env, const tool_call *call, tool_result *out);
+/* Show a partial (still streaming) call to the user; optional. */
+typedef void (*tool_partial_fn)(tool_env *env, const tool_call *call);
+/* A short description of the call for result headers: "[read_file for 'src/a.c']". */
+typedef void (*tool_describe_fn)(const tool_call *call, buf *out);
+
+typedef struct tool_def {
+    const char *name;
+    const char *description;       /* for the prompt and native schemas */
+    const tool_param *params;
+    size_t nparams;
+    bool read_only;                /* may run before the initial checkpoint commit */
+    bool ends_turn_interaction;    /* asks the user (followup, completion, plan respond) */
+    tool_run_fn run;
+    tool_partial_fn partial;       /* may be NULL */
+    tool_describe_fn describe;     /* may be NULL: "[name]" or "[name for '<first param>']" */
+} tool_def;
+
+/* Append "[name for 'value']" (or "[name]") for a call, using def->describe if set. */
+void tool_describe(const tool_def *def, const tool_call *call, buf *out);
+
+/* Result helpers: set the text (printf-style) and the error flag. */
+void tool_result_printf(tool_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tool_result_error(tool_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
