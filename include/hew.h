@@ -18,6 +18,100 @@ extern "C" {
 /* The library's version as "MAJOR.MINOR.PATCH"; a static string. */
 const char *hew_version(void);
 
+/* ---- Sessions and tasks --------------------------------------------------------------
+ *
+ * A session holds the settings (provider, model, workspace, approvals); a task is one
+ * conversation with the model, run by the agent loop on its own thread. Everything the
+ * task says or asks reaches the front end through on_event, called ON THE TASK'S THREAD,
+ * one event at a time, in order; the callback must not block for long (copy what it
+ * needs; answer asks from any thread with hew_task_respond, also from inside the
+ * callback). Events follow docs/events.md (schema version HEW_EVENT_VERSION). */
+
+#define HEW_EVENT_VERSION 1
+
+typedef struct hew_session hew_session;
+typedef struct hew_task hew_task;
+
+typedef struct hew_event {
+    int version;           /* HEW_EVENT_VERSION */
+    long index;            /* the message's index; a partial update repeats it */
+    long long ts;          /* ms since the epoch, when the message was first added */
+    int is_ask;            /* 1: the task waits for hew_task_respond (unless partial) */
+    const char *type;      /* "text", "tool", "completion_result", ... */
+    const char *text;      /* plain text, or NULL */
+    const char *data_json; /* structured payload as compact JSON, or NULL */
+    int partial;           /* 1 while the message is still growing */
+    const char *json;      /* the whole event as one JSON line (no newline) */
+} hew_event;
+
+/* All pointers in ev are valid only during the call. */
+typedef void (*hew_event_fn)(void *ud, hew_task *task, const hew_event *ev);
+
+typedef struct hew_options {
+    const char *provider;   /* "anthropic", "openai", "openai-compatible", "openrouter",
+                               "deepseek", "gemini", "xai", "groq" */
+    const char *model;      /* NULL: the profile's default */
+    const char *api_key;    /* NULL: the profile's environment variable */
+    const char *base_url;   /* NULL: the profile's URL */
+    const char *cwd;        /* the workspace; NULL: the current directory */
+    const char *mode;       /* "act" (default) or "plan" */
+    int yolo;               /* approve everything and never ask (default 0) */
+    int auto_approve_read;  /* read-only tools inside the workspace (default 1) */
+    int auto_approve_edit;  /* file edits inside the workspace (default 0) */
+    int auto_approve_safe_commands; /* commands the model marks safe (default 0) */
+    int parallel_tool_calls;        /* run every tool of a message (default 1) */
+    int native_tools;       /* -1 from the model table (default), 0 XML, 1 native */
+    int max_consecutive_mistakes;   /* default 3 */
+    long retry_base_delay_ms;       /* automatic retries wait 1, 2, 4 times this (2000) */
+    long request_timeout_ms;        /* overall deadline per request (default 600000) */
+    long idle_timeout_ms;           /* no data from the provider (default 120000) */
+    hew_event_fn on_event;
+    void *event_ud;
+} hew_options;
+
+/* Fill o with the defaults above. */
+void hew_options_init(hew_options *o);
+
+/* A new session (strings in o are copied), or NULL with a message in err. */
+hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen);
+/* Free a session; every task of it must have been freed. NULL is a no-op. */
+void hew_session_free(hew_session *s);
+
+/* Start a task with the user's text; the loop runs on a new thread. NULL with a message
+ * in err when it cannot start. */
+hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t errlen);
+
+typedef enum hew_answer { HEW_ANSWER_YES, HEW_ANSWER_NO, HEW_ANSWER_MESSAGE } hew_answer;
+
+/* Answer the pending ask: yes / no (with optional text: feedback), or a typed message.
+ * Returns 0, or -1 when no ask is pending. */
+int hew_task_respond(hew_task *t, hew_answer answer, const char *text);
+
+/* Switch between "act" and "plan" mode; takes effect from the next request. To leave a
+ * pending plan_mode_respond for act mode, switch, then answer it (HEW_ANSWER_YES).
+ * Returns 0, or -1 for a bad mode. */
+int hew_task_set_mode(hew_task *t, const char *mode);
+
+/* Stop the task: the stream, a running command and a pending ask stop within 100 ms.
+ * The history stays consistent and resumable. reason may be NULL. */
+void hew_task_abort(hew_task *t, const char *reason);
+
+typedef enum hew_task_status {
+    HEW_TASK_RUNNING,
+    HEW_TASK_COMPLETED, /* attempt_completion accepted */
+    HEW_TASK_FAILED,    /* an error the user could not or did not recover from */
+    HEW_TASK_ABORTED
+} hew_task_status;
+
+/* Wait for the task's thread to end; returns its final status. */
+hew_task_status hew_task_wait(hew_task *t);
+hew_task_status hew_task_status_now(const hew_task *t);
+/* The completion result, or the reason of a failure or abort; "" while running. Valid
+ * until hew_task_free. */
+const char *hew_task_result(const hew_task *t);
+/* Free a task (aborts and waits if still running). NULL is a no-op. */
+void hew_task_free(hew_task *t);
+
 /* ---- Debug surface (for `hew debug`, tests and bug reports; not a stable API) ---- */
 
 /* Called for each Server-Sent Event as it arrives: type is "" when the event had no

@@ -1,0 +1,244 @@
+/* task_api — the public session and task API of include/hew.h: options and their
+ * defaults, resolving the provider and the model, starting the task thread, answering
+ * asks, aborting, waiting. The loop itself is in task/. Never prints or exits. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/message.h"
+#include "api/model.h"
+#include "api/provider.h"
+#include "task/task.h"
+
+void hew_options_init(hew_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->provider = "anthropic";
+    o->mode = "act";
+    o->auto_approve_read = 1;
+    o->parallel_tool_calls = 1;
+    o->native_tools = -1;
+    o->max_consecutive_mistakes = 3;
+    o->retry_base_delay_ms = 2000;
+    o->request_timeout_ms = 600000;
+    o->idle_timeout_ms = 120000;
+}
+
+static char *dup_opt(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static void settings_release(task_settings *s)
+{
+    free(s->provider);
+    free(s->model);
+    free(s->api_key);
+    free(s->base_url);
+    free(s->cwd);
+}
+
+static void set_err(char *err, size_t errlen, const char *msg)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s", msg);
+}
+
+hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
+{
+    hew_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        set_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    task_settings *st = &s->settings;
+    char cwd[PATH_MAX];
+    const char *dir = o->cwd;
+    if (!dir)
+        dir = getcwd(cwd, sizeof cwd);
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    if (!real) {
+        set_err(err, errlen, "the workspace directory does not exist or cannot be read");
+        free(s);
+        return NULL;
+    }
+    st->cwd = real;
+    st->provider = dup_opt(o->provider ? o->provider : "anthropic");
+    st->model = dup_opt(o->model);
+    st->api_key = dup_opt(o->api_key);
+    st->base_url = dup_opt(o->base_url);
+    snprintf(st->mode, sizeof st->mode, "%s", o->mode && strcmp(o->mode, "plan") == 0 ? "plan" : "act");
+    st->yolo = o->yolo;
+    st->auto_approve_read = o->auto_approve_read;
+    st->auto_approve_edit = o->auto_approve_edit;
+    st->auto_approve_safe_commands = o->auto_approve_safe_commands;
+    st->parallel_tool_calls = o->parallel_tool_calls;
+    st->native_tools = o->native_tools;
+    st->max_consecutive_mistakes = o->max_consecutive_mistakes > 0 ? o->max_consecutive_mistakes : 3;
+    st->retry_base_delay_ms = o->retry_base_delay_ms >= 0 ? o->retry_base_delay_ms : 2000;
+    st->request_timeout_ms = o->request_timeout_ms;
+    st->idle_timeout_ms = o->idle_timeout_ms;
+    st->on_event = o->on_event;
+    st->event_ud = o->event_ud;
+
+    hew_err e = HEW_ERR_INIT;
+    api_provider_opts po = { st->base_url, st->api_key, st->model, NULL };
+    if (api_provider_init(&s->provider, st->provider, &po, &e) != HEW_OK) {
+        set_err(err, errlen, e.msg);
+        settings_release(st);
+        free(s);
+        return NULL;
+    }
+    s->provider.deadline_ms = st->request_timeout_ms;
+    s->provider.idle_timeout_ms = st->idle_timeout_ms;
+    s->model = api_model_lookup(st->provider, s->provider.model);
+    s->native_tools = st->native_tools < 0 ? s->model.native_tools : st->native_tools != 0;
+    return s;
+}
+
+void hew_session_free(hew_session *s)
+{
+    if (!s)
+        return;
+    settings_release(&s->settings);
+    free(s);
+}
+
+static void wake_task(void *ud)
+{
+    hew_task *t = ud;
+    pthread_mutex_lock(&t->mu);
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+}
+
+static void task_free_state(hew_task *t)
+{
+    task_stream_reset(t);
+    api_turn_release(&t->stream.turn);
+    abort_free(t->stream.abort);
+    abort_free(t->abort);
+    uimsg_list_release(&t->ui);
+    json_decref(t->history);
+    json_decref(t->user_content);
+    tool_answer_release(&t->ask_answer);
+    free(t->loop_signature);
+    free(t->task_text);
+    free(t->result);
+    pthread_cond_destroy(&t->cv);
+    pthread_mutex_destroy(&t->mu);
+    free(t);
+}
+
+hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t errlen)
+{
+    if (!s || !text || !*text) {
+        set_err(err, errlen, "no task text given");
+        return NULL;
+    }
+    hew_task *t = calloc(1, sizeof *t);
+    if (!t) {
+        set_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    t->session = s;
+    t->settings = &s->settings;
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_cond_init(&t->cv, NULL);
+    t->abort = abort_new();
+    t->stream.abort = abort_new();
+    t->task_text = strdup(text);
+    t->history = json_array();
+    t->status = HEW_TASK_RUNNING;
+    t->api_req_index = -1;
+    t->request_usage = (api_usage)API_USAGE_UNKNOWN;
+    api_turn_init(&t->stream.turn);
+    memcpy(t->mode, s->settings.mode, sizeof t->mode);
+    if (!t->abort || !t->stream.abort || !t->task_text || !t->history) {
+        set_err(err, errlen, "out of memory");
+        task_free_state(t);
+        return NULL;
+    }
+    /* Wake the task thread's waits (asks, the stream) at once on abort; the listener
+     * lives as long as the token. */
+    abort_listen(t->abort, wake_task, t);
+    if (pthread_create(&t->thread, NULL, task_main, t) != 0) {
+        set_err(err, errlen, "cannot start the task thread");
+        task_free_state(t);
+        return NULL;
+    }
+    t->thread_started = true;
+    return t;
+}
+
+int hew_task_respond(hew_task *t, hew_answer answer, const char *text)
+{
+    pthread_mutex_lock(&t->mu);
+    if (!t->ask_waiting || t->ask_answered) {
+        pthread_mutex_unlock(&t->mu);
+        return -1;
+    }
+    tool_answer_release(&t->ask_answer);
+    t->ask_answer.kind = answer == HEW_ANSWER_YES  ? TOOL_ANSWER_YES
+                         : answer == HEW_ANSWER_NO ? TOOL_ANSWER_NO
+                                                   : TOOL_ANSWER_MESSAGE;
+    t->ask_answer.text = text ? strdup(text) : NULL;
+    t->ask_answered = true;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    return 0;
+}
+
+int hew_task_set_mode(hew_task *t, const char *mode)
+{
+    if (!mode || (strcmp(mode, "act") != 0 && strcmp(mode, "plan") != 0))
+        return -1;
+    pthread_mutex_lock(&t->mu);
+    snprintf(t->mode, sizeof t->mode, "%s", mode);
+    pthread_mutex_unlock(&t->mu);
+    return 0;
+}
+
+void hew_task_abort(hew_task *t, const char *reason)
+{
+    if (!t)
+        return;
+    abort_trigger(t->abort, reason && *reason ? reason : "aborted by the user");
+    abort_trigger(t->stream.abort, "the task was aborted");
+}
+
+hew_task_status hew_task_wait(hew_task *t)
+{
+    if (t->thread_started) {
+        pthread_join(t->thread, NULL);
+        t->thread_started = false;
+    }
+    return hew_task_status_now(t);
+}
+
+hew_task_status hew_task_status_now(const hew_task *t)
+{
+    hew_task *m = (hew_task *)t;
+    pthread_mutex_lock(&m->mu);
+    hew_task_status s = m->status;
+    pthread_mutex_unlock(&m->mu);
+    return s;
+}
+
+const char *hew_task_result(const hew_task *t)
+{
+    return t->result ? t->result : "";
+}
+
+void hew_task_free(hew_task *t)
+{
+    if (!t)
+        return;
+    if (t->thread_started) {
+        hew_task_abort(t, "the task was freed");
+        hew_task_wait(t);
+    }
+    task_free_state(t);
+}

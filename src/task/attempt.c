@@ -1,0 +1,162 @@
+/* attempt — attempt_api_request (seed 003): prepare the request (MCP wait, prompt, context
+ * window), open the stream and PROBE THE FIRST CHUNK. A failure before the first chunk
+ * leaves a clean state, so it is handled here: context window exceeded → truncate once and
+ * retry; auth and billing → never retried automatically; other retryable failures → up to
+ * 3 automatic retries (base, 2×base, 4×base; a longer retry-after wins); then the user is
+ * asked (api_req_failed). A failure after the first chunk belongs to task_loop.
+ * Runs on the task thread; sleeps only through the abort token. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "task/task.h"
+
+#define MAX_AUTO_RETRIES 3
+#define MAX_RETRY_AFTER_S 120.0
+
+/* Record the failure (and retry status) on the request's api_req_started message. */
+static void update_api_req(hew_task *t, const api_error *e, json_t *retry_status,
+                           bool with_failure_message)
+{
+    if (t->api_req_index < 0)
+        return;
+    json_t *data = t->ui.items[t->api_req_index].data;
+    json_t *copy = data ? json_deep_copy(data) : json_object();
+    if (with_failure_message && e)
+        json_object_set_new(copy, "streamingFailedMessage", json_string(e->message));
+    else
+        json_object_del(copy, "streamingFailedMessage");
+    if (retry_status)
+        json_object_set(copy, "retryStatus", retry_status);
+    json_object_set_new(copy, "cancelReason", json_string("streaming_failed"));
+    uimsg_update(&t->ui, (size_t)t->api_req_index, NULL, copy);
+    json_decref(copy);
+    task_emit(t, t->api_req_index);
+}
+
+/* Wait until the first chunk arrives or the stream ends. */
+static void wait_first_chunk(hew_task *t)
+{
+    pthread_mutex_lock(&t->mu);
+    while (!t->stream.first_chunk && !t->stream.done && !abort_is_set(t->abort))
+        pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
+}
+
+static bool never_auto_retry(const api_error *e)
+{
+    return e->category == API_ERR_AUTH || e->category == API_ERR_BILLING;
+}
+
+hew_code attempt_api_request(hew_task *t)
+{
+    for (;;) {
+        /* MCP servers still connecting would be waited for here (at most 10 s, never
+         * fatal); with no MCP configured there is nothing to wait for. */
+        hew_err err = HEW_ERR_INIT;
+        task_ctx_prepare(t);
+        if (task_stream_start(t, &err) != HEW_OK) {
+            api_error e;
+            api_error_init(&e);
+            e.category = API_ERR_BAD_REQUEST;
+            snprintf(e.message, sizeof e.message, "%s", err.msg);
+            t->stream.error = e;
+            t->stream.done = true;
+        } else {
+            wait_first_chunk(t);
+        }
+        if (abort_is_set(t->abort)) {
+            task_stream_join(t);
+            return HEW_E_ABORTED;
+        }
+        pthread_mutex_lock(&t->mu);
+        bool first = t->stream.first_chunk;
+        pthread_mutex_unlock(&t->mu);
+        if (first)
+            return HEW_OK; /* streaming: task_loop consumes it */
+
+        /* Failed before the first chunk: a clean state, safe to retry. */
+        task_stream_join(t);
+        api_error e = t->stream.error;
+        if (e.category == API_ERR_ABORTED && abort_is_set(t->abort))
+            return HEW_E_ABORTED;
+
+        if (e.category == API_ERR_CONTEXT_WINDOW) {
+            if (!t->did_auto_truncate) {
+                t->did_auto_truncate = true;
+                task_ctx_truncate(t, CONTEXT_KEEP_QUARTER);
+                continue;
+            }
+            if (task_ctx_active_messages(t) > 3) {
+                snprintf(e.message, sizeof e.message, "%s",
+                         "The conversation is too long for the model's context window. "
+                         "Retry to remove older messages and try again.");
+                t->did_auto_truncate = false; /* a retry truncates again */
+            } else {
+                snprintf(e.message, sizeof e.message, "%s",
+                         "The conversation no longer fits in the model's context window, "
+                         "even with older messages removed: the task text or the last tool "
+                         "result alone is too large. Start a new task with a shorter "
+                         "request, or use a model with a larger context window.");
+            }
+        }
+
+        bool auto_retry = e.retryable && !never_auto_retry(&e) &&
+                          e.category != API_ERR_CONTEXT_WINDOW &&
+                          t->auto_retry_attempts < MAX_AUTO_RETRIES;
+        if (auto_retry) {
+            t->auto_retry_attempts++;
+            double delay_s = (double)t->settings->retry_base_delay_ms / 1000.0 *
+                             (double)(1L << (t->auto_retry_attempts - 1));
+            if (e.retry_after_seconds > delay_s)
+                delay_s = fmin(e.retry_after_seconds, MAX_RETRY_AFTER_S);
+            json_t *status = json_pack("{s:i, s:i, s:f, s:s}", "attempt",
+                                       t->auto_retry_attempts, "maxAttempts", MAX_AUTO_RETRIES,
+                                       "delaySec", delay_s, "errorSnippet", e.message);
+            json_t *retry = json_pack("{s:i, s:i, s:f, s:s}", "attempt", t->auto_retry_attempts,
+                                      "maxAttempts", MAX_AUTO_RETRIES, "delaySeconds", delay_s,
+                                      "errorMessage", e.message);
+            task_say(t, "error_retry", NULL, retry, UIMSG_WHOLE);
+            /* error_retry shows the error: drop it from api_req_started (no double display). */
+            update_api_req(t, &e, status, false);
+            json_decref(status);
+            json_decref(retry);
+            if (abort_sleep(t->abort, (long)(delay_s * 1000.0)))
+                return HEW_E_ABORTED;
+            task_say(t, "api_req_retried", NULL, NULL, UIMSG_WHOLE);
+            continue;
+        }
+
+        update_api_req(t, &e, NULL, true);
+        if (e.retryable && !never_auto_retry(&e) && e.category != API_ERR_CONTEXT_WINDOW) {
+            json_t *retry = json_pack("{s:i, s:i, s:i, s:s, s:b}", "attempt", MAX_AUTO_RETRIES,
+                                      "maxAttempts", MAX_AUTO_RETRIES, "delaySeconds", 0,
+                                      "errorMessage", e.message, "failed", 1);
+            task_say(t, "error_retry", NULL, retry, UIMSG_WHOLE);
+            json_decref(retry);
+        }
+        json_t *failure = json_pack("{s:s, s:s, s:I, s:b}", "message", e.message, "category",
+                                    api_error_category_name(e.category), "status",
+                                    (json_int_t)e.http_status, "retryable", e.retryable);
+        if (t->settings->yolo) {
+            json_decref(failure);
+            task_say(t, "error", e.message, NULL, UIMSG_WHOLE);
+            task_finish(t, HEW_TASK_FAILED, e.message);
+            return HEW_E_INVALID;
+        }
+        tool_answer answer = { TOOL_ANSWER_NO, NULL };
+        hew_code rc = task_ask(t, "api_req_failed", e.message, failure, UIMSG_WHOLE, &answer);
+        json_decref(failure);
+        bool again = rc == HEW_OK && answer.kind == TOOL_ANSWER_YES;
+        tool_answer_release(&answer);
+        if (rc != HEW_OK)
+            return rc;
+        if (!again) {
+            task_finish(t, HEW_TASK_FAILED, e.message);
+            return HEW_E_INVALID;
+        }
+        t->auto_retry_attempts = 0; /* the user's retry opens a new round of retries */
+        t->did_auto_truncate = false;
+        task_say(t, "api_req_retried", NULL, NULL, UIMSG_WHOLE);
+    }
+}

@@ -1,0 +1,260 @@
+/* executor — runs one complete tool block (Cline's ToolExecutor): the rejection and
+ * one-tool-per-message gates, required parameters, loop detection, approval through
+ * ask, the tool itself, and the result for the model paired with its tool_use id. Also
+ * the tool_env services tools get. Runs on the task thread; never holds mu while a tool
+ * runs, so the stream keeps being read during an approval. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/message.h"
+#include "task/responses.h"
+#include "task/task.h"
+#include "tools/registry.h"
+
+#define RESULT_MAX ((size_t)8 << 20)
+
+/* ---- the services tools get (tool_env) ------------------------------------------------ */
+
+static hew_task *task_of(tool_env *env)
+{
+    return env->task;
+}
+
+static uimsg_partial partial_of(int p)
+{
+    return p == 1 ? UIMSG_PARTIAL : p == 2 ? UIMSG_FINAL : UIMSG_WHOLE;
+}
+
+static void env_say(tool_env *env, const char *type, const char *text, json_t *data, int partial)
+{
+    task_say(task_of(env), type, text, data, partial_of(partial));
+}
+
+static hew_code env_ask(tool_env *env, const char *type, const char *text, json_t *data,
+                        int partial, tool_answer *answer)
+{
+    return task_ask(task_of(env), type, text, data, partial_of(partial), answer);
+}
+
+static bool auto_approved(const task_settings *s, const char *group, bool outside)
+{
+    if (s->yolo)
+        return true;
+    if (outside)
+        return false;
+    if (strcmp(group, "read") == 0)
+        return s->auto_approve_read;
+    if (strcmp(group, "edit") == 0)
+        return s->auto_approve_edit;
+    if (strcmp(group, "safe_command") == 0)
+        return s->auto_approve_safe_commands;
+    return false;
+}
+
+static hew_code env_approve(tool_env *env, const char *group, bool outside, const char *type,
+                            json_t *data, bool *approved, tool_answer *answer)
+{
+    hew_task *t = task_of(env);
+    if (auto_approved(t->settings, group, outside)) {
+        task_say(t, type, NULL, data, UIMSG_FINAL);
+        *approved = true;
+        return HEW_OK;
+    }
+    tool_answer a = { TOOL_ANSWER_NO, NULL };
+    hew_code rc = task_ask(t, type, NULL, data, UIMSG_FINAL, &a);
+    if (rc != HEW_OK)
+        return rc;
+    *approved = a.kind == TOOL_ANSWER_YES;
+    if (!*approved)
+        t->did_reject_tool = true;
+    if (a.text && *a.text)
+        task_say(t, "user_feedback", a.text, NULL, UIMSG_WHOLE);
+    if (answer)
+        *answer = a;
+    else
+        tool_answer_release(&a);
+    return HEW_OK;
+}
+
+static void env_complete(tool_env *env, const char *result)
+{
+    hew_task *t = task_of(env);
+    t->did_complete = true;
+    task_finish(t, HEW_TASK_COMPLETED, result);
+}
+
+static void env_mistake(tool_env *env, bool made)
+{
+    hew_task *t = task_of(env);
+    if (made)
+        t->consecutive_mistakes++;
+    else
+        t->consecutive_mistakes = 0;
+}
+
+static void env_set_mode(tool_env *env, const char *mode)
+{
+    hew_task *t = task_of(env);
+    pthread_mutex_lock(&t->mu);
+    snprintf(t->mode, sizeof t->mode, "%s", strcmp(mode, "plan") == 0 ? "plan" : "act");
+    pthread_mutex_unlock(&t->mu);
+    env->mode = t->mode;
+}
+
+void executor_env_init(hew_task *t)
+{
+    tool_env *e = &t->env;
+    e->task = t;
+    e->cwd = t->settings->cwd;
+    e->abort = t->abort;
+    e->yolo = t->settings->yolo;
+    e->mode = t->mode;
+    e->set_mode = env_set_mode;
+    e->say = env_say;
+    e->ask = env_ask;
+    e->approve = env_approve;
+    e->complete = env_complete;
+    e->mistake = env_mistake;
+}
+
+/* ---- results ----------------------------------------------------------------------------- */
+
+/* Add a result for the model: a tool_result paired with the call's id for native calls,
+ * a text block for XML calls. */
+static void push_result(hew_task *t, const tool_call *call, const char *text, bool is_error)
+{
+    if (call->native && call->id)
+        task_push_user_block(t, api_msg_tool_result(call->id, text, is_error));
+    else
+        task_push_user_text(t, text);
+}
+
+static void push_described(hew_task *t, const tool_def *def, const tool_call *call,
+                           const char *text, bool is_error)
+{
+    buf out = BUF_INIT(RESULT_MAX);
+    tool_describe(def, call, &out);
+    buf_printf(&out, " Result:\n%s", text && *text ? text : "(the tool returned nothing)");
+    push_result(t, call, out.data ? out.data : "", is_error);
+    buf_release(&out);
+}
+
+/* ---- loop detection ----------------------------------------------------------------------- */
+
+/* name + parameters sorted by name (task_progress ignored), as compact JSON. */
+static char *call_signature(const tool_call *call)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < call->nparams; i++)
+        if (strcmp(call->keys[i], "task_progress") != 0)
+            json_object_set_new(o, call->keys[i], json_string(call->values[i]));
+    json_t *sig = json_pack("{s:s, s:o}", "tool", call->name, "params", o);
+    char *s = sig ? json_dumps(sig, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(sig);
+    return s;
+}
+
+/* Count identical consecutive calls; returns the count for this call. */
+static int loop_track(hew_task *t, const tool_call *call)
+{
+    char *sig = call_signature(call);
+    if (sig && t->loop_signature && strcmp(sig, t->loop_signature) == 0) {
+        free(sig);
+        return ++t->loop_count;
+    }
+    free(t->loop_signature);
+    t->loop_signature = sig;
+    t->loop_count = 1;
+    return 1;
+}
+
+/* ---- the executor --------------------------------------------------------------------- */
+
+void executor_partial(hew_task *t, const tool_call *call)
+{
+    const tool_def *def = registry_find(call->name);
+    if (!def || !def->partial || t->did_reject_tool)
+        return;
+    def->partial(&t->env, call);
+}
+
+hew_code executor_run(hew_task *t, const tool_call *call)
+{
+    const tool_def *def = registry_find(call->name);
+    buf msg = BUF_INIT(RESULT_MAX);
+    hew_code rc = HEW_OK;
+
+    if (t->did_reject_tool) {
+        buf desc = BUF_INIT(0);
+        tool_describe(def, call, &desc);
+        resp_skipped_after_rejection(&msg, desc.data ? desc.data : call->name, call->partial);
+        push_result(t, call, msg.data, true);
+        buf_release(&desc);
+        goto done;
+    }
+    if (!t->settings->parallel_tool_calls && t->did_already_use_tool) {
+        resp_tool_already_used(&msg, call->name);
+        push_result(t, call, msg.data, true);
+        goto done;
+    }
+    if (!def) {
+        resp_unknown_tool(&msg, call->name);
+        push_result(t, call, msg.data, true);
+        t->consecutive_mistakes++;
+        goto mark_used;
+    }
+    if (call->invalid_args) {
+        buf err = BUF_INIT(0);
+        buf_printf(&err, "The arguments of this call are not valid JSON (%s). Call the tool "
+                         "again with a complete JSON object.", call->invalid_args);
+        resp_tool_error(&msg, err.data);
+        buf_release(&err);
+        task_say(t, "error", msg.data, NULL, UIMSG_WHOLE);
+        push_described(t, def, call, msg.data, true);
+        t->consecutive_mistakes++;
+        goto mark_used;
+    }
+    for (size_t i = 0; i < def->nparams; i++) {
+        const tool_param *p = &def->params[i];
+        const char *v = tool_call_param(call, p->name);
+        if (p->required && (!v || !*v) &&
+            !(strcmp(def->name, "attempt_completion") == 0 && tool_call_param(call, "response"))) {
+            buf note = BUF_INIT(0);
+            buf_printf(&note, "hew tried to use %s without a value for the required parameter "
+                              "'%s'. Retrying...", def->name, p->name);
+            task_say(t, "error", note.data, NULL, UIMSG_WHOLE);
+            buf_release(&note);
+            resp_missing_param(&msg, def->name, p->name, call->native);
+            push_described(t, def, call, msg.data, true);
+            t->consecutive_mistakes++;
+            goto mark_used;
+        }
+    }
+
+    int repeats = loop_track(t, call);
+    tool_result result = { BUF_INIT(RESULT_MAX), false, false };
+    rc = def->run(&t->env, call, &result);
+    if (rc == HEW_OK) {
+        if (repeats >= 3)
+            resp_loop_warning(&result.text, call->name, repeats);
+        if (repeats >= 5)
+            t->consecutive_mistakes = t->settings->max_consecutive_mistakes;
+        else if (!result.is_error)
+            t->consecutive_mistakes = 0;
+        if (result.text.err) {
+            buf_reset(&result.text);
+            buf_puts(&result.text, "(the tool's output was too large to return)");
+        }
+        if (result.no_prefix)
+            push_result(t, call, result.text.data ? result.text.data : "", result.is_error);
+        else
+            push_described(t, def, call, result.text.data, result.is_error);
+    }
+    buf_release(&result.text);
+mark_used:
+    if (!t->settings->parallel_tool_calls)
+        t->did_already_use_tool = true;
+done:
+    buf_release(&msg);
+    return rc;
+}

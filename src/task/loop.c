@@ -1,0 +1,459 @@
+/* loop — task_loop (Cline's initiateTaskLoop + recursivelyMakeClineRequests, written as a
+ * loop instead of a recursion): one turn = the user content + environment details appended
+ * to the history, attempt_api_request, the stream consumed while the presenter works, the
+ * answer recorded, and the tool results (paired with their tool_use ids) as the next user
+ * content. Also the turn-level rules: the no-tool nudge, empty answers, the mistake limit,
+ * failures after the first chunk, abort. Runs on the task thread only. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/cost.h"
+#include "api/message.h"
+#include "prompt/prompt.h"
+#include "task/responses.h"
+#include "task/task.h"
+
+#define MAX_AUTO_RETRIES 3
+#define CONSUME_WAIT_MS 40
+
+/* ---- helpers --------------------------------------------------------------------------- */
+
+static bool tools_blocked(const hew_task *t)
+{
+    return t->did_reject_tool || (!t->settings->parallel_tool_calls && t->did_already_use_tool);
+}
+
+static void env_details(hew_task *t, bool first_turn, buf *out)
+{
+    prompt_ctx pc = { 0 };
+    prompt_ctx_machine(&pc);
+    pc.cwd = t->settings->cwd;
+    pthread_mutex_lock(&t->mu);
+    char mode[8];
+    memcpy(mode, t->mode, sizeof mode);
+    pthread_mutex_unlock(&t->mu);
+    pc.mode = mode;
+    prompt_env_details(&pc, first_turn, (long long)time(NULL), out);
+}
+
+/* Tool results first (in their order), then the rest: what every protocol wants right
+ * after an assistant message with tool calls. */
+static json_t *order_user_content(json_t *content)
+{
+    json_t *ordered = json_array();
+    for (int pass = 0; pass < 2; pass++) {
+        size_t i;
+        json_t *b;
+        json_array_foreach(content, i, b) {
+            bool result = strcmp(api_msg_block_type(b), "tool_result") == 0;
+            if (result == (pass == 0))
+                json_array_append(ordered, b);
+        }
+    }
+    return ordered;
+}
+
+/* A readable copy of the request for the api_req_started message. */
+static char *request_text(const json_t *content)
+{
+    buf out = BUF_INIT(0);
+    size_t i;
+    json_t *b;
+    json_array_foreach(content, i, b) {
+        if (out.len)
+            buf_puts(&out, "\n\n");
+        const char *type = api_msg_block_type(b);
+        if (strcmp(type, "text") == 0) {
+            buf_puts(&out, json_string_value(json_object_get(b, "text")));
+        } else if (strcmp(type, "tool_result") == 0) {
+            char *text = api_msg_tool_result_text(b);
+            buf_puts(&out, text ? text : "");
+            free(text);
+        } else {
+            buf_printf(&out, "[%s]", type);
+        }
+    }
+    return buf_detach(&out, NULL);
+}
+
+/* Append the turn's user message and announce the request. */
+static void begin_request(hew_task *t, bool first_turn)
+{
+    buf details = BUF_INIT(0);
+    env_details(t, first_turn, &details);
+    task_push_user_text(t, details.data ? details.data : "");
+    buf_release(&details);
+
+    json_t *content = order_user_content(t->user_content);
+    json_decref(t->user_content);
+    t->user_content = NULL;
+    char *request = request_text(content);
+    json_t *info = json_pack("{s:s}", "request", request ? request : "");
+    free(request);
+    t->api_req_index = task_say(t, "api_req_started", NULL, info, UIMSG_WHOLE);
+    json_decref(info);
+    json_array_append_new(t->history, api_msg_new("user", content));
+
+    /* Per-turn state (Cline's step 9). */
+    t->did_reject_tool = false;
+    t->did_already_use_tool = false;
+    t->did_auto_truncate = false;
+    t->current_index = 0;
+    t->presented_seq = 0;
+}
+
+/* Usage and cost of the request onto its api_req_started message. */
+static void finish_api_req(hew_task *t, const char *cancel_reason, const char *failure)
+{
+    if (t->api_req_index < 0)
+        return;
+    api_usage u = t->stream.turn.usage;
+    if (t->stream.turn.have_usage)
+        t->request_usage = u;
+    double cost = t->stream.turn.have_usage ? api_cost_usd(&t->session->model, &u) : -1;
+    if (cost > 0)
+        t->task_cost += cost;
+    json_t *data = json_deep_copy(t->ui.items[t->api_req_index].data);
+    if (t->stream.turn.have_usage) {
+        json_object_set_new(data, "tokensIn", json_integer(u.input_uncached > 0 ? u.input_uncached : 0));
+        json_object_set_new(data, "tokensOut", json_integer(u.output > 0 ? u.output : 0));
+        json_object_set_new(data, "cacheWrites", json_integer(u.cache_write > 0 ? u.cache_write : 0));
+        json_object_set_new(data, "cacheReads", json_integer(u.cache_read > 0 ? u.cache_read : 0));
+        json_object_set_new(data, "tokensTotal", json_integer(u.input_total > 0 ? u.input_total : 0));
+    }
+    if (cost >= 0)
+        json_object_set_new(data, "cost", json_real(cost));
+    if (cancel_reason)
+        json_object_set_new(data, "cancelReason", json_string(cancel_reason));
+    if (failure)
+        json_object_set_new(data, "streamingFailedMessage", json_string(failure));
+    uimsg_update(&t->ui, (size_t)t->api_req_index, NULL, data);
+    json_decref(data);
+    task_emit(t, t->api_req_index);
+}
+
+/* Append text to the last text block of an assistant message (or add one). */
+static void append_marker(json_t *msg, const char *marker)
+{
+    json_t *content = json_object_get(msg, "content");
+    for (size_t i = json_array_size(content); i-- > 0;) {
+        json_t *b = json_array_get(content, i);
+        if (strcmp(api_msg_block_type(b), "text") == 0) {
+            buf joined = BUF_INIT(0);
+            buf_puts(&joined, json_string_value(json_object_get(b, "text")));
+            buf_puts(&joined, marker);
+            json_object_set_new(b, "text", json_string(joined.data ? joined.data : ""));
+            buf_release(&joined);
+            return;
+        }
+    }
+    json_array_append_new(content, api_msg_text(marker + 2, strlen(marker + 2)));
+}
+
+/* Every tool_use of the answer needs a result in the next user message. */
+static void ensure_results(hew_task *t, const json_t *assistant)
+{
+    json_t *content = json_object_get(assistant, "content");
+    size_t i, j;
+    json_t *b, *r;
+    json_array_foreach(content, i, b) {
+        if (strcmp(api_msg_block_type(b), "tool_use") != 0)
+            continue;
+        const char *id = json_string_value(json_object_get(b, "id"));
+        bool found = false;
+        json_array_foreach(t->user_content, j, r) {
+            const char *rid = json_string_value(json_object_get(r, "tool_use_id"));
+            if (rid && id && strcmp(rid, id) == 0)
+                found = true;
+        }
+        if (!found && id)
+            task_push_user_block(t, api_msg_tool_result(id, "This tool was not run: the answer "
+                                                            "was interrupted before it.", true));
+    }
+}
+
+/* The answer as an assistant message of the history, with a marker when cut short. */
+static bool record_answer(hew_task *t, const char *marker)
+{
+    pthread_mutex_lock(&t->mu);
+    json_t *msg = api_turn_to_message(&t->stream.turn);
+    pthread_mutex_unlock(&t->mu);
+    if (!msg)
+        return false;
+    json_t *content = json_object_get(msg, "content");
+    bool has_content = json_array_size(content) > 0;
+    if (!has_content && !marker) {
+        json_decref(msg);
+        return false;
+    }
+    if (marker)
+        append_marker(msg, marker);
+    ensure_results(t, msg);
+    json_array_append_new(t->history, msg);
+    return has_content;
+}
+
+/* ---- consuming the stream ----------------------------------------------------------------- */
+
+/* Present blocks while the stream runs, until the stream is done and every block has been
+ * presented (or the stream failed). Interrupts the stream after a rejection or, with
+ * parallel tool calling off, after the first tool. */
+static hew_code consume_stream(hew_task *t)
+{
+    bool interrupted = false;
+    for (;;) {
+        hew_code rc = present_assistant_message(t);
+        if (rc != HEW_OK)
+            return rc;
+        if (!interrupted && tools_blocked(t)) {
+            interrupted = true;
+            abort_trigger(t->stream.abort, "interrupted by a tool result");
+        }
+        pthread_mutex_lock(&t->mu);
+        size_t n = parser_count(t->stream.parser);
+        bool done = t->stream.done;
+        bool failed = done && t->stream.rc != HEW_OK && !interrupted;
+        if (done && (t->current_index >= n || failed)) {
+            pthread_mutex_unlock(&t->mu);
+            return HEW_OK;
+        }
+        uint64_t seen = t->stream.version;
+        if (!done && !abort_is_set(t->abort)) {
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += CONSUME_WAIT_MS * 1000000L;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            while (t->stream.version == seen && !t->stream.done && !abort_is_set(t->abort))
+                if (pthread_cond_timedwait(&t->cv, &t->mu, &until) != 0)
+                    break;
+        }
+        pthread_mutex_unlock(&t->mu);
+    }
+}
+
+static bool has_tool_use(hew_task *t)
+{
+    pthread_mutex_lock(&t->mu);
+    bool found = false;
+    for (size_t i = 0; i < parser_count(t->stream.parser) && !found; i++)
+        found = parser_block(t->stream.parser, i)->type == BLOCK_TOOL_USE;
+    pthread_mutex_unlock(&t->mu);
+    return found;
+}
+
+/* ---- retries of whole turns ---------------------------------------------------------- */
+
+/* Wait before an automatic retry of a turn, saying so. false: aborted. */
+static bool retry_pause(hew_task *t, const char *message)
+{
+    t->auto_retry_attempts++;
+    long delay_ms = t->settings->retry_base_delay_ms * (1L << (t->auto_retry_attempts - 1));
+    json_t *retry = json_pack("{s:i, s:i, s:f, s:s}", "attempt", t->auto_retry_attempts,
+                              "maxAttempts", MAX_AUTO_RETRIES, "delaySeconds",
+                              (double)delay_ms / 1000.0, "errorMessage", message);
+    task_say(t, "error_retry", NULL, retry, UIMSG_WHOLE);
+    json_decref(retry);
+    return !abort_sleep(t->abort, delay_ms);
+}
+
+/* Ask whether to retry after the automatic retries ran out. HEW_OK + *again. */
+static hew_code ask_retry(hew_task *t, const char *message, bool *again)
+{
+    json_t *retry = json_pack("{s:i, s:i, s:i, s:s, s:b}", "attempt", MAX_AUTO_RETRIES,
+                              "maxAttempts", MAX_AUTO_RETRIES, "delaySeconds", 0,
+                              "errorMessage", message, "failed", 1);
+    task_say(t, "error_retry", NULL, retry, UIMSG_WHOLE);
+    json_decref(retry);
+    *again = false;
+    if (t->settings->yolo)
+        return HEW_OK;
+    tool_answer answer = { TOOL_ANSWER_NO, NULL };
+    json_t *info = json_pack("{s:s}", "message", message);
+    hew_code rc = task_ask(t, "api_req_failed", message, info, UIMSG_WHOLE, &answer);
+    json_decref(info);
+    *again = rc == HEW_OK && answer.kind == TOOL_ANSWER_YES;
+    tool_answer_release(&answer);
+    if (*again)
+        t->auto_retry_attempts = 0;
+    return rc;
+}
+
+/* ---- one turn after another ---------------------------------------------------------- */
+
+typedef enum turn_outcome { TURN_NEXT, TURN_NO_TOOLS, TURN_END } turn_outcome;
+
+/* The mistake limit (Cline step 2). Returns TURN_END when the task must stop. */
+static turn_outcome check_mistake_limit(hew_task *t)
+{
+    int max = t->settings->max_consecutive_mistakes;
+    if (t->consecutive_mistakes < max)
+        return TURN_NEXT;
+    if (t->settings->yolo) {
+        buf msg = BUF_INIT(0);
+        buf_printf(&msg, "The task failed: the model made %d mistakes in a row (auto-approve "
+                         "mode cannot ask you for help). Try a more capable model, or run "
+                         "the task interactively.", t->consecutive_mistakes);
+        task_say(t, "error", msg.data, NULL, UIMSG_WHOLE);
+        task_finish(t, HEW_TASK_FAILED, msg.data);
+        buf_release(&msg);
+        return TURN_END;
+    }
+    tool_answer answer = { TOOL_ANSWER_NO, NULL };
+    hew_code rc = task_ask(t, "mistake_limit_reached",
+                           "The model seems stuck: it made several mistakes in a row. Tell it "
+                           "how to proceed, or let it try again.",
+                           NULL, UIMSG_WHOLE, &answer);
+    if (rc != HEW_OK) {
+        tool_answer_release(&answer);
+        return TURN_END;
+    }
+    if (answer.kind == TOOL_ANSWER_NO && !(answer.text && *answer.text)) {
+        tool_answer_release(&answer);
+        task_finish(t, HEW_TASK_FAILED, "stopped by the user after repeated mistakes");
+        return TURN_END;
+    }
+    if (answer.text && *answer.text) {
+        task_say(t, "user_feedback", answer.text, NULL, UIMSG_WHOLE);
+        buf fb = BUF_INIT(0);
+        resp_mistake_feedback(&fb, answer.text);
+        json_decref(t->user_content);
+        t->user_content = NULL;
+        task_push_user_text(t, fb.data);
+        buf_release(&fb);
+    }
+    tool_answer_release(&answer);
+    t->consecutive_mistakes = 0;
+    t->auto_retry_attempts = 0;
+    free(t->loop_signature);
+    t->loop_signature = NULL;
+    t->loop_count = 0;
+    return TURN_NEXT;
+}
+
+/* Cline's recursivelyMakeClineRequests, iterated. */
+static turn_outcome make_requests(hew_task *t, bool first_turn)
+{
+    for (;; first_turn = false) {
+        if (abort_is_set(t->abort))
+            return TURN_END;
+        if (check_mistake_limit(t) == TURN_END)
+            return TURN_END;
+        begin_request(t, first_turn);
+
+        hew_code rc = attempt_api_request(t);
+        if (rc != HEW_OK)
+            return TURN_END; /* aborted, or the user gave up (task_finish done) */
+
+        rc = consume_stream(t);
+        if (rc == HEW_E_ABORTED || abort_is_set(t->abort)) {
+            abort_trigger(t->stream.abort, "task aborted");
+            task_stream_join(t);
+            finish_api_req(t, "user_cancelled", NULL);
+            record_answer(t, RESP_INTERRUPTED_BY_USER);
+            return TURN_END;
+        }
+        task_stream_join(t);
+
+        bool interrupted = tools_blocked(t);
+        if (t->stream.rc != HEW_OK && !interrupted) {
+            /* Failed after the first chunk: keep what came, marked, then retry or ask. */
+            const char *msg = t->stream.error.message;
+            finish_api_req(t, "streaming_failed", msg);
+            record_answer(t, RESP_INTERRUPTED_BY_API_ERROR);
+            task_push_user_text(t, "[Your previous answer was cut off by a connection or "
+                                   "provider error. Continue the task from where it "
+                                   "stopped.]");
+            if (t->auto_retry_attempts < MAX_AUTO_RETRIES) {
+                if (!retry_pause(t, msg))
+                    return TURN_END;
+                continue;
+            }
+            bool again = false;
+            if (ask_retry(t, msg, &again) != HEW_OK)
+                return TURN_END;
+            if (!again) {
+                task_finish(t, HEW_TASK_FAILED, msg);
+                return TURN_END;
+            }
+            continue;
+        }
+
+        finish_api_req(t, NULL, NULL);
+        const char *marker = NULL;
+        if (t->did_reject_tool)
+            marker = RESP_INTERRUPTED_BY_FEEDBACK;
+        else if (interrupted)
+            marker = RESP_INTERRUPTED_BY_TOOL;
+        bool had_content = record_answer(t, marker);
+        if (!had_content && !marker) {
+            /* An empty answer: nothing to show, nothing to run. */
+            task_say(t, "error",
+                     "The provider returned an empty answer (no text, no tool call). "
+                     "Retrying the request may help.",
+                     NULL, UIMSG_WHOLE);
+            json_array_append_new(t->history,
+                                  api_msg_new("assistant",
+                                              json_pack("[o]", api_msg_text(
+                                                  RESP_EMPTY_ANSWER_PLACEHOLDER,
+                                                  strlen(RESP_EMPTY_ANSWER_PLACEHOLDER)))));
+            const char *why = "No answer was received from the model.";
+            if (t->auto_retry_attempts < MAX_AUTO_RETRIES) {
+                if (!retry_pause(t, why))
+                    return TURN_END;
+                return TURN_NO_TOOLS;
+            }
+            bool again = false;
+            if (ask_retry(t, why, &again) != HEW_OK)
+                return TURN_END;
+            if (!again) {
+                task_finish(t, HEW_TASK_FAILED, why);
+                return TURN_END;
+            }
+            return TURN_NO_TOOLS;
+        }
+        if (t->did_complete)
+            return TURN_END;
+        if (!has_tool_use(t)) {
+            buf nudge = BUF_INIT(0);
+            resp_no_tools_used(&nudge, t->session->native_tools);
+            task_push_user_text(t, nudge.data);
+            buf_release(&nudge);
+            t->consecutive_mistakes++;
+        }
+        t->auto_retry_attempts = 0;
+    }
+}
+
+void *task_main(void *arg)
+{
+    hew_task *t = arg;
+    executor_env_init(t);
+    task_say(t, "task", t->task_text, NULL, UIMSG_WHOLE);
+    buf first = BUF_INIT(0);
+    buf_printf(&first, "<task>\n%s\n</task>", t->task_text);
+    task_push_user_text(t, first.data);
+    buf_release(&first);
+
+    bool first_turn = true;
+    while (!abort_is_set(t->abort)) {
+        turn_outcome out = make_requests(t, first_turn);
+        first_turn = false;
+        if (out == TURN_END)
+            break;
+        buf nudge = BUF_INIT(0);
+        resp_no_tools_used(&nudge, t->session->native_tools);
+        task_push_user_text(t, nudge.data);
+        buf_release(&nudge);
+        t->consecutive_mistakes++;
+    }
+    task_stream_join(t);
+    if (abort_is_set(t->abort))
+        task_finish(t, HEW_TASK_ABORTED, abort_reason(t->abort));
+    else
+        task_finish(t, HEW_TASK_FAILED, "the task ended without a result");
+    return NULL;
+}

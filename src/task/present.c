@@ -1,0 +1,176 @@
+/* present — present_assistant_message (seed 000): walks the answer's blocks by
+ * current_index and pushes each to the user or the tool executor. Cline's lock + "pending
+ * updates" flag become the task mutex + condition variable: the stream thread changes the
+ * blocks under mu and signals; this function copies the block it looks at under mu (the
+ * cloneDeep of the seed), releases mu, and only then says or runs anything — so the
+ * stream keeps being read while a tool waits for approval. Index past the end is normal
+ * (wait for the stream). Runs on the task thread only. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "task/task.h"
+#include "task/text_clean.h"
+
+/* Partial text is shown at most this often; the final text always at once. */
+#define PARTIAL_TEXT_INTERVAL_MS 40
+
+/* A copy of one block, taken under mu. */
+typedef struct snapshot {
+    block_type type;
+    bool partial;
+    bool native;
+    uint64_t seq;
+    buf content;
+    char *name;
+    char *id;
+    char *args_error;
+    size_t nparams;
+    char **keys;
+    char **values;
+} snapshot;
+
+static void snapshot_release(snapshot *s)
+{
+    buf_release(&s->content);
+    free(s->name);
+    free(s->id);
+    free(s->args_error);
+    for (size_t i = 0; i < s->nparams; i++) {
+        free(s->keys[i]);
+        free(s->values[i]);
+    }
+    free(s->keys);
+    free(s->values);
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static void snapshot_take(const block *b, snapshot *s)
+{
+    memset(s, 0, sizeof *s);
+    buf_init(&s->content, 0);
+    s->type = b->type;
+    s->partial = b->partial;
+    s->native = b->native;
+    s->seq = b->seq;
+    if (b->type != BLOCK_TOOL_USE) {
+        size_t n = 0;
+        const char *text = block_text(b, &n);
+        buf_append(&s->content, text ? text : "", n);
+        return;
+    }
+    s->name = dup_or_null(b->name);
+    s->id = dup_or_null(b->id);
+    s->args_error = dup_or_null(b->args_error);
+    s->keys = calloc(b->nparams + 1, sizeof *s->keys);
+    s->values = calloc(b->nparams + 1, sizeof *s->values);
+    if (!s->keys || !s->values)
+        return;
+    for (size_t i = 0; i < b->nparams; i++) {
+        size_t n = 0;
+        const char *v = block_param_value(b, i, &n);
+        s->keys[i] = strdup(block_param_name(b, i));
+        s->values[i] = strndup(v ? v : "", n);
+        s->nparams++;
+    }
+}
+
+static bool tools_blocked(const hew_task *t)
+{
+    return t->did_reject_tool || (!t->settings->parallel_tool_calls && t->did_already_use_tool);
+}
+
+static void present_text(hew_task *t, const snapshot *s, const char *type)
+{
+    buf shown = BUF_INIT(0);
+    if (strcmp(type, "text") == 0)
+        text_clean(s->content.data ? s->content.data : "", s->content.len, s->partial, &shown);
+    else
+        buf_append(&shown, s->content.data ? s->content.data : "", s->content.len);
+    if (shown.len || !s->partial)
+        task_say(t, type, shown.data ? shown.data : "", NULL,
+                 s->partial ? UIMSG_PARTIAL : UIMSG_FINAL);
+    buf_release(&shown);
+}
+
+static hew_code present_tool(hew_task *t, const snapshot *s)
+{
+    tool_call call = {
+        .name = s->name ? s->name : "",
+        .id = s->id,
+        .nparams = s->nparams,
+        .keys = (const char *const *)s->keys,
+        .values = (const char *const *)s->values,
+        .partial = s->partial,
+        .native = s->native,
+        .invalid_args = s->args_error,
+    };
+    if (s->partial && !tools_blocked(t)) {
+        executor_partial(t, &call); /* UI only; it runs when complete */
+        return HEW_OK;
+    }
+    /* The checkpoint gate (seed 000): non-read-only tools would wait here for the initial
+     * checkpoint commit; checkpoints are a later part, so there is nothing to wait for. */
+    return executor_run(t, &call);
+}
+
+hew_code present_assistant_message(hew_task *t)
+{
+    for (;;) {
+        if (abort_is_set(t->abort))
+            return HEW_E_ABORTED;
+        pthread_mutex_lock(&t->mu);
+        size_t n = t->stream.parser ? parser_count(t->stream.parser) : 0;
+        if (t->current_index >= n) {
+            pthread_mutex_unlock(&t->mu);
+            return HEW_OK;
+        }
+        const block *b = parser_block(t->stream.parser, t->current_index);
+        bool blocked = tools_blocked(t);
+        if (b->partial && !blocked) {
+            if (b->seq == t->presented_seq) {
+                pthread_mutex_unlock(&t->mu); /* nothing new in this block */
+                return HEW_OK;
+            }
+            if (b->type != BLOCK_TOOL_USE &&
+                task_now_ms() - t->last_partial_say_ms < PARTIAL_TEXT_INTERVAL_MS) {
+                pthread_mutex_unlock(&t->mu); /* shown a moment ago: coalesce */
+                return HEW_OK;
+            }
+        }
+        snapshot s;
+        snapshot_take(b, &s);
+        pthread_mutex_unlock(&t->mu);
+
+        t->presented_seq = s.seq;
+        hew_code rc = HEW_OK;
+        switch (s.type) {
+        case BLOCK_TEXT:
+            if (!blocked)
+                present_text(t, &s, "text");
+            break;
+        case BLOCK_REASONING:
+            if (!blocked)
+                present_text(t, &s, "reasoning");
+            break;
+        case BLOCK_TOOL_USE:
+            rc = present_tool(t, &s);
+            break;
+        }
+        if (s.partial && s.type != BLOCK_TOOL_USE)
+            t->last_partial_say_ms = task_now_ms();
+        bool advance = !s.partial || tools_blocked(t);
+        snapshot_release(&s);
+        if (rc != HEW_OK)
+            return rc;
+        if (!advance)
+            return HEW_OK;
+        /* The block is finished: go on with the next one at once if it is there. */
+        t->current_index++;
+        t->presented_seq = 0;
+        t->last_partial_say_ms = 0;
+    }
+}

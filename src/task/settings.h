@@ -1,0 +1,40 @@
+/* settings — a session's settings, copied from hew_options when the session is created
+ * and read-only afterwards (every task of the session reads them without locking). */
+#ifndef HEW_TASK_SETTINGS_H
+#define HEW_TASK_SETTINGS_H
+
+#include <stdbool.h>
+
+#include "api/model.h"
+#include "api/provider.h"
+#include "hew.h"
+
+typedef struct task_settings {
+    char *provider;
+    char *model;
+    char *api_key;
+    char *base_url;
+    char *cwd;                  /* absolute, resolved */
+    char mode[8];
+    bool yolo;
+    bool auto_approve_read;
+    bool auto_approve_edit;
+    bool auto_approve_safe_commands;
+    bool parallel_tool_calls;
+    int native_tools;           /* -1 auto, 0, 1 */
+    int max_consecutive_mistakes;
+    long retry_base_delay_ms;
+    long request_timeout_ms;
+    long idle_timeout_ms;
+    hew_event_fn on_event;
+    void *event_ud;
+} task_settings;
+
+struct hew_session {
+    task_settings settings;
+    api_provider provider; /* resolved from the profile, key and base URL */
+    api_model model;       /* the model table's entry (or the safe defaults) */
+    bool native_tools;     /* native tool calls for this model (else XML) */
+};
+
+#endif

@@ -1,0 +1,219 @@
+/* stream — the stream thread of one request (DESIGN.md): builds the request from the
+ * history view, runs api_stream on its own thread, and turns every chunk into parser
+ * input and api_turn data under the task's mutex, signalling the task thread after each.
+ * It never says or asks anything, and never holds mu across network I/O. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/request.h"
+#include "api/stream.h"
+#include "prompt/prompt.h"
+#include "task/task.h"
+#include "tools/registry.h"
+
+/* The request as the stream thread needs it (owned by the thread). */
+struct stream_job {
+    hew_task *task;
+    api_provider provider;
+    char *system;
+    json_t *messages;
+    api_tool *tools;
+    json_t **schemas;
+    size_t ntools;
+};
+
+static void job_free(struct stream_job *job)
+{
+    if (!job)
+        return;
+    free(job->system);
+    json_decref(job->messages);
+    for (size_t i = 0; i < job->ntools; i++)
+        json_decref(job->schemas[i]);
+    free(job->schemas);
+    free(job->tools);
+    free(job);
+}
+
+static int on_chunk(void *ud, const api_chunk *c)
+{
+    hew_task *t = ud;
+    task_stream *s = &t->stream;
+    hew_err perr = HEW_ERR_INIT;
+    hew_code rc = HEW_OK;
+    pthread_mutex_lock(&t->mu);
+    api_turn_add(&s->turn, c);
+    switch (c->kind) {
+    case API_CHUNK_TEXT:
+        rc = parser_text(s->parser, c->text, c->len, &perr);
+        break;
+    case API_CHUNK_REASONING:
+        if (c->len)
+            rc = parser_reasoning(s->parser, c->text, c->len, &perr);
+        break;
+    case API_CHUNK_TOOL_DELTA: {
+        parser_tool_delta d = {
+            .id = c->tool.id,
+            .index = c->tool.index,
+            .has_index = true,
+            .name = c->tool.name,
+            .args = c->tool.args,
+            .args_len = c->tool.args_len,
+            .done = false,
+        };
+        rc = parser_tool(s->parser, &d, &perr);
+        break;
+    }
+    default:
+        break;
+    }
+    if (c->kind != API_CHUNK_ERROR && c->kind != API_CHUNK_USAGE)
+        s->first_chunk = true;
+    if (rc != HEW_OK && s->parse_err.code == HEW_OK)
+        s->parse_err = perr;
+    s->version++;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    return rc != HEW_OK;
+}
+
+static void *stream_main(void *arg)
+{
+    struct stream_job *job = arg;
+    hew_task *t = job->task;
+    api_request r = api_request_defaults();
+    r.system = job->system;
+    r.messages = job->messages;
+    r.tools = job->tools;
+    r.ntools = job->ntools;
+    r.parallel_tool_calls = t->settings->parallel_tool_calls;
+    api_error e;
+    api_error_init(&e);
+    hew_code rc = api_stream(&job->provider, &r, on_chunk, t, t->stream.abort, &e);
+
+    pthread_mutex_lock(&t->mu);
+    hew_err perr = HEW_ERR_INIT;
+    parser_finish(t->stream.parser, &perr);
+    if (rc == HEW_OK && t->stream.parse_err.code != HEW_OK) {
+        rc = t->stream.parse_err.code;
+        api_error_init(&e);
+        e.category = API_ERR_SERVER;
+        e.after_first_chunk = true;
+        snprintf(e.message, sizeof e.message, "the answer could not be read: %s",
+                 t->stream.parse_err.msg);
+    }
+    if (rc == HEW_OK)
+        parser_seal(t->stream.parser); /* a complete answer: every block is final */
+    t->stream.rc = rc;
+    t->stream.error = e;
+    t->stream.done = true;
+    t->stream.version++;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    job_free(job);
+    return NULL;
+}
+
+/* The native tool schemas: {"type":"object","properties":{p:{"type":"string",
+ * "description":…}},"required":[…]} from the tool table. */
+static json_t *tool_schema(const tool_def *def)
+{
+    json_t *props = json_object();
+    json_t *required = json_array();
+    for (size_t i = 0; i < def->nparams; i++) {
+        json_object_set_new(props, def->params[i].name,
+                            json_pack("{s:s, s:s}", "type", "string", "description",
+                                      def->params[i].description));
+        if (def->params[i].required)
+            json_array_append_new(required, json_string(def->params[i].name));
+    }
+    return json_pack("{s:s, s:o, s:o}", "type", "object", "properties", props, "required",
+                     required);
+}
+
+void task_stream_reset(hew_task *t)
+{
+    task_stream *s = &t->stream;
+    parser_free(s->parser);
+    s->parser = NULL;
+    api_turn_release(&s->turn);
+    api_turn_init(&s->turn);
+    s->first_chunk = false;
+    s->done = false;
+    s->rc = HEW_OK;
+    api_error_init(&s->error);
+    hew_err_clear(&s->parse_err);
+    s->version = 0;
+    if (s->abort)
+        abort_reset(s->abort);
+    t->current_index = 0;
+    t->presented_seq = 0;
+    t->last_partial_say_ms = 0;
+}
+
+hew_code task_stream_start(hew_task *t, hew_err *err)
+{
+    task_stream_join(t);
+    task_stream_reset(t);
+    parser_opts po = parser_defaults();
+    po.xml_tools = !t->session->native_tools; /* native calls come as deltas, not XML */
+    t->stream.parser = parser_new(&po, err);
+    if (!t->stream.parser)
+        return err ? err->code : HEW_E_NOMEM;
+
+    struct stream_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return hew_err_set(err, HEW_E_NOMEM, "out of memory starting a request");
+    job->task = t;
+    job->provider = t->session->provider;
+
+    size_t ntools = 0;
+    const tool_def *const *tools = registry_tools(&ntools);
+    prompt_ctx pc = { 0 };
+    prompt_ctx_machine(&pc);
+    pc.cwd = t->settings->cwd;
+    pc.model = job->provider.model;
+    pthread_mutex_lock(&t->mu);
+    char mode[8];
+    memcpy(mode, t->mode, sizeof mode);
+    pthread_mutex_unlock(&t->mu);
+    pc.mode = mode;
+    pc.native_tools = t->session->native_tools;
+    pc.yolo = t->settings->yolo;
+    pc.tools = tools;
+    pc.ntools = ntools;
+    buf prompt = BUF_INIT(0);
+    prompt_build(&pc, &prompt);
+    job->system = buf_detach(&prompt, NULL);
+    job->messages = task_ctx_view(t);
+    if (t->session->native_tools) {
+        job->tools = calloc(ntools, sizeof *job->tools);
+        job->schemas = calloc(ntools, sizeof *job->schemas);
+        if (job->tools && job->schemas) {
+            for (size_t i = 0; i < ntools; i++) {
+                job->schemas[i] = tool_schema(tools[i]);
+                job->tools[i] = (api_tool){ tools[i]->name, tools[i]->description,
+                                            job->schemas[i] };
+            }
+            job->ntools = ntools;
+        }
+    }
+    if (!job->system || !job->messages || (t->session->native_tools && !job->ntools)) {
+        job_free(job);
+        return hew_err_set(err, HEW_E_NOMEM, "out of memory building a request");
+    }
+    if (pthread_create(&t->stream.thread, NULL, stream_main, job) != 0) {
+        job_free(job);
+        return hew_err_set(err, HEW_E_INTERNAL, "cannot start the stream thread");
+    }
+    t->stream.running = true;
+    return HEW_OK;
+}
+
+void task_stream_join(hew_task *t)
+{
+    if (!t->stream.running)
+        return;
+    pthread_join(t->stream.thread, NULL);
+    t->stream.running = false;
+}

@@ -1,0 +1,114 @@
+/* task — say, ask and the task's lifecycle helpers shared by the loop's files: the one
+ * place messages for the user are made (uimsg) and sent to the front end as events. Runs
+ * on the task thread, except hew_task_respond's side (lib/task_api.c) which only touches
+ * the ask fields under mu. Never holds mu while calling the front end. */
+#include "task/task.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/message.h"
+#include "base/json.h"
+
+long long task_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000LL + ts.tv_nsec / 1000000L;
+}
+
+void task_emit(hew_task *t, long i)
+{
+    if (i < 0 || !t->settings->on_event)
+        return;
+    const uimsg *m = &t->ui.items[i];
+    buf line = BUF_INIT(0);
+    buf data = BUF_INIT(0);
+    uimsg_to_json(&t->ui, (size_t)i, &line);
+    if (m->data)
+        json_dump_into(m->data, &data, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    hew_event ev = {
+        .version = HEW_EVENT_VERSION,
+        .index = i,
+        .ts = m->ts,
+        .is_ask = m->kind == UIMSG_ASK,
+        .type = m->type,
+        .text = m->text,
+        .data_json = m->data ? data.data : NULL,
+        .partial = m->partial,
+        .json = line.data ? line.data : "{}",
+    };
+    t->settings->on_event(t->settings->event_ud, t, &ev);
+    buf_release(&line);
+    buf_release(&data);
+}
+
+long task_say(hew_task *t, const char *type, const char *text, json_t *data,
+              uimsg_partial partial)
+{
+    long i = uimsg_put(&t->ui, UIMSG_SAY, type, text, data, partial);
+    task_emit(t, i);
+    return i;
+}
+
+hew_code task_ask(hew_task *t, const char *type, const char *text, json_t *data,
+                  uimsg_partial partial, tool_answer *answer)
+{
+    if (abort_is_set(t->abort))
+        return HEW_E_ABORTED;
+    pthread_mutex_lock(&t->mu);
+    if (partial != UIMSG_PARTIAL) {
+        /* Open the rendezvous before the front end hears of the ask, so that an answer
+         * given from inside the event callback is not lost. */
+        t->ask_waiting = true;
+        t->ask_answered = false;
+        tool_answer_release(&t->ask_answer);
+    }
+    pthread_mutex_unlock(&t->mu);
+
+    long i = uimsg_put(&t->ui, UIMSG_ASK, type, text, data, partial);
+    task_emit(t, i);
+    if (partial == UIMSG_PARTIAL)
+        return HEW_OK;
+
+    pthread_mutex_lock(&t->mu);
+    while (!t->ask_answered && !abort_is_set(t->abort))
+        pthread_cond_wait(&t->cv, &t->mu);
+    bool answered = t->ask_answered;
+    t->ask_waiting = false;
+    t->ask_answered = false;
+    if (answered && answer) {
+        *answer = t->ask_answer;
+        t->ask_answer.text = NULL;
+    }
+    tool_answer_release(&t->ask_answer);
+    pthread_mutex_unlock(&t->mu);
+    return answered ? HEW_OK : HEW_E_ABORTED;
+}
+
+void task_push_user_block(hew_task *t, json_t *b)
+{
+    if (!b)
+        return;
+    if (!t->user_content)
+        t->user_content = json_array();
+    json_array_append_new(t->user_content, b);
+}
+
+void task_push_user_text(hew_task *t, const char *text)
+{
+    task_push_user_block(t, api_msg_text(text, strlen(text)));
+}
+
+void task_finish(hew_task *t, hew_task_status status, const char *result)
+{
+    pthread_mutex_lock(&t->mu);
+    if (t->status == HEW_TASK_RUNNING) {
+        t->status = status;
+        free(t->result);
+        t->result = strdup(result ? result : "");
+    }
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+}

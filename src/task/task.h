@@ -1,0 +1,144 @@
+/* task — one conversation with the model: the state the agent loop shares between its
+ * threads (DESIGN.md, "Concurrency model"). The stream thread of a request decodes the
+ * provider's answer and feeds the parser under `mu`, then signals `cv`; the task thread
+ * runs task_loop / attempt_api_request / present_assistant_message and is the only one
+ * that says or asks anything; the front end answers asks through hew_task_respond (any
+ * thread, under `mu`).
+ *
+ * Field groups say who may touch them:
+ *   [const]   set before the task thread starts, read-only after;
+ *   [mu]      any thread, holding mu;
+ *   [task]    the task thread only (no lock needed).
+ * Nothing here may block while holding mu. */
+#ifndef HEW_TASK_TASK_H
+#define HEW_TASK_TASK_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "api/chunk.h"
+#include "api/error.h"
+#include "api/turn.h"
+#include "base/abort.h"
+#include "base/buf.h"
+#include "context/context.h"
+#include "hew.h"
+#include "parse/parser.h"
+#include "task/settings.h"
+#include "task/uimsg.h"
+#include "tools/tool.h"
+
+/* One request's stream, between the stream thread and the task thread. */
+typedef struct task_stream {
+    pthread_t thread;           /* [task] */
+    bool running;               /* [task] the thread was started and not joined */
+    hew_abort *abort;           /* [const per request] stops this request only */
+    /* [mu] */
+    parser *parser;             /* the blocks of this answer */
+    api_turn turn;              /* the same chunks, collected for the history */
+    bool first_chunk;           /* a non-error chunk arrived */
+    bool done;                  /* the stream thread finished */
+    hew_code rc;                /* its result (HEW_OK: complete) */
+    api_error error;            /* when rc != HEW_OK */
+    hew_err parse_err;          /* the parser refused input (too big, out of memory) */
+    uint64_t version;           /* grows with every chunk */
+} task_stream;
+
+struct hew_task {
+    hew_session *session;              /* [const] */
+    const task_settings *settings;     /* [const] the session's */
+    pthread_t thread;                  /* [const] */
+    bool thread_started;
+    char *task_text;                   /* [const] */
+
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    hew_abort *abort;                  /* the user's abort */
+
+    /* The pending ask [mu]. */
+    bool ask_waiting;
+    bool ask_answered;
+    tool_answer ask_answer;
+
+    /* [mu] */
+    hew_task_status status;
+    char *result;                      /* completion result or failure reason */
+    char mode[8];                      /* "act" / "plan" */
+    task_stream stream;
+
+    /* [task] */
+    uimsg_list ui;
+    json_t *history;                   /* the API conversation (api/message.h) */
+    json_t *user_content;              /* the next user message's blocks */
+    size_t current_index;              /* presenter: the block being presented */
+    uint64_t presented_seq;            /* presenter: seq of the block when last shown */
+    long long last_partial_say_ms;     /* presenter: coalescing of partial text */
+    bool did_reject_tool;
+    bool did_already_use_tool;
+    bool did_complete;                 /* attempt_completion accepted */
+    bool did_auto_truncate;            /* context-window retry done for this request */
+    int consecutive_mistakes;
+    int auto_retry_attempts;
+    char *loop_signature;              /* loop detection: the last call's signature */
+    int loop_count;
+    long api_req_index;                /* ui index of the current api_req_started */
+    api_usage request_usage;           /* of the current request */
+    double task_cost;
+    context_range deleted;             /* context: the deleted range of the history */
+    tool_env env;                      /* what tools get */
+};
+
+/* ---- the loop (loop.c, attempt.c, present.c, executor.c) ------------------------------ */
+
+/* The thread body: the whole task. */
+void *task_main(void *arg);
+
+/* Open the request's stream and wait for its first chunk, retrying (or asking) on
+ * failures before it. HEW_OK: the stream is running (t->stream). HEW_E_ABORTED: the task
+ * was aborted. Anything else: the user gave up (the task ends). */
+hew_code attempt_api_request(hew_task *t);
+
+/* Present as many blocks as are ready (seed 000). HEW_E_ABORTED when aborted. */
+hew_code present_assistant_message(hew_task *t);
+
+/* Run one complete tool block through approval, execution and result formatting. */
+hew_code executor_run(hew_task *t, const tool_call *call);
+/* Show a partial tool block (UI only). */
+void executor_partial(hew_task *t, const tool_call *call);
+/* Fill t->env with the task's services. */
+void executor_env_init(hew_task *t);
+
+/* ---- say / ask (task.c) ---------------------------------------------------------------- */
+
+long task_say(hew_task *t, const char *type, const char *text, json_t *data,
+              uimsg_partial partial);
+/* Ask and wait (partial asks do not wait and leave *answer alone). HEW_E_ABORTED. */
+hew_code task_ask(hew_task *t, const char *type, const char *text, json_t *data,
+                  uimsg_partial partial, tool_answer *answer);
+/* Re-send message i as an event after changing it. */
+void task_emit(hew_task *t, long i);
+
+/* Add a block to the next user message (steals block). */
+void task_push_user_block(hew_task *t, json_t *b);
+void task_push_user_text(hew_task *t, const char *text);
+
+/* End the task with a status and a result text. */
+void task_finish(hew_task *t, hew_task_status status, const char *result);
+
+/* The stream (stream.c): build the request (system prompt, history view, tools) and
+ * start its thread; join it; forget the last one. */
+hew_code task_stream_start(hew_task *t, hew_err *err);
+void task_stream_join(hew_task *t);
+void task_stream_reset(hew_task *t);
+
+long long task_now_ms(void);
+
+/* The context window (ctx.c): cut before a request when the last one came close to the
+ * window; truncate on a context-window error; the view the model gets. */
+void task_ctx_prepare(hew_task *t);
+void task_ctx_truncate(hew_task *t, context_keep keep);
+size_t task_ctx_active_messages(const hew_task *t);
+json_t *task_ctx_view(const hew_task *t);
+
+#endif

@@ -1,0 +1,726 @@
+/* End-to-end tests of the agent loop through the public API (include/hew.h) against the
+ * fake provider: every behaviour of the two seeds (present_assistant_message,
+ * attempt_api_request) and of task_loop, observed on the events the front end gets and on
+ * the request bodies the provider recorded. */
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "check.h"
+#include "fakeprov.h"
+#include "hew.h"
+
+/* ---- harness ------------------------------------------------------------------------------ */
+
+typedef struct run run;
+typedef int (*policy_fn)(run *r, hew_task *t, const json_t *ev);
+
+struct run {
+    fakeprov fp;
+    hew_session *s;
+    hew_task *t;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    json_t *events;     /* every event, parsed */
+    policy_fn policy;   /* answers asks; NULL = default_policy */
+    const char *feedback;
+    int answered_retry; /* api_req_failed answered yes so far */
+    int retry_yes;      /* how many api_req_failed to answer yes */
+    int hold_asks;      /* do not answer asks (abort tests) */
+};
+
+static const char *ev_type(const json_t *ev)
+{
+    return json_string_value(json_object_get(ev, "type"));
+}
+
+static int default_policy(run *r, hew_task *t, const json_t *ev)
+{
+    const char *type = ev_type(ev);
+    if (strcmp(type, "followup") == 0 || strcmp(type, "plan_mode_respond") == 0)
+        return hew_task_respond(t, HEW_ANSWER_MESSAGE, "blue");
+    if (strcmp(type, "api_req_failed") == 0) {
+        if (r->answered_retry < r->retry_yes) {
+            r->answered_retry++;
+            return hew_task_respond(t, HEW_ANSWER_YES, NULL);
+        }
+        return hew_task_respond(t, HEW_ANSWER_NO, NULL);
+    }
+    if (strcmp(type, "mistake_limit_reached") == 0)
+        return r->feedback ? hew_task_respond(t, HEW_ANSWER_MESSAGE, r->feedback)
+                           : hew_task_respond(t, HEW_ANSWER_NO, NULL);
+    return hew_task_respond(t, HEW_ANSWER_YES, NULL);
+}
+
+static void on_event(void *ud, hew_task *t, const hew_event *ev)
+{
+    run *r = ud;
+    json_t *j = json_loads(ev->json, 0, NULL);
+    if (!j) {
+        fprintf(stderr, "event is not JSON: %s\n", ev->json);
+        abort();
+    }
+    pthread_mutex_lock(&r->mu);
+    json_array_append(r->events, j);
+    pthread_cond_broadcast(&r->cv);
+    int hold = r->hold_asks;
+    pthread_mutex_unlock(&r->mu);
+    if (ev->is_ask && !ev->partial && !hold)
+        (r->policy ? r->policy : default_policy)(r, t, j);
+    json_decref(j);
+}
+
+static int run_start(run *r, const char *scenario, const char *task,
+                     void (*tweak)(hew_options *))
+{
+    memset(r, 0, sizeof *r);
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->cv, NULL);
+    r->events = json_array();
+    if (fakeprov_start(&r->fp, scenario) != 0)
+        return -1;
+    hew_options o;
+    hew_options_init(&o);
+    o.provider = "anthropic";
+    o.model = "claude-test-model";
+    o.api_key = "test-key";
+    o.base_url = r->fp.url;
+    o.native_tools = 0;
+    o.retry_base_delay_ms = 10;
+    o.on_event = on_event;
+    o.event_ud = r;
+    if (tweak)
+        tweak(&o);
+    char err[512];
+    r->s = hew_session_new(&o, err, sizeof err);
+    if (!r->s) {
+        fprintf(stderr, "session: %s\n", err);
+        return -1;
+    }
+    r->t = hew_task_start(r->s, task, err, sizeof err);
+    if (!r->t) {
+        fprintf(stderr, "task: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static void run_free(run *r)
+{
+    hew_task_free(r->t);
+    hew_session_free(r->s);
+    CHECK_INT(fakeprov_stop_status(&r->fp), 0);
+    json_decref(r->events);
+    pthread_cond_destroy(&r->cv);
+    pthread_mutex_destroy(&r->mu);
+}
+
+static size_t count_type(run *r, const char *type)
+{
+    size_t n = 0, i;
+    json_t *ev;
+    json_array_foreach(r->events, i, ev)
+        if (strcmp(ev_type(ev), type) == 0)
+            n++;
+    return n;
+}
+
+/* How many distinct messages of a type (a partial update or a re-sent update of the same
+ * message counts once). */
+static size_t count_messages(run *r, const char *type)
+{
+    size_t n = 0, i;
+    long last = -1;
+    json_t *ev;
+    json_array_foreach(r->events, i, ev) {
+        long index = (long)json_integer_value(json_object_get(ev, "index"));
+        if (strcmp(ev_type(ev), type) == 0 && index > last) {
+            n++;
+            last = index;
+        }
+    }
+    return n;
+}
+
+/* The last event of a type (final, i.e. not partial, when final is set). */
+static json_t *last_of(run *r, const char *type, int final)
+{
+    json_t *found = NULL;
+    size_t i;
+    json_t *ev;
+    json_array_foreach(r->events, i, ev)
+        if (strcmp(ev_type(ev), type) == 0 &&
+            (!final || !json_is_true(json_object_get(ev, "partial"))))
+            found = ev;
+    return found;
+}
+
+/* Wait until an event of a type arrives (5 s at most). */
+static int wait_event(run *r, const char *type)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 5;
+    pthread_mutex_lock(&r->mu);
+    int ok = 0;
+    for (;;) {
+        size_t i;
+        json_t *ev;
+        json_array_foreach(r->events, i, ev)
+            if (strcmp(ev_type(ev), type) == 0)
+                ok = 1;
+        if (ok || pthread_cond_timedwait(&r->cv, &r->mu, &until) != 0)
+            break;
+    }
+    pthread_mutex_unlock(&r->mu);
+    return ok;
+}
+
+/* Every text of a message's content joined (text blocks, tool_result contents). */
+static void message_text(const json_t *msg, buf *out)
+{
+    json_t *content = json_object_get(msg, "content");
+    if (json_is_string(content)) {
+        buf_puts(out, json_string_value(content));
+        return;
+    }
+    size_t i;
+    json_t *b;
+    json_array_foreach(content, i, b) {
+        const char *text = json_string_value(json_object_get(b, "text"));
+        json_t *c = json_object_get(b, "content");
+        if (text)
+            buf_puts(out, text);
+        else if (json_is_string(c))
+            buf_puts(out, json_string_value(c));
+        else if (json_is_array(c))
+            message_text(b, out);
+        buf_putc(out, '\n');
+    }
+}
+
+/* The recorded request i's message m as text (m < 0 counts from the end). */
+static char *request_message_text(json_t *reqs, size_t i, long m)
+{
+    json_t *msgs = json_object_get(json_object_get(json_array_get(reqs, i), "body"), "messages");
+    size_t n = json_array_size(msgs);
+    size_t idx = m < 0 ? n - (size_t)(-m) : (size_t)m;
+    buf out = BUF_INIT(0);
+    message_text(json_array_get(msgs, idx), &out);
+    return buf_detach(&out, NULL);
+}
+
+static size_t request_message_count(json_t *reqs, size_t i)
+{
+    return json_array_size(
+        json_object_get(json_object_get(json_array_get(reqs, i), "body"), "messages"));
+}
+
+#define FOLLOWUP(q)                                                                        \
+    "{\"protocol\":\"anthropic\",\"text\":\"Let me ask.\\n<ask_followup_question>\\n<question>" q \
+    "</question>\\n</ask_followup_question>\",\"usage\":{\"input\":1000,\"output\":50}}"
+#define COMPLETE(res)                                                                      \
+    "{\"protocol\":\"anthropic\",\"text\":\"Done.\\n<attempt_completion>\\n<result>" res      \
+    "</result>\\n</attempt_completion>\",\"usage\":{\"input\":1200,\"output\":40}}"
+#define PROSE(txt) "{\"protocol\":\"anthropic\",\"text\":\"" txt "\"}"
+
+static void yolo(hew_options *o)
+{
+    o->yolo = 1;
+}
+
+/* ---- task_loop ---------------------------------------------------------------------------- */
+
+static void test_three_turn_task_completes(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("Which color?") "," FOLLOWUP("Which size?")
+                          "," COMPLETE("Painted it blue.") "]}",
+                      "Paint the shed", NULL) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK_STR(hew_task_result(r.t), "Painted it blue.");
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 3);
+    /* Turn 1: the task in <task>, with environment details. */
+    char *first = request_message_text(reqs, 0, 0);
+    CHECK(strstr(first, "<task>\nPaint the shed\n</task>") != NULL);
+    CHECK(strstr(first, "<environment_details>") != NULL);
+    free(first);
+    /* Turn 2: the tool's result became the next user message, after the answer. */
+    CHECK_INT(request_message_count(reqs, 1), 3);
+    char *answer = request_message_text(reqs, 1, 1);
+    CHECK(strstr(answer, "<ask_followup_question>") != NULL); /* the raw answer is kept */
+    free(answer);
+    char *result = request_message_text(reqs, 1, 2);
+    CHECK(strstr(result, "[ask_followup_question for 'Which color?'] Result:\n<answer>\nblue\n"
+                         "</answer>") != NULL);
+    CHECK(strstr(result, "<environment_details>") != NULL);
+    free(result);
+    CHECK_INT(request_message_count(reqs, 2), 5);
+    json_t *body = json_object_get(json_array_get(reqs, 2), "body");
+    CHECK(json_is_array(json_object_get(body, "system"))); /* a system prompt went along */
+    CHECK_INT(count_messages(&r, "api_req_started"), 3);
+    CHECK_INT(count_type(&r, "user_feedback"), 2);
+    CHECK_INT(count_type(&r, "completion_result"), 2); /* the say and the ask */
+    json_t *req = last_of(&r, "api_req_started", 1);
+    json_t *data = json_object_get(req, "data");
+    CHECK_INT(json_integer_value(json_object_get(data, "tokensOut")), 40);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+static void test_partial_text_streams_then_completes(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"Streaming a "
+                          "longer sentence word by word so the screen can follow it.\\n"
+                          "<attempt_completion><result>ok</result></attempt_completion>\","
+                          "\"delta_size\":4,\"delay_ms\":60}]}",
+                      "stream please", NULL) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    size_t partials = 0, i;
+    long index = -1;
+    json_t *ev;
+    json_array_foreach(r.events, i, ev) {
+        if (strcmp(ev_type(ev), "text") != 0)
+            continue;
+        if (index < 0)
+            index = (long)json_integer_value(json_object_get(ev, "index"));
+        CHECK_INT(json_integer_value(json_object_get(ev, "index")), index); /* one message */
+        if (json_is_true(json_object_get(ev, "partial")))
+            partials++;
+    }
+    CHECK(partials >= 3);
+    CHECK_STR(json_string_value(json_object_get(last_of(&r, "text", 1), "text")),
+              "Streaming a longer sentence word by word so the screen can follow it.");
+    run_free(&r);
+}
+
+static void test_no_tool_answer_gets_nudge(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" PROSE("I think the answer is 42.") "," COMPLETE("42")
+                          "]}", "What is the answer?", NULL) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    char *nudge = request_message_text(reqs, 1, -1);
+    CHECK(strstr(nudge, "did not use a tool") != NULL);
+    CHECK(strstr(nudge, "attempt_completion") != NULL);
+    free(nudge);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+static void test_mistake_limit_fails_in_yolo(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" PROSE("one") "," PROSE("two") "," PROSE("three")
+                          "," COMPLETE("never") "]}", "Do it", yolo) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_FAILED);
+    CHECK(strstr(hew_task_result(r.t), "mistakes") != NULL);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    CHECK_INT(json_array_size(reqs), 3);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+static void test_mistake_limit_asks_for_feedback(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" PROSE("one") "," PROSE("two") "," PROSE("three")
+                          "," COMPLETE("finally") "]}", "Do it", NULL) == 0);
+    r.feedback = "Just call attempt_completion.";
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK_INT(count_type(&r, "mistake_limit_reached"), 1);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 4);
+    char *fb = request_message_text(reqs, 3, -1);
+    CHECK(strstr(fb, "<feedback>\nJust call attempt_completion.\n</feedback>") != NULL);
+    free(fb);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+static void test_identical_calls_warn_then_hit_the_limit(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("Same?") "," FOLLOWUP("Same?") ","
+                          FOLLOWUP("Same?") "," FOLLOWUP("Same?") "," FOLLOWUP("Same?") ","
+                          COMPLETE("never") "]}", "loop", yolo) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_FAILED);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 5);
+    char *second = request_message_text(reqs, 2, -1);
+    CHECK(strstr(second, "[WARNING]") == NULL);
+    free(second);
+    char *third = request_message_text(reqs, 3, -1);
+    CHECK(strstr(third, "[WARNING]") != NULL);
+    CHECK(strstr(third, "3 times") != NULL);
+    free(third);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+static void test_empty_answer_is_retried(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" PROSE("") "," COMPLETE("fine") "]}", "x", NULL) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK_INT(count_type(&r, "error_retry"), 1);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    char *placeholder = request_message_text(reqs, 1, 1);
+    CHECK(strstr(placeholder, "did not give an answer") != NULL);
+    free(placeholder);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+static void patient(hew_options *o)
+{
+    o->max_consecutive_mistakes = 10; /* so that the retries run out before the mistakes */
+}
+
+static void test_empty_answers_exhaust_retries_then_ask(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" PROSE("") "," PROSE("") "," PROSE("") "," PROSE("")
+                          "]}", "x", patient) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_FAILED);
+    CHECK_INT(count_type(&r, "api_req_failed"), 1);
+    json_t *last = last_of(&r, "error_retry", 1);
+    CHECK(json_is_true(json_object_get(json_object_get(last, "data"), "failed")));
+    json_t *reqs = fakeprov_requests(&r.fp);
+    CHECK_INT(json_array_size(reqs), 4);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+static void test_midstream_drop_is_retried_with_marker(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"Working on "
+                          "it, reading everything carefully before I change anything at "
+                          "all.\",\"delta_size\":8,\"close_after_bytes\":900},"
+                          COMPLETE("done after the drop") "]}", "x", NULL) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK_INT(count_type(&r, "error_retry"), 1);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    char *partial = request_message_text(reqs, 1, 1);
+    CHECK(strstr(partial, "Working on") != NULL);
+    CHECK(strstr(partial, "[Answer interrupted by an API error]") != NULL);
+    free(partial);
+    char *note = request_message_text(reqs, 1, 2);
+    CHECK(strstr(note, "cut off") != NULL);
+    free(note);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+/* ---- attempt_api_request (seed 003) --------------------------------------------------- */
+
+static void test_429_retry_after_wins_over_backoff(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"status\":429,\"headers\":{\"retry-after\":\"1\"},"
+                          "\"body\":{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\","
+                          "\"message\":\"Number of request tokens has exceeded your per-minute "
+                          "rate limit\"}}}," COMPLETE("ok") "]}", "x", NULL) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    json_t *retry = last_of(&r, "error_retry", 1);
+    REQUIRE(retry != NULL);
+    double delay = json_number_value(json_object_get(json_object_get(retry, "data"), "delaySeconds"));
+    CHECK(delay > 0.99 && delay < 1.01);
+    CHECK_INT(count_type(&r, "api_req_retried"), 1);
+    /* The failure is shown once: by error_retry, not again on api_req_started. */
+    json_t *req = json_object_get(last_of(&r, "api_req_started", 1), "data");
+    CHECK(json_object_get(req, "streamingFailedMessage") == NULL);
+    CHECK(json_object_get(req, "retryStatus") != NULL);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    CHECK_INT(json_array_size(reqs), 2);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+static void test_backoff_doubles_then_asks_and_user_retry_resets(void)
+{
+    run r;
+    const char *err500 = "{\"status\":500,\"body\":{\"type\":\"error\",\"error\":{\"type\":"
+                         "\"api_error\",\"message\":\"Internal server error\"}}}";
+    char scenario[2048];
+    snprintf(scenario, sizeof scenario, "{\"responses\":[%s,%s,%s,%s,%s,%s]}", err500, err500,
+             err500, err500, err500, COMPLETE("ok"));
+    REQUIRE(run_start(&r, scenario, "x", NULL) == 0);
+    r.retry_yes = 1;
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    /* 3 automatic retries at 10, 20, 40 ms, a failed notice, the ask, then the user's
+     * retry opens a new round (the 5th request fails, the 6th succeeds). */
+    double delays[4] = { 0 };
+    size_t n = 0, i;
+    json_t *ev;
+    json_array_foreach(r.events, i, ev)
+        if (strcmp(ev_type(ev), "error_retry") == 0 && n < 4)
+            delays[n++] = json_number_value(json_object_get(json_object_get(ev, "data"),
+                                                            "delaySeconds"));
+    CHECK(n == 4);
+    CHECK(delays[0] > 0.009 && delays[0] < 0.011);
+    CHECK(delays[1] > 0.019 && delays[1] < 0.021);
+    CHECK(delays[2] > 0.039 && delays[2] < 0.041);
+    CHECK_INT(count_type(&r, "api_req_failed"), 1);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    CHECK_INT(json_array_size(reqs), 6);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+static void test_401_is_not_retried_and_explained(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"status\":401,\"body\":{\"type\":\"error\",\"error\":"
+                          "{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}}]}",
+                      "x", NULL) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_FAILED);
+    CHECK_INT(count_type(&r, "error_retry"), 0);
+    json_t *ask = last_of(&r, "api_req_failed", 1);
+    REQUIRE(ask != NULL);
+    const char *text = json_string_value(json_object_get(ask, "text"));
+    CHECK(text && (strstr(text, "key") || strstr(text, "Key")));
+    json_t *reqs = fakeprov_requests(&r.fp);
+    CHECK_INT(json_array_size(reqs), 1);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+#define TOO_LONG                                                                           \
+    "{\"status\":400,\"body\":{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\"," \
+    "\"message\":\"prompt is too long: 210000 tokens > 200000 maximum\"}}}"
+
+static void test_context_window_error_truncates_once_and_succeeds(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("a?") "," FOLLOWUP("b?") "," FOLLOWUP("c?")
+                          "," FOLLOWUP("d?") "," TOO_LONG "," COMPLETE("fits now") "]}",
+                      "long task", NULL) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK_INT(count_type(&r, "deleted_api_reqs"), 1);
+    CHECK_INT(count_type(&r, "error_retry"), 0);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 6);
+    CHECK_INT(request_message_count(reqs, 4), 9);
+    CHECK(request_message_count(reqs, 5) < 9);
+    char *note = request_message_text(reqs, 5, 1);
+    CHECK(strstr(note, "removed") != NULL);
+    free(note);
+    char *task = request_message_text(reqs, 5, 0);
+    CHECK(strstr(task, "<task>\nlong task\n</task>") != NULL); /* the task is kept */
+    free(task);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+static void test_bricked_conversation_is_explained(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" TOO_LONG "," TOO_LONG "]}", "huge", NULL) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_FAILED);
+    json_t *ask = last_of(&r, "api_req_failed", 1);
+    REQUIRE(ask != NULL);
+    CHECK(strstr(json_string_value(json_object_get(ask, "text")), "no longer fits") != NULL);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    CHECK_INT(json_array_size(reqs), 2);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+/* ---- present_assistant_message (seed 000) ------------------------------------------------ */
+
+static void test_thinking_tags_and_partial_tags_are_not_shown(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"deltas\":["
+                          "\"<thinking>I plan\", \" things</thinking> Hello <thi\", "
+                          "\"nking>more</thinking> world.\\nHere:\\n```bash\\n"
+                          "<attempt_completion><result>ok</result></attempt_completion>\"],"
+                          "\"delay_ms\":120}]}",
+                      "x", NULL) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    size_t i;
+    json_t *ev;
+    int saw_trimmed_partial = 0;
+    json_array_foreach(r.events, i, ev) {
+        if (strcmp(ev_type(ev), "text") != 0)
+            continue;
+        const char *text = json_string_value(json_object_get(ev, "text"));
+        CHECK(strstr(text, "<thinking>") == NULL && strstr(text, "</thinking>") == NULL);
+        CHECK(strstr(text, "<thi") == NULL);
+        if (json_is_true(json_object_get(ev, "partial")) &&
+            strcmp(text, "I plan things Hello") == 0)
+            saw_trimmed_partial = 1;
+    }
+    CHECK(saw_trimmed_partial);
+    CHECK_STR(json_string_value(json_object_get(last_of(&r, "text", 1), "text")),
+              "I plan things Hello more world.\nHere:\n"); /* the fence's line end stays,
+                                                                as Cline leaves it */
+    run_free(&r);
+}
+
+static void no_parallel(hew_options *o)
+{
+    o->parallel_tool_calls = 0;
+}
+
+#define TWO_QUESTIONS                                                                      \
+    "{\"protocol\":\"anthropic\",\"text\":\"<ask_followup_question><question>First?</question>" \
+    "</ask_followup_question>\\n<ask_followup_question><question>Second?</question>"       \
+    "</ask_followup_question>\"}"
+
+static void test_one_tool_per_message_when_parallel_is_off(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" TWO_QUESTIONS "," COMPLETE("ok") "]}", "x",
+                      no_parallel) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK_INT(count_messages(&r, "followup"), 1);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    char *results = request_message_text(reqs, 1, 2);
+    CHECK(strstr(results, "First?") != NULL);
+    CHECK(strstr(results, "only one tool may be used per message") != NULL);
+    free(results);
+    char *answer = request_message_text(reqs, 1, 1);
+    CHECK(strstr(answer, "[Answer interrupted after a tool use") != NULL);
+    free(answer);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+static void test_every_tool_runs_in_order_when_parallel_is_on(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" TWO_QUESTIONS "," COMPLETE("ok") "]}", "x", NULL) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK_INT(count_messages(&r, "followup"), 2);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    char *results = request_message_text(reqs, 1, 2);
+    char *first = strstr(results, "'First?'");
+    char *second = strstr(results, "'Second?'");
+    CHECK(first && second && first < second);
+    free(results);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+static void native(hew_options *o)
+{
+    o->native_tools = 1;
+    o->provider = "openai-compatible";
+    o->model = "local-model";
+}
+
+static void test_native_tool_results_are_paired_by_id(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"openai-chat\",\"text\":\"Asking.\","
+                          "\"tool_calls\":[{\"id\":\"call_A1\",\"name\":\"ask_followup_question\","
+                          "\"arguments\":{\"question\":\"Tabs or spaces?\"}}]},"
+                          "{\"protocol\":\"openai-chat\",\"tool_calls\":[{\"id\":\"call_B2\","
+                          "\"name\":\"attempt_completion\",\"arguments\":{\"result\":\"Spaces.\"}}]}]}",
+                      "format", native) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK_STR(hew_task_result(r.t), "Spaces.");
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    json_t *body = json_object_get(json_array_get(reqs, 1), "body");
+    CHECK(json_array_size(json_object_get(body, "tools")) >= 3);
+    json_t *msgs = json_object_get(body, "messages");
+    int found = 0;
+    size_t i;
+    json_t *m;
+    json_array_foreach(msgs, i, m) {
+        const char *role = json_string_value(json_object_get(m, "role"));
+        const char *id = json_string_value(json_object_get(m, "tool_call_id"));
+        if (role && strcmp(role, "tool") == 0 && id && strcmp(id, "call_A1") == 0) {
+            found = 1;
+            CHECK(strstr(json_string_value(json_object_get(m, "content")), "blue") != NULL);
+        }
+    }
+    CHECK(found);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+/* ---- abort -------------------------------------------------------------------------------- */
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static void test_abort_during_stream(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"Thinking very "
+                          "hard about this for a long while\",\"delta_size\":4,"
+                          "\"stall_after_bytes\":700,\"stall_ms\":30000}]}",
+                      "x", NULL) == 0);
+    CHECK(wait_event(&r, "text"));
+    long t0 = now_ms();
+    hew_task_abort(r.t, "stop now");
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
+    long took = now_ms() - t0;
+    fprintf(stderr, "abort during stream took %ld ms\n", took);
+    CHECK(took < 1000);
+    CHECK_STR(hew_task_result(r.t), "stop now");
+    run_free(&r);
+}
+
+static void test_abort_during_ask(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("Are you there?") "]}", "x", NULL) == 0);
+    pthread_mutex_lock(&r.mu);
+    r.hold_asks = 1;
+    pthread_mutex_unlock(&r.mu);
+    CHECK(wait_event(&r, "followup"));
+    long t0 = now_ms();
+    hew_task_abort(r.t, NULL);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
+    CHECK(now_ms() - t0 < 1000);
+    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), -1); /* nothing pending now */
+    run_free(&r);
+}
+
+int main(void)
+{
+    RUN(test_three_turn_task_completes);
+    RUN(test_partial_text_streams_then_completes);
+    RUN(test_no_tool_answer_gets_nudge);
+    RUN(test_mistake_limit_fails_in_yolo);
+    RUN(test_mistake_limit_asks_for_feedback);
+    RUN(test_identical_calls_warn_then_hit_the_limit);
+    RUN(test_empty_answer_is_retried);
+    RUN(test_empty_answers_exhaust_retries_then_ask);
+    RUN(test_midstream_drop_is_retried_with_marker);
+    RUN(test_429_retry_after_wins_over_backoff);
+    RUN(test_backoff_doubles_then_asks_and_user_retry_resets);
+    RUN(test_401_is_not_retried_and_explained);
+    RUN(test_context_window_error_truncates_once_and_succeeds);
+    RUN(test_bricked_conversation_is_explained);
+    RUN(test_thinking_tags_and_partial_tags_are_not_shown);
+    RUN(test_one_tool_per_message_when_parallel_is_off);
+    RUN(test_every_tool_runs_in_order_when_parallel_is_on);
+    RUN(test_native_tool_results_are_paired_by_id);
+    RUN(test_abort_during_stream);
+    RUN(test_abort_during_ask);
+    return check_report();
+}
