@@ -11,6 +11,27 @@ int cli_debug_decode(int argc, char **argv);
 /* `hew debug parse ...` (argv starts after "parse"); returns the exit status. */
 int cli_debug_parse(int argc, char **argv);
 
+struct hew_options;
+
+/* What the command line says (strings borrowed from argv). */
+typedef struct cli_options {
+    const char *task;      /* -p TEXT, or NULL to read standard input */
+    int headless;          /* -p given */
+    int json;
+    int yolo;
+    const char *provider, *model, *base_url, *cwd, *mode;
+    int native_tools;      /* -1 auto, 0 --xml-tools, 1 --native-tools */
+    long timeout_s;        /* 0: none */
+    long retry_delay_ms;   /* -1: default */
+} cli_options;
+
+/* Parse argv (after the program name). Returns 0, or 2 after printing a usage error. */
+int cli_parse_options(int argc, char **argv, cli_options *co);
+/* Copy the command line's settings into library options. */
+void cli_apply_options(const cli_options *co, struct hew_options *o);
+/* `hew -p`: run one task headless; returns the exit status. */
+int cli_headless(const cli_options *co);
+
 /* Read a whole file into a new NUL-terminated string the caller frees; prints an error and
  * returns NULL on failure. */
 char *cli_read_file(const char *path);

@@ -21,9 +21,27 @@ static const struct debug_command {
 
 static void usage(FILE *out)
 {
-    fputs("usage: hew [--version] [--help] <command> ...\n"
+    fputs("usage: hew [options] -p \"task\"     run a task headless and print its result\n"
+          "       hew debug <what> ...         look inside hew's machinery\n"
           "\n"
-          "commands:\n",
+          "options:\n"
+          "  -p, --print [TASK]    run TASK (or standard input) to the end, no terminal needed\n"
+          "  --json                print every event as one JSON line (docs/events.md)\n"
+          "  --provider NAME       anthropic, openai, openai-compatible, openrouter, deepseek,\n"
+          "                        gemini, xai, groq (default anthropic; or HEW_PROVIDER)\n"
+          "  --model NAME          the model (default: the provider's)\n"
+          "  --base-url URL        the provider's base URL (local servers, proxies, tests)\n"
+          "  --cwd DIR             the workspace (default: the current directory)\n"
+          "  --plan, --act         start in plan or act mode (default act)\n"
+          "  --yolo                approve every action, never ask\n"
+          "  --native-tools, --xml-tools   how tools are offered (default: by model)\n"
+          "  --timeout SECONDS     give up after this long (exit 1)\n"
+          "  --retry-delay-ms N    base delay of automatic retries (default 2000)\n"
+          "  --version, --help\n"
+          "\n"
+          "exit status: 0 completed, 1 failed, 2 usage error, 130 interrupted\n"
+          "\n"
+          "debug commands:\n",
           out);
     for (size_t i = 0; i < sizeof debug_commands / sizeof debug_commands[0]; i++)
         fprintf(out, "  debug %s\n", debug_commands[i].summary);
@@ -86,7 +104,12 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    fprintf(stderr, "hew: unknown command '%s'\n", cmd);
-    usage(stderr);
+    cli_options co;
+    if (cli_parse_options(argc - 1, argv + 1, &co) != 0)
+        return 2;
+    if (co.headless)
+        return cli_headless(&co);
+    fprintf(stderr, "hew: the interactive terminal is not built yet — run a task with "
+                    "hew -p \"task\" (see hew --help)\n");
     return 2;
 }

@@ -1,0 +1,228 @@
+/* headless — `hew -p "task"`: run one task to the end without a terminal and print the
+ * result (or, with --json, every event as one JSON line and nothing else on stdout).
+ * Asks that need a human are answered by policy: --yolo approves everything; otherwise
+ * tool approvals are denied with a message and questions get a note that nobody can
+ * answer — never a hang. Exit codes: 0 completed, 1 failed, 2 usage, 130 interrupted. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "hew.h"
+
+struct headless {
+    int json;
+    int yolo;
+    int interrupted;
+    int timed_out;
+    long timeout_s;
+    hew_task *task;
+    pthread_mutex_t lock;
+};
+
+static const char *const human_asks[] = { "followup", NULL };
+
+static int is_one_of(const char *type, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(type, *list) == 0)
+            return 1;
+    return 0;
+}
+
+/* Answer an ask by policy; called on the task thread. */
+static void answer_by_policy(struct headless *h, hew_task *task, const hew_event *ev)
+{
+    const char *type = ev->type;
+    if (strcmp(type, "completion_result") == 0 || strcmp(type, "resume_task") == 0 ||
+        strcmp(type, "resume_completed_task") == 0) {
+        hew_task_respond(task, HEW_ANSWER_YES, NULL);
+    } else if (is_one_of(type, human_asks)) {
+        hew_task_respond(task, HEW_ANSWER_MESSAGE,
+                         "(hew runs headless: nobody can answer questions. Decide with the "
+                         "information you have and go on.)");
+    } else if (strcmp(type, "plan_mode_respond") == 0) {
+        hew_task_respond(task, HEW_ANSWER_MESSAGE,
+                         "(hew runs headless: nobody can review the plan. Finish with "
+                         "attempt_completion, giving the plan as the result.)");
+    } else if (strcmp(type, "api_req_failed") == 0 || strcmp(type, "mistake_limit_reached") == 0) {
+        hew_task_respond(task, HEW_ANSWER_NO, NULL);
+    } else if (h->yolo) {
+        hew_task_respond(task, HEW_ANSWER_YES, NULL);
+    } else {
+        if (!h->json)
+            fprintf(stderr, "hew: denied %s (headless: pass --yolo to approve actions)\n", type);
+        hew_task_respond(task, HEW_ANSWER_NO,
+                         "Denied automatically: hew runs headless without approval for this "
+                         "action (the user can allow it with --yolo).");
+    }
+}
+
+static void on_event(void *ud, hew_task *task, const hew_event *ev)
+{
+    struct headless *h = ud;
+    if (h->json) {
+        fputs(ev->json, stdout);
+        fputc('\n', stdout);
+        fflush(stdout);
+    } else if (!ev->partial && (strcmp(ev->type, "error") == 0)) {
+        fprintf(stderr, "hew: %s\n", ev->text ? ev->text : "error");
+    } else if (!ev->partial && strcmp(ev->type, "error_retry") == 0 && ev->data_json) {
+        fprintf(stderr, "hew: retrying: %s\n", ev->data_json);
+    }
+    if (ev->is_ask && !ev->partial)
+        answer_by_policy(h, task, ev);
+}
+
+/* Waits for SIGINT/SIGTERM (blocked in every other thread) or the timeout, and aborts the
+ * task: the signal handler problem solved without a handler. */
+static void *signal_watch(void *arg)
+{
+    struct headless *h = arg;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGUSR1); /* "the task ended": stop watching */
+    struct timespec limit = { h->timeout_s, 0 };
+    for (;;) {
+        int sig = h->timeout_s > 0 ? sigtimedwait(&set, NULL, &limit) : sigwaitinfo(&set, NULL);
+        if (sig < 0 && errno == EINTR)
+            continue;
+        pthread_mutex_lock(&h->lock);
+        if (sig == SIGUSR1) {
+            pthread_mutex_unlock(&h->lock);
+            return NULL;
+        }
+        if (sig < 0)
+            h->timed_out = 1;
+        else
+            h->interrupted = 1;
+        if (h->task)
+            hew_task_abort(h->task, sig < 0 ? "the --timeout was reached" : "interrupted");
+        pthread_mutex_unlock(&h->lock);
+        return NULL;
+    }
+}
+
+static char *read_stdin_task(void)
+{
+    size_t cap = 4096, len = 0;
+    char *s = malloc(cap);
+    size_t n;
+    while (s && (n = fread(s + len, 1, cap - len - 1, stdin)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            char *grown = realloc(s, cap * 2);
+            if (!grown) {
+                free(s);
+                return NULL;
+            }
+            s = grown;
+            cap *= 2;
+        }
+    }
+    if (s)
+        s[len] = '\0';
+    return s;
+}
+
+static void print_json_end(hew_task_status st, const char *result)
+{
+    const char *name = st == HEW_TASK_COMPLETED ? "completed"
+                       : st == HEW_TASK_ABORTED ? "aborted"
+                                                : "failed";
+    fputs("{\"v\":1,\"kind\":\"end\",\"type\":\"task_end\",\"status\":\"", stdout);
+    fputs(name, stdout);
+    fputs("\",\"result\":\"", stdout);
+    for (const unsigned char *p = (const unsigned char *)result; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            fputc(*p, stdout);
+    }
+    fputs("\"}\n", stdout);
+    fflush(stdout);
+}
+
+int cli_headless(const cli_options *co)
+{
+    struct headless h;
+    memset(&h, 0, sizeof h);
+    h.json = co->json;
+    h.yolo = co->yolo;
+    h.timeout_s = co->timeout_s;
+    pthread_mutex_init(&h.lock, NULL);
+
+    char *owned = NULL;
+    const char *text = co->task;
+    if (!text || !*text) {
+        owned = read_stdin_task();
+        text = owned;
+    }
+    if (!text || !*text) {
+        fprintf(stderr, "hew: no task given — pass it after -p or on standard input\n");
+        free(owned);
+        return 2;
+    }
+
+    hew_options o;
+    hew_options_init(&o);
+    cli_apply_options(co, &o);
+    o.on_event = on_event;
+    o.event_ud = &h;
+    char err[512] = "";
+    hew_session *s = hew_session_new(&o, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "hew: %s\n", err);
+        free(owned);
+        return 2;
+    }
+
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    pthread_t watcher;
+    pthread_create(&watcher, NULL, signal_watch, &h);
+
+    pthread_mutex_lock(&h.lock);
+    h.task = hew_task_start(s, text, err, sizeof err);
+    pthread_mutex_unlock(&h.lock);
+    int code;
+    if (!h.task) {
+        fprintf(stderr, "hew: %s\n", err);
+        code = 1;
+    } else {
+        hew_task_status st = hew_task_wait(h.task);
+        const char *result = hew_task_result(h.task);
+        if (h.json)
+            print_json_end(st, result);
+        else if (st == HEW_TASK_COMPLETED)
+            printf("%s\n", result);
+        else
+            fprintf(stderr, "hew: %s%s\n", h.timed_out ? "timed out: " : "", result);
+        code = st == HEW_TASK_COMPLETED ? 0 : h.interrupted ? 130 : 1;
+    }
+    pthread_mutex_lock(&h.lock);
+    hew_task *task = h.task;
+    h.task = NULL;
+    pthread_mutex_unlock(&h.lock);
+    pthread_kill(watcher, SIGUSR1);
+    pthread_join(watcher, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    hew_task_free(task);
+    hew_session_free(s);
+    pthread_mutex_destroy(&h.lock);
+    free(owned);
+    return code;
+}

@@ -1,0 +1,106 @@
+/* options — the command line's flags for running a task (`hew -p "task" --json …`),
+ * parsed into cli_options and copied into the library's hew_options. Prints usage errors;
+ * never exits (main does). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hew.h"
+
+static int parse_long(const char *flag, const char *s, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || !*s || *end || errno || v < 0) {
+        fprintf(stderr, "hew: %s needs a non-negative number, got '%s'\n", flag, s ? s : "");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse_options(int argc, char **argv, cli_options *co)
+{
+    memset(co, 0, sizeof *co);
+    co->native_tools = -1;
+    co->retry_delay_ms = -1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+#define TAKE(field)                                                                        \
+    do {                                                                                   \
+        if (!next) {                                                                       \
+            fprintf(stderr, "hew: %s needs a value\n", a);                                 \
+            return 2;                                                                      \
+        }                                                                                  \
+        co->field = next;                                                                  \
+        i++;                                                                               \
+    } while (0)
+        if (strcmp(a, "-p") == 0 || strcmp(a, "--print") == 0) {
+            co->headless = 1;
+            if (next && next[0] != '-') {
+                co->task = next;
+                i++;
+            }
+        } else if (strcmp(a, "--json") == 0) {
+            co->json = 1;
+        } else if (strcmp(a, "--yolo") == 0) {
+            co->yolo = 1;
+        } else if (strcmp(a, "--plan") == 0) {
+            co->mode = "plan";
+        } else if (strcmp(a, "--act") == 0) {
+            co->mode = "act";
+        } else if (strcmp(a, "--native-tools") == 0) {
+            co->native_tools = 1;
+        } else if (strcmp(a, "--xml-tools") == 0) {
+            co->native_tools = 0;
+        } else if (strcmp(a, "--provider") == 0) {
+            TAKE(provider);
+        } else if (strcmp(a, "--model") == 0) {
+            TAKE(model);
+        } else if (strcmp(a, "--base-url") == 0) {
+            TAKE(base_url);
+        } else if (strcmp(a, "--cwd") == 0) {
+            TAKE(cwd);
+        } else if (strcmp(a, "--timeout") == 0) {
+            if (parse_long(a, next, &co->timeout_s) != 0)
+                return 2;
+            i++;
+        } else if (strcmp(a, "--retry-delay-ms") == 0) {
+            if (parse_long(a, next, &co->retry_delay_ms) != 0)
+                return 2;
+            i++;
+        } else if (a[0] != '-' && !co->task && co->headless) {
+            co->task = a;
+        } else {
+            fprintf(stderr, "hew: unknown option '%s' (see hew --help)\n", a);
+            return 2;
+        }
+#undef TAKE
+    }
+    return 0;
+}
+
+void cli_apply_options(const cli_options *co, hew_options *o)
+{
+    if (co->provider)
+        o->provider = co->provider;
+    if (co->model)
+        o->model = co->model;
+    if (co->base_url)
+        o->base_url = co->base_url;
+    if (co->cwd)
+        o->cwd = co->cwd;
+    if (co->mode)
+        o->mode = co->mode;
+    o->yolo = co->yolo;
+    o->native_tools = co->native_tools;
+    if (co->retry_delay_ms >= 0)
+        o->retry_base_delay_ms = co->retry_delay_ms;
+    const char *env_provider = getenv("HEW_PROVIDER");
+    if (!co->provider && env_provider && *env_provider)
+        o->provider = env_provider;
+}
