@@ -1,0 +1,13 @@
+/* fuzz_decode_openai_responses — libFuzzer target: arbitrary bytes as an OpenAI Responses
+ * body through hew's decoder, whole and split; see fuzz_decode_common.h. No I/O. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fuzz_decode_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_decode_one(API_PROTO_OPENAI_RESPONSES, data, size);
+}
