@@ -56,9 +56,15 @@ typedef struct hew_options {
     const char *cwd;        /* the workspace; NULL: the current directory */
     const char *mode;       /* "act" (default) or "plan" */
     int yolo;               /* approve everything and never ask (default 0) */
-    int auto_approve_read;  /* read-only tools inside the workspace (default 1) */
-    int auto_approve_edit;  /* file edits inside the workspace (default 0) */
-    int auto_approve_safe_commands; /* commands the model marks safe (default 0) */
+    int auto_approve_read;          /* read-only tools inside the workspace (default 1) */
+    int auto_approve_read_outside;  /* ... and outside it (needs the above too; default 0) */
+    int auto_approve_edit;          /* file edits inside the workspace (default 0) */
+    int auto_approve_edit_outside;  /* ... and outside it (needs the above too; default 0) */
+    int auto_approve_safe_commands; /* commands the model marks as not needing approval
+                                       (default 0) */
+    int auto_approve_all_commands;  /* also those it marks requires_approval (needs the
+                                       above too; default 0) */
+    int auto_approve_mcp;           /* MCP tools and resources (default 0) */
     int parallel_tool_calls;        /* run every tool of a message (default 1) */
     int native_tools;       /* -1 from the model table (default), 0 XML, 1 native */
     int max_consecutive_mistakes;   /* default 3 */

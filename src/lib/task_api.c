@@ -72,8 +72,12 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     snprintf(st->mode, sizeof st->mode, "%s", o->mode && strcmp(o->mode, "plan") == 0 ? "plan" : "act");
     st->yolo = o->yolo;
     st->auto_approve_read = o->auto_approve_read;
+    st->auto_approve_read_outside = o->auto_approve_read_outside;
     st->auto_approve_edit = o->auto_approve_edit;
+    st->auto_approve_edit_outside = o->auto_approve_edit_outside;
     st->auto_approve_safe_commands = o->auto_approve_safe_commands;
+    st->auto_approve_all_commands = o->auto_approve_all_commands;
+    st->auto_approve_mcp = o->auto_approve_mcp;
     st->parallel_tool_calls = o->parallel_tool_calls;
     st->native_tools = o->native_tools;
     st->max_consecutive_mistakes = o->max_consecutive_mistakes > 0 ? o->max_consecutive_mistakes : 3;

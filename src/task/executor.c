@@ -36,18 +36,23 @@ static hew_code env_ask(tool_env *env, const char *type, const char *text, json_
     return task_ask(task_of(env), type, text, data, partial_of(partial), answer);
 }
 
+/* Cline's auto-approval rules: "local" needs the group's flag; "outside the workspace"
+ * needs it and the group's outside flag; a command the model marked requires_approval
+ * needs both the safe-commands and the all-commands flags. */
 static bool auto_approved(const task_settings *s, const char *group, bool outside)
 {
     if (s->yolo)
         return true;
-    if (outside)
-        return false;
     if (strcmp(group, "read") == 0)
-        return s->auto_approve_read;
+        return s->auto_approve_read && (!outside || s->auto_approve_read_outside);
     if (strcmp(group, "edit") == 0)
-        return s->auto_approve_edit;
+        return s->auto_approve_edit && (!outside || s->auto_approve_edit_outside);
     if (strcmp(group, "safe_command") == 0)
         return s->auto_approve_safe_commands;
+    if (strcmp(group, "command") == 0)
+        return s->auto_approve_safe_commands && s->auto_approve_all_commands;
+    if (strcmp(group, "mcp") == 0)
+        return s->auto_approve_mcp;
     return false;
 }
 

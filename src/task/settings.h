@@ -18,8 +18,12 @@ typedef struct task_settings {
     char mode[8];
     bool yolo;
     bool auto_approve_read;
+    bool auto_approve_read_outside;
     bool auto_approve_edit;
+    bool auto_approve_edit_outside;
     bool auto_approve_safe_commands;
+    bool auto_approve_all_commands;
+    bool auto_approve_mcp;
     bool parallel_tool_calls;
     int native_tools;           /* -1 auto, 0, 1 */
     int max_consecutive_mistakes;

@@ -72,9 +72,15 @@ struct tool_env {
      * partial ask (partial=1) only updates the screen and returns HEW_OK with no answer. */
     hew_code (*ask)(tool_env *env, const char *type, const char *text, json_t *data,
                     int partial, tool_answer *answer);
-    /* Ask approval for a tool of an approval group ("read", "edit", "command", "mcp")
-     * unless the settings approve it; says the tool when auto-approved. Returns HEW_OK and
-     * *approved; feedback typed by the user is added to the result by the executor. */
+    /* Ask approval for a tool of an approval group unless the settings approve it:
+     * "read", "edit" (outside_workspace: the path resolves outside the root), "safe_command"
+     * (the model said requires_approval=false), "command" (it said true), "mcp". When
+     * auto-approved the tool is said (type, data) and *approved is true. Otherwise the
+     * user is asked (type, data): yes → approved; no or a typed message → not approved and
+     * the task's "rejected" flag is set (later tools of the message are skipped). Typed
+     * feedback comes back in *answer (may be NULL if not wanted; release it) and is shown
+     * to the user; the tool puts it in its result (resp: "The user gave this feedback").
+     * Returns HEW_OK, or HEW_E_ABORTED. */
     hew_code (*approve)(tool_env *env, const char *group, bool outside_workspace,
                         const char *type, json_t *data, bool *approved, tool_answer *answer);
     /* The task is finished with this result (attempt_completion accepted). */
