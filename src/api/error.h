@@ -9,35 +9,39 @@
  * trust the body's shape (anything, including an HTML page or nothing, classifies), and
  * never fail: the worst case is category UNKNOWN with the raw text in the message.
  *
- * Rules, in order (first match wins; see api_classify):
- *   context window  code context_length_exceeded; llama.cpp type exceed_context_size_error;
- *                   or status 400/413/422 (or an error inside a 200 stream) whose message
+ * Rules, in order (first match wins; see decide() in error.c):
+ *   context window  code context_length_exceeded; llama.cpp type exceed_context_size_error.
+ *   billing         code/type insufficient_quota (OpenAI sends it as a 429). Not retryable.
+ *   rate_limit      429, type rate_limit_error, code rate_limit_exceeded, Gemini
+ *                   RESOURCE_EXHAUSTED — whatever the wording (Gemini's free tier says
+ *                   "exceeded your current quota … billing details" for a per-minute
+ *                   limit); not retryable when the exhausted Gemini quota is per day;
+ *                   a 429 "Request too large … must be reduced" is request_too_large.
+ *   billing         402; type billing_error; "credit balance is too low" (Anthropic sends
+ *                   it as 400); "insufficient balance/credits", "requires more credits".
+ *   auth            401; code invalid_api_key; type authentication_error; Gemini reason
+ *                   API_KEY_INVALID (a 400); "API key not valid" wording on 400/403.
+ *   content_policy  OpenRouter 403 with moderation metadata; code content_filter /
+ *                   content_policy_violation; Azure "content management policy".
+ *   auth            other 403, type permission_error, PERMISSION_DENIED.
+ *   context window  status 400/413/422 (or an error inside a 200 stream) whose message
  *                   matches a context wording (OpenAI, Anthropic both forms, OpenRouter,
  *                   Gemini "input token count … exceeds the maximum", llama.cpp "exceeds
  *                   the available context size", vLLM, Bedrock, Cerebras) — never on 429
- *                   and never on billing wording.
- *   billing         402; code insufficient_quota (also on 429); type billing_error;
- *                   "credit balance is too low" (Anthropic sends it as 400);
- *                   "insufficient balance/credits", "requires more credits", "exceeded
- *                   your current quota". Not retryable.
- *   auth            401; 403 except moderation; code invalid_api_key; type
- *                   authentication_error/permission_error; Gemini reason API_KEY_INVALID
- *                   (a 400). Not retryable.
- *   content_policy  OpenRouter 403 with moderation metadata; code content_filter /
- *                   content_policy_violation; Azure "content management policy".
- *   request_too_large 413; type request_too_large; OpenAI 429 "Request too large" (waiting
- *                   cannot help). Not retryable.
- *   rate_limit      429; type rate_limit_error; Gemini RESOURCE_EXHAUSTED (not retryable
- *                   when the exhausted quota is per day).
- *   overloaded      529; type overloaded_error; 503; Gemini UNAVAILABLE.
- *   timeout         408; a transport timeout.
+ *                   or rate-limit wording (billing wording was caught above).
+ *   request_too_large 413; type request_too_large.
+ *   overloaded      529; type overloaded_error; 503; Gemini UNAVAILABLE; "overloaded" /
+ *                   "high demand" on a 5xx or in a stream.
+ *   timeout         408; DEADLINE_EXCEEDED; a transport timeout.
  *   not_found       404 (unknown model, wrong base URL).
- *   server_error    other 5xx; mid-stream server errors; a stream that ended before its
+ *   server_error    other 5xx (an HTML 502 page too: its <title> is the message);
+ *                   mid-stream errors that say nothing more; a stream that ended before its
  *                   terminal event; a malformed stream.
- *   bad_request     other 4xx.
+ *   bad_request     other 4xx (409 retryable, as the SDKs do).
  *   network         the connection failed or dropped.
  *   aborted         the user stopped the request.
- * x-should-retry: true|false overrides retryable, except that context, billing, auth and
+ * Not retryable: context, billing, auth, content_policy, request_too_large, not_found,
+ * bad_request.  * x-should-retry: true|false overrides retryable, except that context, billing, auth and
  * request_too_large are never retried.
  *
  * retry_after_seconds (only for retryable errors, else -1), first found wins:
