@@ -1,0 +1,184 @@
+/* toolenv — scripted tool_env for tool unit tests (see toolenv.h). */
+#include "toolenv.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOOLENV_MAX_PARAMS 16
+
+static toolenv *te_of(tool_env *env)
+{
+    return env->task;
+}
+
+static void record(toolenv *te, const char *kind, const char *type, const char *text,
+                   json_t *data, int partial)
+{
+    json_t *ev = json_pack("{s:s, s:s, s:i}", "kind", kind, "type", type, "partial", partial);
+    if (text)
+        json_object_set_new(ev, "text", json_string(text));
+    if (data)
+        json_object_set(ev, "data", data);
+    json_array_append_new(te->events, ev);
+}
+
+static void te_say(tool_env *env, const char *type, const char *text, json_t *data, int partial)
+{
+    record(te_of(env), "say", type, text, data, partial);
+}
+
+static void take_answer(toolenv *te, tool_answer *answer)
+{
+    json_t *a = json_array_get(te->answers, 0);
+    const char *kind = a ? json_string_value(json_object_get(a, "kind")) : "yes";
+    const char *text = a ? json_string_value(json_object_get(a, "text")) : NULL;
+    if (answer) {
+        answer->kind = strcmp(kind, "yes") == 0  ? TOOL_ANSWER_YES
+                       : strcmp(kind, "no") == 0 ? TOOL_ANSWER_NO
+                                                 : TOOL_ANSWER_MESSAGE;
+        answer->text = text ? strdup(text) : NULL;
+    }
+    if (a)
+        json_array_remove(te->answers, 0);
+}
+
+static hew_code te_ask(tool_env *env, const char *type, const char *text, json_t *data,
+                       int partial, tool_answer *answer)
+{
+    toolenv *te = te_of(env);
+    record(te, "ask", type, text, data, partial);
+    if (partial == 1)
+        return HEW_OK;
+    take_answer(te, answer);
+    return HEW_OK;
+}
+
+static hew_code te_approve(tool_env *env, const char *group, bool outside, const char *type,
+                           json_t *data, bool *approved, tool_answer *answer)
+{
+    toolenv *te = te_of(env);
+    (void)group;
+    (void)outside;
+    if (te->approve_all || env->yolo) {
+        record(te, "say", type, NULL, data, 0);
+        *approved = true;
+        return HEW_OK;
+    }
+    record(te, "ask", type, NULL, data, 0);
+    tool_answer a = { TOOL_ANSWER_YES, NULL };
+    take_answer(te, &a);
+    *approved = a.kind == TOOL_ANSWER_YES;
+    if (!*approved)
+        te->rejected = true;
+    if (answer)
+        *answer = a;
+    else
+        tool_answer_release(&a);
+    return HEW_OK;
+}
+
+static void te_complete(tool_env *env, const char *result)
+{
+    toolenv *te = te_of(env);
+    te->completed = true;
+    free(te->completion);
+    te->completion = strdup(result);
+}
+
+static void te_mistake(tool_env *env, bool made)
+{
+    toolenv *te = te_of(env);
+    te->mistakes = made ? te->mistakes + 1 : 0;
+}
+
+static void te_set_mode(tool_env *env, const char *mode)
+{
+    toolenv *te = te_of(env);
+    snprintf(te->mode, sizeof te->mode, "%s", mode);
+    env->mode = te->mode;
+}
+
+void toolenv_init(toolenv *te, const char *cwd)
+{
+    memset(te, 0, sizeof *te);
+    te->events = json_array();
+    te->answers = json_array();
+    snprintf(te->mode, sizeof te->mode, "act");
+    tool_env *e = &te->env;
+    e->task = te;
+    e->cwd = cwd;
+    e->abort = abort_new();
+    e->mode = te->mode;
+    e->set_mode = te_set_mode;
+    e->say = te_say;
+    e->ask = te_ask;
+    e->approve = te_approve;
+    e->complete = te_complete;
+    e->mistake = te_mistake;
+}
+
+void toolenv_release(toolenv *te)
+{
+    json_decref(te->events);
+    json_decref(te->answers);
+    abort_free(te->env.abort);
+    free(te->completion);
+}
+
+void toolenv_answer(toolenv *te, const char *kind, const char *text)
+{
+    json_t *a = json_pack("{s:s}", "kind", kind);
+    if (text)
+        json_object_set_new(a, "text", json_string(text));
+    json_array_append_new(te->answers, a);
+}
+
+static bool matches(const json_t *ev, const char *kind, const char *type)
+{
+    const char *k = json_string_value(json_object_get(ev, "kind"));
+    const char *t = json_string_value(json_object_get(ev, "type"));
+    return (!kind || strcmp(k, kind) == 0) && (!type || strcmp(t, type) == 0);
+}
+
+int toolenv_count(const toolenv *te, const char *kind, const char *type)
+{
+    int n = 0;
+    size_t i;
+    json_t *ev;
+    json_array_foreach(te->events, i, ev)
+        if (matches(ev, kind, type))
+            n++;
+    return n;
+}
+
+json_t *toolenv_last(const toolenv *te, const char *kind, const char *type)
+{
+    json_t *found = NULL;
+    size_t i;
+    json_t *ev;
+    json_array_foreach(te->events, i, ev)
+        if (matches(ev, kind, type))
+            found = ev;
+    return found;
+}
+
+hew_code toolenv_run(toolenv *te, const tool_def *def, tool_result *out, ...)
+{
+    const char *keys[TOOLENV_MAX_PARAMS], *values[TOOLENV_MAX_PARAMS];
+    size_t n = 0;
+    va_list ap;
+    va_start(ap, out);
+    const char *k;
+    while ((k = va_arg(ap, const char *)) && n < TOOLENV_MAX_PARAMS) {
+        keys[n] = k;
+        values[n] = va_arg(ap, const char *);
+        n++;
+    }
+    va_end(ap);
+    tool_call call = { .name = def->name, .id = "toolu_test", .nparams = n, .keys = keys,
+                       .values = values };
+    memset(out, 0, sizeof *out);
+    buf_init(&out->text, (size_t)8 << 20);
+    return def->run(&te->env, &call, out);
+}

@@ -1,0 +1,39 @@
+/* toolenv — a scripted tool_env for unit tests of single tools: it records every say and
+ * ask as JSON events, answers asks from a queue (or "yes" when the queue is empty), and
+ * lets a test set the workspace root, yolo and the mode. No task, no threads. */
+#ifndef HEW_TEST_TOOLENV_H
+#define HEW_TEST_TOOLENV_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "tools/tool.h"
+
+typedef struct toolenv {
+    tool_env env;
+    json_t *events;          /* [{"kind":"say"|"ask","type":…,"text":…,"data":…,"partial":n}] */
+    json_t *answers;         /* queue: [{"kind":"yes"|"no"|"message","text":…}] */
+    bool approve_all;        /* env->approve approves without asking (like yolo) */
+    int mistakes;            /* +1 per mistake(true); reset to 0 by mistake(false) */
+    bool completed;
+    char *completion;
+    bool rejected;           /* approve() was answered no / with a message */
+    char mode[8];
+} toolenv;
+
+void toolenv_init(toolenv *te, const char *cwd);
+void toolenv_release(toolenv *te);
+
+/* Queue the answer to the next ask: "yes", "no" or "message" (text may be NULL). */
+void toolenv_answer(toolenv *te, const char *kind, const char *text);
+
+/* How many events of a kind ("say"/"ask"/NULL = any) and type were recorded. */
+int toolenv_count(const toolenv *te, const char *kind, const char *type);
+/* The last event of that kind/type, or NULL (borrowed). */
+json_t *toolenv_last(const toolenv *te, const char *kind, const char *type);
+
+/* Run a tool with parameters given as alternating name, value, …, NULL; fills *out
+ * (release out->text with buf_release). */
+hew_code toolenv_run(toolenv *te, const tool_def *def, tool_result *out, ...);
+
+#endif
