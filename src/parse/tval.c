@@ -4,6 +4,7 @@
  * sequence: the join of "held tail + new bytes" is read through a tiny two-part view. */
 #include "parse/tval.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "base/utf8.h"
@@ -129,6 +130,33 @@ hew_code tval_error(const tval *v)
     return v->text.err ? v->text.err : v->pend.err;
 }
 
+/* buf_append with a fast path for the common case (room in the allocation, no error):
+ * the streaming path appends a few bytes per call, so the call into buf is what costs.
+ * Keeps buf's invariants: len <= max, data[len] == '\0'. */
+static inline void app(buf *b, const char *s, size_t n)
+{
+    size_t limit = b->max ? b->max : BUF_DEFAULT_MAX;
+    if (b->err == HEW_OK && b->data && n < b->cap - b->len && n <= limit - b->len) {
+        char *d = b->data + b->len;
+        if (n >= 8 && n <= 16) {
+            uint64_t x, y;
+            memcpy(&x, s, 8);
+            memcpy(&y, s + n - 8, 8);
+            memcpy(d, &x, 8);
+            memcpy(d + n - 8, &y, 8);
+        } else if (n < 8) {
+            for (size_t i = 0; i < n; i++)
+                d[i] = s[i];
+        } else {
+            memcpy(d, s, n);
+        }
+        b->len += n;
+        d[n] = '\0';
+        return;
+    }
+    buf_append(b, s, n);
+}
+
 /* The bytes "held tail (a) + new bytes (b)" seen as one string. */
 typedef struct vstr {
     const unsigned char *a, *b;
@@ -210,17 +238,47 @@ static void vappend(buf *b, const vstr *s, size_t from, size_t to)
         return;
     if (from < s->na) {
         size_t e = to < s->na ? to : s->na;
-        buf_append(b, s->a + from, e - from);
+        app(b, (const char *)s->a + from, e - from);
         from = e;
     }
     if (from < to)
-        buf_append(b, s->b + (from - s->na), to - from);
+        app(b, (const char *)s->b + (from - s->na), to - from);
 }
 
 bool tval_push(tval *v, const char *str, size_t n)
 {
     if (n == 0)
         return false;
+    /* Fast path: nothing held, and the bytes end with an ASCII character that is not a
+     * space, so all of them (and the spaces waiting before them) become visible. */
+    if (v->unk == 0 && v->mode != TVAL_MARKED && (v->started || v->mode == TVAL_RAW)) {
+        /* Fast path: nothing held, and the bytes end in ASCII: all of them up to the last
+         * non-space (and the spaces waiting before them) become visible. */
+        size_t last = n;
+        while (last > 0) {
+            unsigned char c = (unsigned char)str[last - 1];
+            if (c >= 0x80)
+                break;
+            if (c != 0x20 && !(c >= 0x09 && c <= 0x0D))
+                break;
+            last--;
+        }
+        unsigned char lc = last ? (unsigned char)str[last - 1] : 0;
+        if (v->mode == TVAL_RAW && (unsigned char)str[n - 1] < 0x80) {
+            app(&v->text, str, n);
+            return true;
+        }
+        if (last > 0 && lc < 0x80) {
+            if (v->pend.len) {
+                app(&v->text, v->pend.data, v->pend.len);
+                buf_reset(&v->pend);
+            }
+            app(&v->text, str, last);
+            if (last < n)
+                app(&v->pend, str + last, n - last);
+            return true;
+        }
+    }
     /* Take the held tail out of pend: it is re-read together with the new bytes. */
     unsigned char held[4];
     size_t nh = v->unk;
@@ -257,7 +315,7 @@ bool tval_push(tval *v, const char *str, size_t n)
     if (v->mode == TVAL_TRIM) {
         if (last > from) {
             if (v->pend.len) {
-                buf_append(&v->text, v->pend.data, v->pend.len);
+                app(&v->text, v->pend.data, v->pend.len);
                 buf_reset(&v->pend);
             }
             vappend(&v->text, &s, from, last);

@@ -379,6 +379,17 @@ static void param_close(xmlcall *x, const char *tag, size_t tag_len)
 
 /* ---- the scan ------------------------------------------------------------------------- */
 
+/* memchr for '<', without the call for the short pieces a stream delivers. */
+static inline const char *find_lt(const char *s, size_t n)
+{
+    if (n > 32)
+        return memchr(s, '<', n);
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '<')
+            return s + i;
+    return NULL;
+}
+
 /* Bytes that are not part of a tag. */
 static void content(xmlcall *x, const char *s, size_t n)
 {
@@ -430,8 +441,13 @@ static void on_tag(xmlcall *x, enum tagm_result r)
     }
 }
 
+#define TVAL_BAD(v) ((v)->text.err | (v)->pend.err)
+
 static hew_code check(const xmlcall *x)
 {
+    if (!(TVAL_BAD(&x->seg) | (x->text ? TVAL_BAD(&x->text->content) : 0) |
+          (x->target ? TVAL_BAD(x->target) : 0) | (x->cap ? TVAL_BAD(x->cap) : 0)))
+        return HEW_OK;
     hew_code rc = tval_error(&x->seg);
     if (!rc && x->text)
         rc = tval_error(&x->text->content);
@@ -460,7 +476,7 @@ hew_code xmlcall_feed(xmlcall *x, const char *s, size_t n)
             }
             continue;
         }
-        const char *lt = memchr(s + i, '<', n - i);
+        const char *lt = find_lt(s + i, n - i);
         size_t end = lt ? (size_t)(lt - s) : n;
         if (end > i)
             content(x, s + i, end - i);

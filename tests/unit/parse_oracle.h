@@ -42,7 +42,7 @@ typedef struct oresult {
 /* ---- JavaScript trim, by decoding code points ---------------------------------------- */
 
 /* Decode one strict UTF-8 character at s[i..n): its length, or 0 when invalid. */
-static size_t oracle_decode(const unsigned char *s, size_t n, size_t i, uint32_t *cp)
+static inline size_t oracle_decode(const unsigned char *s, size_t n, size_t i, uint32_t *cp)
 {
     unsigned char c = s[i];
     size_t len;
@@ -72,14 +72,14 @@ static size_t oracle_decode(const unsigned char *s, size_t n, size_t i, uint32_t
     return len;
 }
 
-static bool oracle_is_space(uint32_t cp)
+static inline bool oracle_is_space(uint32_t cp)
 {
     return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0xA0 || cp == 0x1680 ||
            (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
            cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
 }
 
-static void oracle_trim(const char *str, size_t from, size_t to, const char **out,
+static inline void oracle_trim(const char *str, size_t from, size_t to, const char **out,
                         size_t *outlen)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -107,7 +107,7 @@ static void oracle_trim(const char *str, size_t from, size_t to, const char **ou
 
 /* ---- the algorithm -------------------------------------------------------------------- */
 
-static bool oracle_ends_at(const char *s, size_t len, size_t i, const char *tag, size_t tl)
+static inline bool oracle_ends_at(const char *s, size_t len, size_t i, const char *tag, size_t tl)
 {
     (void)len;
     return i + 1 >= tl && memcmp(s + i + 1 - tl, tag, tl) == 0;
@@ -126,7 +126,7 @@ static oblock *oracle_push(oresult *r)
     return b;
 }
 
-static void oracle_set_param(oblock *t, const char *name, const char *v, size_t vl)
+static inline void oracle_set_param(oblock *t, const char *name, const char *v, size_t vl)
 {
     for (size_t i = 0; i < t->np; i++)
         if (strcmp(t->params[i].name, name) == 0) {
@@ -143,7 +143,7 @@ static void oracle_set_param(oblock *t, const char *name, const char *v, size_t 
     t->np++;
 }
 
-static void oracle_free(oresult *r)
+static inline void oracle_free(oresult *r)
 {
     for (size_t i = 0; i < r->n; i++)
         free(r->v[i].params);
@@ -151,26 +151,64 @@ static void oracle_free(oresult *r)
     memset(r, 0, sizeof *r);
 }
 
+typedef struct otags {
+    char **open, **close; /* "<name>", "</name>" */
+    size_t *olen, *clen;
+    size_t n;
+} otags;
+
+static inline otags oracle_tags(const char *const *names, size_t n)
+{
+    otags t = { calloc(n + 1, sizeof(char *)), calloc(n + 1, sizeof(char *)),
+                calloc(n + 1, sizeof(size_t)), calloc(n + 1, sizeof(size_t)), n };
+    if (!t.open || !t.close || !t.olen || !t.clen)
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(names[i]);
+        t.open[i] = malloc(l + 3);
+        t.close[i] = malloc(l + 4);
+        if (!t.open[i] || !t.close[i])
+            abort();
+        t.olen[i] = (size_t)snprintf(t.open[i], l + 3, "<%s>", names[i]);
+        t.clen[i] = (size_t)snprintf(t.close[i], l + 4, "</%s>", names[i]);
+    }
+    return t;
+}
+
+static inline void oracle_tags_free(otags *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->open[i]);
+        free(t->close[i]);
+    }
+    free(t->open);
+    free(t->close);
+    free(t->olen);
+    free(t->clen);
+}
+
 /* Literal parseAssistantMessageV2(s[0..len)). rule_tool is "write_to_file" (or NULL). The
- * result points into s and into the name arrays. */
-static oresult oracle_parse(const char *s, size_t len, const char *const *tools, size_t ntools,
+ * result points into s and into the name arrays. Tags are built once per call (Cline keeps
+ * the opening tags in Maps and builds each closing tag in a template string). */
+static inline oresult oracle_parse(const char *s, size_t len, const char *const *tools, size_t ntools,
                             const char *const *params, size_t nparams, const char *rule_tool)
 {
     oresult r = { 0 };
-    char tag[160];
+    otags tt = oracle_tags(tools, ntools), pt = oracle_tags(params, nparams);
     size_t text_start = 0, tool_start = 0, param_start = 0;
     bool cur_text = false;
     oblock cur_tool;
     bool in_tool = false;
+    size_t tool_k = 0;
     const char *cur_param = NULL;
+    size_t param_k = 0;
     memset(&cur_tool, 0, sizeof cur_tool);
     for (size_t i = 0; i < len; i++) {
         if (in_tool && cur_param) {
-            size_t tl = (size_t)snprintf(tag, sizeof tag, "</%s>", cur_param);
-            if (oracle_ends_at(s, len, i, tag, tl)) {
+            if (oracle_ends_at(s, len, i, pt.close[param_k], pt.clen[param_k])) {
                 const char *v;
                 size_t vl;
-                oracle_trim(s, param_start, i + 1 - tl, &v, &vl);
+                oracle_trim(s, param_start, i + 1 - pt.clen[param_k], &v, &vl);
                 oracle_set_param(&cur_tool, cur_param, v, vl);
                 cur_param = NULL;
             } else {
@@ -180,9 +218,9 @@ static oresult oracle_parse(const char *s, size_t len, const char *const *tools,
         if (in_tool && !cur_param) {
             bool started = false;
             for (size_t k = 0; k < nparams; k++) {
-                size_t tl = (size_t)snprintf(tag, sizeof tag, "<%s>", params[k]);
-                if (oracle_ends_at(s, len, i, tag, tl)) {
+                if (oracle_ends_at(s, len, i, pt.open[k], pt.olen[k])) {
                     cur_param = params[k];
+                    param_k = k;
                     param_start = i + 1;
                     started = true;
                     break;
@@ -190,8 +228,8 @@ static oresult oracle_parse(const char *s, size_t len, const char *const *tools,
             }
             if (started)
                 continue;
-            size_t tl = (size_t)snprintf(tag, sizeof tag, "</%s>", cur_tool.name);
-            if (oracle_ends_at(s, len, i, tag, tl)) {
+            size_t tl = tt.clen[tool_k];
+            if (oracle_ends_at(s, len, i, tt.close[tool_k], tl)) {
                 size_t a = tool_start, b = i + 1 - tl; /* the tool's slice s[a..b) */
                 if (rule_tool && strcmp(cur_tool.name, rule_tool) == 0) {
                     const char *open = "<content>", *close = "</content>";
@@ -224,8 +262,8 @@ static oresult oracle_parse(const char *s, size_t len, const char *const *tools,
         }
         bool started = false;
         for (size_t k = 0; k < ntools; k++) {
-            size_t tl = (size_t)snprintf(tag, sizeof tag, "<%s>", tools[k]);
-            if (oracle_ends_at(s, len, i, tag, tl)) {
+            size_t tl = tt.olen[k];
+            if (oracle_ends_at(s, len, i, tt.open[k], tl)) {
                 const char *t;
                 size_t tlen;
                 oracle_trim(s, text_start, i + 1 - tl, &t, &tlen);
@@ -240,6 +278,7 @@ static oresult oracle_parse(const char *s, size_t len, const char *const *tools,
                 cur_tool.tool = true;
                 cur_tool.partial = true;
                 cur_tool.name = tools[k];
+                tool_k = k;
                 in_tool = true;
                 tool_start = i + 1;
                 started = true;
@@ -272,12 +311,14 @@ static oresult oracle_parse(const char *s, size_t len, const char *const *tools,
             b->partial = true;
         }
     }
+    oracle_tags_free(&tt);
+    oracle_tags_free(&pt);
     return r;
 }
 
 /* ---- canonical dumps ------------------------------------------------------------------- */
 
-static void dump_field(buf *b, const char *s, size_t n)
+static inline void dump_field(buf *b, const char *s, size_t n)
 {
     buf_printf(b, "%zu:", n);
     buf_append(b, s, n);
@@ -285,7 +326,7 @@ static void dump_field(buf *b, const char *s, size_t n)
 }
 
 /* skip_param: a parameter name whose value is left out (NULL for none). */
-static void oracle_dump_block(buf *b, const oblock *x, const char *skip_param)
+static inline void oracle_dump_block(buf *b, const oblock *x, const char *skip_param)
 {
     if (!x->tool) {
         buf_puts(b, x->partial ? "text~" : "text.");
@@ -304,13 +345,13 @@ static void oracle_dump_block(buf *b, const oblock *x, const char *skip_param)
     buf_putc(b, '\n');
 }
 
-static void oracle_dump(buf *b, const oresult *r)
+static inline void oracle_dump(buf *b, const oresult *r)
 {
     for (size_t i = 0; i < r->n; i++)
         oracle_dump_block(b, &r->v[i], NULL);
 }
 
-static void parser_dump_block(buf *b, const block *x, const char *skip_param)
+static inline void parser_dump_block(buf *b, const block *x, const char *skip_param)
 {
     if (x->type == BLOCK_TEXT || x->type == BLOCK_REASONING) {
         buf_puts(b, x->type == BLOCK_REASONING ? "reasoning" : "text");
@@ -338,14 +379,14 @@ static void parser_dump_block(buf *b, const block *x, const char *skip_param)
     buf_putc(b, '\n');
 }
 
-static void parser_dump(buf *b, const parser *p)
+static inline void parser_dump(buf *b, const parser *p)
 {
     for (size_t i = 0; i < parser_count(p); i++)
         parser_dump_block(b, parser_block(p, i), NULL);
 }
 
 /* Print a dump with control bytes escaped (for failure messages). */
-static void dump_print(FILE *f, const char *label, const buf *b)
+static inline void dump_print(FILE *f, const char *label, const buf *b)
 {
     fprintf(f, "%s:\n  ", label);
     for (size_t i = 0; i < b->len; i++) {
