@@ -5,6 +5,7 @@
  * the file could be read (a failed stream is a result, not a failure), 1 when it could
  * not, 2 on a usage error. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 static void usage(FILE *out)
 {
     fputs("usage: hew debug decode --protocol anthropic|openai-chat|openai-responses|gemini\n"
-          "                        [--status N] [--header 'Name: value']... FILE\n"
+          "                        [--status N] [--header 'Name: value']... FILE|-\n"
           "  Decodes the raw response body in FILE (an SSE stream, or with --status N >= 300\n"
           "  an error body) as live traffic would be, and prints one JSON object.\n",
           out);
@@ -27,7 +28,8 @@ static void usage(FILE *out)
 /* Read the whole file (binary-safe). NULL and a message on failure. */
 static char *read_all(const char *path, size_t *len_out)
 {
-    FILE *f = fopen(path, "rb");
+    bool is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) {
         fprintf(stderr, "hew: cannot open %s: %s\n", path, strerror(errno));
         return NULL;
@@ -57,7 +59,8 @@ static char *read_all(const char *path, size_t *len_out)
             break;
     }
     int failed = ferror(f);
-    fclose(f);
+    if (!is_stdin)
+        fclose(f);
     if (!data || failed) {
         if (data || failed)
             fprintf(stderr, "hew: cannot read %s\n", path);
@@ -118,7 +121,7 @@ int cli_debug_decode(int argc, char **argv)
         return 2;
     }
     size_t len = 0;
-    char *body = strcmp(file, "-") == 0 ? NULL : read_all(file, &len);
+    char *body = read_all(file, &len);
     if (!body)
         return 1;
     char err[512] = "";
