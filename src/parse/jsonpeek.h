@@ -33,7 +33,6 @@ typedef struct jsonpeek {
     jsonpeek_sink sink;
     void *ud;
     int st;              /* internal state */
-    int ret;             /* state to return to after a string */
     bool dead, done;
     bool in_value_str;   /* the string being read is a value, not a key */
     bool reporting;      /* the current value is reported */
