@@ -152,7 +152,8 @@ static void message_start(api_decoder *d, const json_t *j)
 void dec_anthropic_event(api_decoder *d, const char *type, size_t tl, const char *data,
                          size_t dl)
 {
-    (void)tl;
+    if (dec_fast_anthropic(d, type, tl, data, dl))
+        return;
     json_t *j = dec_parse(d, data, dl, "Anthropic");
     if (!j)
         return;

@@ -51,6 +51,8 @@ struct api_decoder {
     api_error err;
 
     buf raw;        /* bytes since the last dispatched event (capped), see decoder.c */
+    buf scratch;    /* decode_fast.c: a decoded string, reused from event to event */
+    bool no_fast;   /* fast paths turned off (api_decoder_set_fast_paths) */
     bool raw_overflow;
 
     /* protocol scratch */
@@ -86,6 +88,14 @@ void dec_text(api_decoder *d, const json_t *s);
 void dec_text_raw(api_decoder *d, const char *s, size_t n);
 /* A reasoning text delta (s may be NULL) for block (use dec_reasoning_block). */
 void dec_reasoning(api_decoder *d, int block, const json_t *s);
+void dec_reasoning_raw(api_decoder *d, int block, const char *s, size_t n);
+
+/* decode_fast.c: the hot event shapes read without jansson. true = handled (the chunks
+ * are exactly those the general path would give); false = take the general path. */
+bool dec_fast_anthropic(api_decoder *d, const char *type, size_t tl, const char *data,
+                        size_t dl);
+bool dec_fast_openai_chat(api_decoder *d, const char *type, size_t tl, const char *data,
+                          size_t dl);
 /* The block ordinal for a wire key (a new one when the key changes). */
 int dec_reasoning_block(api_decoder *d, long key);
 /* The call ordinal for a wire key; *is_new (may be NULL) says whether it was just

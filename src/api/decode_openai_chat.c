@@ -183,6 +183,8 @@ void dec_openai_chat_event(api_decoder *d, const char *type, size_t tl, const ch
         dec_end(d, map_stop(d, d->have_stop ? d->stop_raw : NULL), d->stop_raw);
         return;
     }
+    if (dec_fast_openai_chat(d, type, tl, data, dl))
+        return;
     json_t *j = dec_parse(d, data, dl, "OpenAI chat");
     if (!j)
         return;

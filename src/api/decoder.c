@@ -33,7 +33,13 @@ api_decoder *api_decoder_new(api_protocol p, long http_status, api_chunk_fn fn, 
     d->cur_reasoning_key = -1;
     api_error_init(&d->err);
     buf_init(&d->raw, RAW_KEEP * 2 + 1);
+    buf_init(&d->scratch, 0);
     return d;
+}
+
+void api_decoder_set_fast_paths(api_decoder *d, bool on)
+{
+    d->no_fast = !on;
 }
 
 void api_decoder_free(api_decoder *d)
@@ -44,6 +50,7 @@ void api_decoder_free(api_decoder *d)
         free(d->calls[i].pending);
     sse_decoder_free(d->sse);
     buf_release(&d->raw);
+    buf_release(&d->scratch);
     free(d);
 }
 
@@ -100,17 +107,23 @@ int dec_reasoning_block(api_decoder *d, long key)
     return d->reasoning_blocks - 1;
 }
 
-void dec_reasoning(api_decoder *d, int block, const json_t *s)
+void dec_reasoning_raw(api_decoder *d, int block, const char *s, size_t n)
 {
-    if (!json_is_string(s) || json_string_length(s) == 0)
+    if (!s || n == 0)
         return;
     api_chunk c;
     memset(&c, 0, sizeof c);
     c.kind = API_CHUNK_REASONING;
-    c.text = json_string_value(s);
-    c.len = json_string_length(s);
+    c.text = s;
+    c.len = n;
     c.reasoning.block = block;
     dec_emit(d, &c);
+}
+
+void dec_reasoning(api_decoder *d, int block, const json_t *s)
+{
+    if (json_is_string(s))
+        dec_reasoning_raw(d, block, json_string_value(s), json_string_length(s));
 }
 
 int dec_call_for(api_decoder *d, long key, bool create, bool *is_new)

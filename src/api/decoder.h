@@ -58,6 +58,10 @@ hew_code api_decoder_event(api_decoder *d, const char *type, size_t type_len, co
  * complete. Idempotent. */
 void api_decoder_end(api_decoder *d);
 
+/* Turn the jansson-free fast paths for the common event shapes on (the default) or off;
+ * the chunks are the same either way (tests and fuzzers check that by running both). */
+void api_decoder_set_fast_paths(api_decoder *d, bool on);
+
 /* True once END or ERROR has been emitted. */
 bool api_decoder_finished(const api_decoder *d);
 /* True when the stream completed properly (END emitted, no error). */
