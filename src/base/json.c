@@ -562,3 +562,48 @@ void json_dump_into(const json_t *v, buf *out, size_t flags)
         buf_truncate(out, before);
     }
 }
+
+/* Bytes that need an escape in a JSON string. */
+static bool json_needs_escape(unsigned char c)
+{
+    return c < 0x20 || c == '"' || c == '\\';
+}
+
+static void escape_valid(buf *out, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!json_needs_escape(c))
+            continue;
+        buf_append(out, s + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"': buf_append(out, "\\\"", 2); break;
+        case '\\': buf_append(out, "\\\\", 2); break;
+        case '\n': buf_append(out, "\\n", 2); break;
+        case '\r': buf_append(out, "\\r", 2); break;
+        case '\t': buf_append(out, "\\t", 2); break;
+        default: {
+            char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+            buf_append(out, u, sizeof u);
+        }
+        }
+    }
+    buf_append(out, s + run, n - run);
+}
+
+void json_escape_into(buf *out, const char *s, size_t n)
+{
+    buf_putc(out, '"');
+    if (utf8_validate(s, n, NULL)) {
+        escape_valid(out, s, n);
+    } else {
+        buf clean = BUF_INIT(0);
+        utf8_sanitize(s, n, &clean);
+        escape_valid(out, clean.data ? clean.data : "", clean.len);
+        buf_release(&clean);
+    }
+    buf_putc(out, '"');
+}

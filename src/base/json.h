@@ -121,4 +121,9 @@ void json_arr_push(json_t *arr, json_t *v, hew_code *st);
  * refuses); on failure out's length is restored to what it was. */
 void json_dump_into(const json_t *v, buf *out, size_t flags);
 
+/* Append s[0..n) as a JSON string literal (quotes included) to out: '"', '\\' and
+ * control characters escaped, everything else copied as is (runs at memcpy speed: this is
+ * on the streaming path); bytes that are not valid UTF-8 become U+FFFD. */
+void json_escape_into(buf *out, const char *s, size_t n);
+
 #endif

@@ -218,6 +218,8 @@ static hew_code consume_stream(hew_task *t)
             pthread_mutex_unlock(&t->mu);
             return HEW_OK;
         }
+        /* Woken at once for new or completed blocks (stream.c); otherwise every 40 ms to
+         * show a growing block. */
         uint64_t seen = t->stream.version;
         if (!done && !abort_is_set(t->abort)) {
             struct timespec until;

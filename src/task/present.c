@@ -11,8 +11,16 @@
 #include "task/task.h"
 #include "task/text_clean.h"
 
-/* Partial text is shown at most this often; the final text always at once. */
+/* Partial text is shown at most every 40 ms, and less often as it grows (each update
+ * re-sends the whole text: 20 ns per byte of pause keeps that cost a small fraction of
+ * the stream however long the text gets); the final text always at once. */
 #define PARTIAL_TEXT_INTERVAL_MS 40
+#define PARTIAL_TEXT_NS_PER_BYTE 20
+
+static long long partial_interval_ms(size_t len)
+{
+    return PARTIAL_TEXT_INTERVAL_MS + (long long)(len * PARTIAL_TEXT_NS_PER_BYTE / 1000000);
+}
 
 /* A copy of one block, taken under mu. */
 typedef struct snapshot {
@@ -136,7 +144,7 @@ hew_code present_assistant_message(hew_task *t)
                 return HEW_OK;
             }
             if (b->type != BLOCK_TOOL_USE &&
-                task_now_ms() - t->last_partial_say_ms < PARTIAL_TEXT_INTERVAL_MS) {
+                task_now_ms() - t->last_partial_say_ms < partial_interval_ms(b->content.text.len)) {
                 pthread_mutex_unlock(&t->mu); /* shown a moment ago: coalesce */
                 return HEW_OK;
             }

@@ -42,6 +42,13 @@ static int on_chunk(void *ud, const api_chunk *c)
     hew_err perr = HEW_ERR_INIT;
     hew_code rc = HEW_OK;
     pthread_mutex_lock(&t->mu);
+    /* What the presenter must hear about at once: a new block, a block completed, the
+     * first chunk. Growth of a partial block is picked up by its timed wake (partial text
+     * is shown at most every 40 ms anyway), which spares a thread wake-up per chunk. */
+    size_t count_before = parser_count(s->parser);
+    const block *last = count_before ? parser_block(s->parser, count_before - 1) : NULL;
+    bool last_partial_before = last && last->partial;
+    bool first_before = s->first_chunk;
     api_turn_add(&s->turn, c);
     switch (c->kind) {
     case API_CHUNK_TEXT:
@@ -72,7 +79,12 @@ static int on_chunk(void *ud, const api_chunk *c)
     if (rc != HEW_OK && s->parse_err.code == HEW_OK)
         s->parse_err = perr;
     s->version++;
-    pthread_cond_broadcast(&t->cv);
+    size_t count_after = parser_count(s->parser);
+    bool structural = count_after != count_before || s->first_chunk != first_before ||
+                      (last && last->partial != last_partial_before) ||
+                      c->kind == API_CHUNK_END || c->kind == API_CHUNK_ERROR || rc != HEW_OK;
+    if (structural)
+        pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
     return rc != HEW_OK;
 }
@@ -94,12 +106,14 @@ static void *stream_main(void *arg)
     pthread_mutex_lock(&t->mu);
     hew_err perr = HEW_ERR_INIT;
     parser_finish(t->stream.parser, &perr);
-    if (rc == HEW_OK && t->stream.parse_err.code != HEW_OK) {
+    if (t->stream.parse_err.code != HEW_OK) {
+        /* The parser refused the answer (too large, out of memory): api_stream saw that as
+         * the consumer stopping; report the real reason. Retrying would hit it again. */
         rc = t->stream.parse_err.code;
         api_error_init(&e);
         e.category = API_ERR_SERVER;
-        e.after_first_chunk = true;
-        snprintf(e.message, sizeof e.message, "the answer could not be read: %s",
+        e.after_first_chunk = t->stream.first_chunk;
+        snprintf(e.message, sizeof e.message, "the answer could not be taken in: %s",
                  t->stream.parse_err.msg);
     }
     if (rc == HEW_OK)

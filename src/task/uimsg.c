@@ -101,17 +101,19 @@ void uimsg_to_json(const uimsg_list *l, size_t i, buf *out)
     if (i >= l->len)
         return;
     const uimsg *m = &l->items[i];
-    json_t *o = json_object();
-    json_object_set_new(o, "v", json_integer(UIMSG_SCHEMA_VERSION));
-    json_object_set_new(o, "index", json_integer((json_int_t)i));
-    json_object_set_new(o, "ts", json_integer(m->ts));
-    json_object_set_new(o, "kind", json_string(m->kind == UIMSG_ASK ? "ask" : "say"));
-    json_object_set_new(o, "type", json_string(m->type));
-    json_object_set_new(o, "partial", json_boolean(m->partial));
-    if (m->text)
-        json_object_set_new(o, "text", json_stringn(m->text, strlen(m->text)));
-    if (m->data)
-        json_object_set(o, "data", m->data);
-    json_dump_into(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(o);
+    /* Written by hand: the text can be megabytes long and is re-sent with every partial
+     * update, so it goes through the memcpy-speed escaper, not a JSON tree. */
+    buf_printf(out, "{\"v\":%d,\"index\":%zu,\"ts\":%lld,\"kind\":\"%s\",\"type\":",
+               UIMSG_SCHEMA_VERSION, i, m->ts, m->kind == UIMSG_ASK ? "ask" : "say");
+    json_escape_into(out, m->type, strlen(m->type));
+    buf_printf(out, ",\"partial\":%s", m->partial ? "true" : "false");
+    if (m->text) {
+        buf_puts(out, ",\"text\":");
+        json_escape_into(out, m->text, strlen(m->text));
+    }
+    if (m->data) {
+        buf_puts(out, ",\"data\":");
+        json_dump_into(m->data, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    }
+    buf_putc(out, '}');
 }
