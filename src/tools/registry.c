@@ -7,11 +7,17 @@
 extern const tool_def tool_attempt_completion;
 extern const tool_def tool_ask_followup_question;
 extern const tool_def tool_plan_mode_respond;
+extern const tool_def tool_read_file;
+extern const tool_def tool_write_to_file;
+extern const tool_def tool_replace_in_file;
 
 static const tool_def *const builtin_tools[] = {
     &tool_ask_followup_question,
     &tool_attempt_completion,
     &tool_plan_mode_respond,
+    &tool_read_file,
+    &tool_write_to_file,
+    &tool_replace_in_file,
 };
 
 const tool_def *const *registry_tools(size_t *count)

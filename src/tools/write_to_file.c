@@ -1,0 +1,153 @@
+/* write_to_file — create a file or replace its whole content with what the model wrote.
+ * Missing directories are created, a code fence the model put around the content is
+ * removed, the file's line-ending style is kept, and the write is atomic. It must never
+ * write a path .clineignore blocks, never write without approval, and never leave half a
+ * file behind. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tools/file_edit.h"
+#include "tools/workspace.h"
+
+static const tool_param params[] = {
+    { "path", true,
+      "The path of the file to write, relative to the current working directory.",
+      "File path here" },
+    { "content", true,
+      "The complete content of the file: every line, nothing left out or abbreviated, "
+      "also the parts that do not change.",
+      "Your file content here" },
+};
+
+/* The path: "path", or "absolutePath" (Cline's native variant). */
+static const char *path_param(const tool_call *call)
+{
+    const char *p = tool_call_param(call, "path");
+    return p && *p ? p : tool_call_param(call, "absolutePath");
+}
+
+/* Drop a leading "```lang" line and then a trailing "```" line. The trailing fence alone
+ * is kept: a Markdown file may well end with one. */
+static void strip_fences(const char **s, size_t *n)
+{
+    const char *p = *s;
+    size_t len = *n;
+    if (len < 3 || memcmp(p, "```", 3) != 0)
+        return;
+    const char *first_nl = memchr(p, '\n', len);
+    if (!first_nl)
+        return;
+    len -= (size_t)(first_nl + 1 - p);
+    p = first_nl + 1;
+    size_t end = len;
+    while (end && (p[end - 1] == '\n' || p[end - 1] == '\r' || p[end - 1] == ' '))
+        end--;
+    if (end >= 3 && memcmp(p + end - 3, "```", 3) == 0) {
+        size_t ls = end - 3;
+        while (ls && p[ls - 1] != '\n')
+            ls--;
+        if (ls + 3 == end || (ls + 3 <= end && strspn(p + ls, " \t") == end - 3 - ls))
+            len = ls;
+    }
+    *s = p;
+    *n = len;
+}
+
+static void describe(const tool_call *call, buf *out)
+{
+    const char *path = path_param(call);
+    if (path && *path && !strchr(path, '\n') && strlen(path) <= 200)
+        buf_printf(out, "[%s for '%s']", call->name, path);
+    else
+        buf_printf(out, "[%s]", call->name);
+}
+
+static void partial(tool_env *env, const tool_call *call)
+{
+    const char *path = path_param(call);
+    if (!path || !*path)
+        return;
+    ws_path wp = WS_PATH_INIT;
+    bool exists = ws_resolve(env->cwd, path, &wp, NULL) == HEW_OK && access(wp.abs, F_OK) == 0;
+    json_t *data = ws_tool_data(exists ? "editedExistingFile" : "newFileCreated",
+                                wp.rel ? wp.rel : path);
+    const char *content = tool_call_param(call, "content");
+    ws_data_put(data, "content", content ? content : "");
+    ws_show_partial(env, data);
+    json_decref(data);
+    ws_path_release(&wp);
+}
+
+static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
+{
+    const char *path = path_param(call);
+    const char *content = tool_call_param(call, "content");
+    ws_path wp = WS_PATH_INIT;
+    ignore *ig = NULL;
+    file_before fb = { 0 };
+    char *text = NULL;
+    hew_err err = HEW_ERR_INIT;
+    hew_code rc = HEW_OK;
+
+    if (!path || !*path) {
+        ws_error_result(env, out, "Missing value for the required parameter 'path'.");
+        return HEW_OK;
+    }
+    if (!content) {
+        ws_error_result(env, out, "Missing value for the required parameter 'content': give "
+                                  "the complete content of the file.");
+        return HEW_OK;
+    }
+    if (ws_resolve(env->cwd, path, &wp, &err) != HEW_OK) {
+        ws_error_result(env, out, "Cannot write %s: %s", path, err.msg);
+        goto done;
+    }
+    if (ignore_load_cline(env->cwd, &ig, &err) != HEW_OK) {
+        ws_error_result(env, out, "%s", err.msg);
+        goto done;
+    }
+    if (ws_ignored(ig, &wp, false)) {
+        ws_blocked_result(env, wp.rel, out);
+        goto done;
+    }
+    if (!file_before_load(env, &wp, &fb, out))
+        goto done;
+
+    const char *c = content;
+    size_t n = strlen(content);
+    strip_fences(&c, &n);
+    text = malloc(n + 2);
+    if (!text) {
+        ws_error_result(env, out, "out of memory");
+        goto done;
+    }
+    memcpy(text, c, n);
+    n = file_edit_to_lf(text, n);
+    if (n && text[n - 1] != '\n')
+        text[n++] = '\n';
+    text[n] = '\0';
+    rc = file_edit_finish(env, &wp, &fb, text, n, out);
+
+done:
+    free(text);
+    file_before_release(&fb);
+    ignore_free(ig);
+    ws_path_release(&wp);
+    return rc;
+}
+
+const tool_def tool_write_to_file = {
+    .name = "write_to_file",
+    .description =
+        "Write a file: create it (with any missing directories) or replace all of its "
+        "content. Give the complete content every time. For small changes to an existing "
+        "file prefer replace_in_file.",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .read_only = false,
+    .run = run,
+    .partial = partial,
+    .describe = describe,
+};
