@@ -10,6 +10,8 @@ extern const tool_def tool_plan_mode_respond;
 extern const tool_def tool_read_file;
 extern const tool_def tool_write_to_file;
 extern const tool_def tool_replace_in_file;
+extern const tool_def tool_list_files;
+extern const tool_def tool_search_files;
 
 static const tool_def *const builtin_tools[] = {
     &tool_ask_followup_question,
@@ -18,6 +20,8 @@ static const tool_def *const builtin_tools[] = {
     &tool_read_file,
     &tool_write_to_file,
     &tool_replace_in_file,
+    &tool_list_files,
+    &tool_search_files,
 };
 
 const tool_def *const *registry_tools(size_t *count)

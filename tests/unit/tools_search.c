@@ -1,0 +1,332 @@
+/* Unit tests of list_files and search_files (and the search engine's globs) through a
+ * scripted tool_env in mkdtemp workspaces: order, caps, default and .gitignore ignores,
+ * .clineignore locks and filtering, hidden and binary files, symlinks, context lines. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "check.h"
+#include "tmpdir.h"
+#include "toolenv.h"
+#include "tools/search.h"
+
+extern const tool_def tool_list_files;
+extern const tool_def tool_search_files;
+
+static char *ws;
+
+static void put(const char *rel, const char *content)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", ws, rel);
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    fs_mkdirs(path, 0755, NULL);
+    *slash = '/';
+    CHECK_INT(fs_write_atomic(path, content, strlen(content), 0644, NULL), HEW_OK);
+}
+
+static void setup(toolenv *te)
+{
+    ws = tmpdir_make("search");
+    toolenv_init(te, ws);
+    te->approve_all = true;
+}
+
+static void teardown(toolenv *te)
+{
+    toolenv_release(te);
+    tmpdir_remove(ws);
+    free(ws);
+}
+
+static void test_list_top_level_sorted(void)
+{
+    toolenv te;
+    setup(&te);
+    put("b.txt", "");
+    put("A.txt", "");
+    put("file10.txt", "");
+    put("file9.txt", "");
+    put(".env", "");
+    put("src/main.c", "");
+    put("node_modules/x/index.js", "");
+    tool_result r;
+    CHECK_INT(toolenv_run(&te, &tool_list_files, &r, "path", ".", NULL), HEW_OK);
+    CHECK_STR(r.text.data, ".env\nA.txt\nb.txt\nfile9.txt\nfile10.txt\nnode_modules/\nsrc/");
+    json_t *ev = toolenv_last(&te, "say", "tool");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(ev, "data"), "tool")),
+              "listFilesTopLevel");
+    buf_release(&r.text);
+    teardown(&te);
+}
+
+static void test_list_recursive_ignores(void)
+{
+    toolenv te;
+    setup(&te);
+    put(".gitignore", "*.log\nbuild/\n");
+    put("src/a.c", "");
+    put("src/deep/b.c", "");
+    put("src/x.log", "");
+    put("build/out.o", "");
+    put("node_modules/pkg/index.js", "");
+    put(".git/config", "");
+    put("target/dependency/lib.jar", "");
+    put("target/classes/A.class", "");
+    put("src/sub/.gitignore", "secret.txt\n");
+    put("src/sub/secret.txt", "");
+    put("src/sub/open.txt", "");
+    tool_result r;
+    toolenv_run(&te, &tool_list_files, &r, "path", ".", "recursive", "true", NULL);
+    CHECK_STR(r.text.data,
+              ".gitignore\n"
+              ".git/\n"
+              "node_modules/\n"
+              "src/\n"
+              "src/a.c\n"
+              "src/deep/\n"
+              "src/deep/b.c\n"
+              "src/sub/\n"
+              "src/sub/.gitignore\n"
+              "src/sub/open.txt\n"
+              "target/\n"
+              "target/classes/\n"
+              "target/classes/A.class\n"
+              "target/dependency/");
+    json_t *ev = toolenv_last(&te, "say", "tool");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(ev, "data"), "tool")),
+              "listFilesRecursive");
+    buf_release(&r.text);
+    teardown(&te);
+}
+
+static void test_list_cap_and_locks(void)
+{
+    toolenv te;
+    setup(&te);
+    put(".clineignore", "private/\n");
+    put("private/key.pem", "");
+    for (int d = 0; d < 5; d++)
+        for (int f = 0; f < 60; f++) {
+            char rel[64];
+            snprintf(rel, sizeof rel, "d%d/f%02d.txt", d, f);
+            put(rel, "");
+        }
+    tool_result r;
+    toolenv_run(&te, &tool_list_files, &r, "path", ".", "recursive", "true", NULL);
+    CHECK(strstr(r.text.data, "\xf0\x9f\x94\x92 private/") != NULL);
+    CHECK(strstr(r.text.data, "key.pem") == NULL);
+    CHECK(strstr(r.text.data, "limit of 200 entries") != NULL);
+    size_t lines = 0;
+    for (const char *p = r.text.data; (p = strchr(p, '\n')); p++)
+        lines++;
+    CHECK_INT(lines, 200 - 1 + 2); /* 200 entries, a blank line, the notice */
+    buf_release(&r.text);
+    /* Listing an ignored directory is refused. */
+    toolenv_run(&te, &tool_list_files, &r, "path", "private", NULL);
+    CHECK(r.is_error);
+    CHECK(strstr(r.text.data, ".clineignore") != NULL);
+    buf_release(&r.text);
+    teardown(&te);
+}
+
+static void test_list_symlinks_and_errors(void)
+{
+    toolenv te;
+    setup(&te);
+    put("real/a.txt", "");
+    char link[4096], target[4096];
+    snprintf(link, sizeof link, "%s/loop", ws);
+    snprintf(target, sizeof target, "%s", ws);
+    CHECK_INT(symlink(target, link), 0);
+    tool_result r;
+    toolenv_run(&te, &tool_list_files, &r, "path", ".", "recursive", "true", NULL);
+    CHECK_STR(r.text.data, "loop/\nreal/\nreal/a.txt");
+    buf_release(&r.text);
+    toolenv_run(&te, &tool_list_files, &r, "path", "missing", NULL);
+    CHECK(r.is_error);
+    CHECK_INT(te.mistakes, 1);
+    buf_release(&r.text);
+    /* An empty directory. */
+    put("empty/.keep", "");
+    char p[4096];
+    snprintf(p, sizeof p, "%s/empty/.keep", ws);
+    unlink(p);
+    toolenv_run(&te, &tool_list_files, &r, "path", "empty", NULL);
+    CHECK_STR(r.text.data, "No files found.");
+    buf_release(&r.text);
+    teardown(&te);
+}
+
+static void test_search_grouped_with_context(void)
+{
+    toolenv te;
+    setup(&te);
+    put("src/a.c", "int x;\n// TODO first\nint y;\nint z;\nint w;\n// TODO second\n");
+    put("src/b.c", "// TODO only\n");
+    put("README.md", "nothing here\n");
+    tool_result r;
+    CHECK_INT(toolenv_run(&te, &tool_search_files, &r, "path", ".", "regex", "TODO", NULL), HEW_OK);
+    CHECK(!r.is_error);
+    CHECK_STR(r.text.data,
+              "Found 3 results.\n\n"
+              "src/a.c\n\xe2\x94\x82----\n"
+              "\xe2\x94\x82int x;\n\xe2\x94\x82// TODO first\n\xe2\x94\x82int y;\n"
+              "\xe2\x94\x82----\n"
+              "\xe2\x94\x82int w;\n\xe2\x94\x82// TODO second\n"
+              "\xe2\x94\x82----\n\n"
+              "src/b.c\n\xe2\x94\x82----\n\xe2\x94\x82// TODO only\n\xe2\x94\x82----");
+    json_t *data = json_object_get(toolenv_last(&te, "say", "tool"), "data");
+    CHECK_STR(json_string_value(json_object_get(data, "tool")), "searchFiles");
+    CHECK_STR(json_string_value(json_object_get(data, "regex")), "TODO");
+    buf_release(&r.text);
+    /* Adjacent hits share their context; a subdirectory gives paths from the cwd. */
+    put("src/c.c", "a\nTODO 1\nTODO 2\nb\n");
+    toolenv_run(&te, &tool_search_files, &r, "path", "src", "regex", "TODO [0-9]",
+                "file_pattern", "c.*", NULL);
+    CHECK_STR(r.text.data,
+              "Found 2 results.\n\n"
+              "src/c.c\n\xe2\x94\x82----\n\xe2\x94\x82" "a\n\xe2\x94\x82TODO 1\n"
+              "\xe2\x94\x82TODO 2\n\xe2\x94\x82" "b\n\xe2\x94\x82----");
+    buf_release(&r.text);
+    teardown(&te);
+}
+
+static void test_search_skips_and_filters(void)
+{
+    toolenv te;
+    setup(&te);
+    put(".gitignore", "gen/\n");
+    put(".clineignore", "secret.txt\n");
+    put("gen/x.c", "needle\n");
+    put(".hidden/x.c", "needle\n");
+    put("secret.txt", "needle\n");
+    put("ok.txt", "needle\n");
+    put("ok.c", "needle\n");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bin.dat", ws);
+    fs_write_atomic(path, "needle\n\0\0", 9, 0644, NULL);
+    tool_result r;
+    toolenv_run(&te, &tool_search_files, &r, "path", ".", "regex", "needle", NULL);
+    CHECK(strstr(r.text.data, "Found 2 results.") != NULL);
+    CHECK(strstr(r.text.data, "ok.txt") && strstr(r.text.data, "ok.c"));
+    CHECK(!strstr(r.text.data, "secret") && !strstr(r.text.data, "gen/") &&
+          !strstr(r.text.data, "hidden") && !strstr(r.text.data, "bin.dat"));
+    buf_release(&r.text);
+    toolenv_run(&te, &tool_search_files, &r, "path", ".", "regex", "needle", "file_pattern",
+                "*.{c,h}", NULL);
+    CHECK(strstr(r.text.data, "Found 1 result.") != NULL);
+    buf_release(&r.text);
+    toolenv_run(&te, &tool_search_files, &r, "path", ".", "regex", "nomatch", NULL);
+    CHECK_STR(r.text.data, "Found 0 results.");
+    buf_release(&r.text);
+    toolenv_run(&te, &tool_search_files, &r, "path", ".", "regex", "(unclosed", NULL);
+    CHECK(r.is_error);
+    CHECK(strstr(r.text.data, "not valid") != NULL);
+    CHECK_INT(te.mistakes, 1);
+    buf_release(&r.text);
+    teardown(&te);
+}
+
+static void test_search_caps(void)
+{
+    toolenv te;
+    setup(&te);
+    buf b = BUF_INIT(0);
+    for (int i = 0; i < 400; i++)
+        buf_printf(&b, "hit %d\n", i);
+    put("many.txt", b.data);
+    buf_release(&b);
+    tool_result r;
+    toolenv_run(&te, &tool_search_files, &r, "path", ".", "regex", "^hit", NULL);
+    CHECK(strncmp(r.text.data, "Showing the first 300 results; there are more.", 46) == 0);
+    CHECK(strstr(r.text.data, "hit 299\n") != NULL);
+    CHECK(strstr(r.text.data, "hit 300\n") != NULL); /* the context line after the last */
+    CHECK(strstr(r.text.data, "hit 301") == NULL);
+    buf_release(&r.text);
+    /* The output size cap: long lines in many files. */
+    b = (buf)BUF_INIT(0);
+    for (int i = 0; i < 490; i++)
+        buf_putc(&b, 'x');
+    buf_puts(&b, " match\n");
+    for (int f = 0; f < 290; f++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "long/f%03d.txt", f);
+        buf c = BUF_INIT(0);
+        for (int k = 0; k < 1; k++)
+            buf_append(&c, b.data, b.len);
+        put(rel, c.data);
+        buf_release(&c);
+    }
+    buf_release(&b);
+    toolenv_run(&te, &tool_search_files, &r, "path", "long", "regex", "match", NULL);
+    CHECK(r.text.len <= 256 * 1024 + 512);
+    buf_release(&r.text);
+    teardown(&te);
+}
+
+static void test_search_engine_lines(void)
+{
+    char *dir = tmpdir_make("engine");
+    ws = dir;
+    /* CRLF lines, a match spanning lines is not a hit, an empty last line. */
+    put("a.txt", "one\r\ntwo words\r\nthree\n");
+    put("b.txt", "alpha\nbeta");
+    search_result r = SEARCH_RESULT_INIT;
+    search_opts o = { .dir = dir, .root = dir, .dir_rel = "", .regex = "two\\s+words" };
+    CHECK_INT(search_run(&o, &r, NULL), HEW_OK);
+    CHECK_INT(r.nhits, 1);
+    CHECK_STR(r.hits[0].text, "two words");
+    CHECK_STR(r.hits[0].before, "one");
+    CHECK_STR(r.hits[0].after, "three");
+    CHECK_INT(r.hits[0].line, 2);
+    search_result_release(&r);
+    o.regex = "one\\s+two";
+    CHECK_INT(search_run(&o, &r, NULL), HEW_OK);
+    CHECK_INT(r.nhits, 0);
+    search_result_release(&r);
+    o.regex = "^beta$";
+    CHECK_INT(search_run(&o, &r, NULL), HEW_OK);
+    CHECK_INT(r.nhits, 1);
+    CHECK_INT(r.hits[0].line, 2);
+    CHECK(r.hits[0].after == NULL);
+    search_result_release(&r);
+    o.regex = "^";
+    CHECK_INT(search_run(&o, &r, NULL), HEW_OK);
+    CHECK_INT(r.nhits, 5);
+    search_result_release(&r);
+    tmpdir_remove(dir);
+    free(dir);
+}
+
+static void test_globs(void)
+{
+    CHECK(search_glob_match(NULL, "a/b.c"));
+    CHECK(search_glob_match("*.c", "a/b.c"));
+    CHECK(!search_glob_match("*.c", "a/b.h"));
+    CHECK(search_glob_match("*.{c,h}", "a/b.h"));
+    CHECK(search_glob_match("src/**/*.ts", "src/x/y.ts"));
+    CHECK(search_glob_match("src/**/*.ts", "src/y.ts"));
+    CHECK(!search_glob_match("src/**/*.ts", "lib/y.ts"));
+    CHECK(!search_glob_match("!*.min.js", "a.min.js"));
+    CHECK(search_glob_match("!*.min.js", "a.js"));
+    CHECK(search_glob_match("{src,lib}/*.{c,h}", "lib/x.h"));
+}
+
+int main(void)
+{
+    RUN(test_list_top_level_sorted);
+    RUN(test_list_recursive_ignores);
+    RUN(test_list_cap_and_locks);
+    RUN(test_list_symlinks_and_errors);
+    RUN(test_search_grouped_with_context);
+    RUN(test_search_skips_and_filters);
+    RUN(test_search_caps);
+    RUN(test_search_engine_lines);
+    RUN(test_globs);
+    return check_report();
+}
