@@ -104,24 +104,44 @@ static int run_task(const char *url)
 
 int main(void)
 {
+    /* Fork first: the child (the measured hew) never touches the scenario's memory. It
+     * waits for the provider's URL on a pipe. */
+    int url_pipe[2];
+    if (pipe(url_pipe) != 0)
+        return 1;
+    fflush(NULL);
+    struct timespec t0, t1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(url_pipe[1]);
+        char url[128] = "";
+        ssize_t n = read(url_pipe[0], url, sizeof url - 1);
+        if (n <= 0)
+            _exit(1);
+        url[n] = '\0';
+        _exit(run_task(url));
+    }
+    close(url_pipe[0]);
     char *scenario = scenario_text();
     fakeprov fp;
     if (fakeprov_start(&fp, scenario) != 0) {
         free(scenario);
+        close(url_pipe[1]);
+        waitpid(pid, NULL, 0);
         return 1;
     }
     free(scenario);
-    fflush(NULL);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (getenv("HEW_BENCH_NOFORK")) { /* for heap profilers that do not follow fork */
+        close(url_pipe[1]);
+        waitpid(pid, NULL, 0);
         int rc = run_task(fp.url);
         fakeprov_stop(&fp);
         return rc;
     }
-    pid_t pid = fork();
-    if (pid == 0)
-        _exit(run_task(fp.url));
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (write(url_pipe[1], fp.url, strlen(fp.url)) < 0)
+        perror("loop_stream: write");
+    close(url_pipe[1]);
     int status = 0;
     struct rusage ru;
     memset(&ru, 0, sizeof ru);

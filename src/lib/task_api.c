@@ -128,6 +128,8 @@ static void task_free_state(hew_task *t)
     json_decref(t->history);
     json_decref(t->user_content);
     tool_answer_release(&t->ask_answer);
+    buf_release(&t->say_scratch);
+    buf_release(&t->event_line);
     free(t->loop_signature);
     free(t->task_text);
     free(t->result);
@@ -157,6 +159,8 @@ hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t err
     t->history = json_array();
     t->status = HEW_TASK_RUNNING;
     t->api_req_index = -1;
+    buf_init(&t->say_scratch, 0);
+    buf_init(&t->event_line, 0);
     t->request_usage = (api_usage)API_USAGE_UNKNOWN;
     api_turn_init(&t->stream.turn);
     memcpy(t->mode, s->settings.mode, sizeof t->mode);

@@ -390,7 +390,9 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
             marker = RESP_INTERRUPTED_BY_FEEDBACK;
         else if (interrupted)
             marker = RESP_INTERRUPTED_BY_TOOL;
+        bool used_tool = has_tool_use(t);
         bool had_content = record_answer(t, marker);
+        task_stream_reset(t); /* the answer is in the history now: drop its other copies */
         if (!had_content && !marker) {
             /* An empty answer: nothing to show, nothing to run. */
             task_say(t, "error",
@@ -419,7 +421,7 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
         }
         if (t->did_complete)
             return TURN_END;
-        if (!has_tool_use(t)) {
+        if (!used_tool) {
             buf nudge = BUF_INIT(0);
             resp_no_tools_used(&nudge, t->session->native_tools);
             task_push_user_text(t, nudge.data);

@@ -17,6 +17,9 @@
 #define PARTIAL_TEXT_INTERVAL_MS 40
 #define PARTIAL_TEXT_NS_PER_BYTE 20
 
+/* Texts at least this long are cleaned straight into their message (see below). */
+#define LARGE_TEXT 4096
+
 static long long partial_interval_ms(size_t len)
 {
     return PARTIAL_TEXT_INTERVAL_MS + (long long)(len * PARTIAL_TEXT_NS_PER_BYTE / 1000000);
@@ -91,19 +94,6 @@ static bool tools_blocked(const hew_task *t)
     return t->did_reject_tool || (!t->settings->parallel_tool_calls && t->did_already_use_tool);
 }
 
-static void present_text(hew_task *t, const snapshot *s, const char *type)
-{
-    buf shown = BUF_INIT(0);
-    if (strcmp(type, "text") == 0)
-        text_clean(s->content.data ? s->content.data : "", s->content.len, s->partial, &shown);
-    else
-        buf_append(&shown, s->content.data ? s->content.data : "", s->content.len);
-    if (shown.len || !s->partial)
-        task_say(t, type, shown.data ? shown.data : "", NULL,
-                 s->partial ? UIMSG_PARTIAL : UIMSG_FINAL);
-    buf_release(&shown);
-}
-
 static hew_code present_tool(hew_task *t, const snapshot *s)
 {
     tool_call call = {
@@ -149,27 +139,54 @@ hew_code present_assistant_message(hew_task *t)
                 return HEW_OK;
             }
         }
+        if (b->type != BLOCK_TOOL_USE) {
+            /* Text and reasoning: cleaned straight from the block into a buffer the task
+             * keeps (no copy of the block, no allocation per update), then said. */
+            bool partial = b->partial;
+            block_type type = b->type;
+            const char *say_type = type == BLOCK_TEXT ? "text" : "reasoning";
+            uimsg_partial up = partial ? UIMSG_PARTIAL : UIMSG_FINAL;
+            t->presented_seq = b->seq;
+            size_t len = 0;
+            const char *text = block_text(b, &len);
+            if (!text)
+                text = "";
+            long said = -1;
+            if (!blocked && len >= LARGE_TEXT) {
+                /* A long text is cleaned straight into its message: one copy, not two
+                 * (it cannot clean down to nothing, so the message is never empty). */
+                buf *into = uimsg_put_text(&t->ui, UIMSG_SAY, say_type, up, &said);
+                if (into && type == BLOCK_TEXT)
+                    text_clean(text, len, partial, into);
+                else if (into)
+                    buf_append(into, text, len);
+            } else {
+                buf_reset(&t->say_scratch);
+                if (!blocked && type == BLOCK_TEXT)
+                    text_clean(text, len, partial, &t->say_scratch);
+                else if (!blocked)
+                    buf_append(&t->say_scratch, text, len);
+            }
+            pthread_mutex_unlock(&t->mu);
+            if (said >= 0)
+                task_emit(t, said);
+            else if (!blocked && (t->say_scratch.len || !partial))
+                task_say(t, say_type, t->say_scratch.data ? t->say_scratch.data : "", NULL, up);
+            if (partial)
+                t->last_partial_say_ms = task_now_ms();
+            if (partial && !tools_blocked(t))
+                return HEW_OK;
+            t->current_index++;
+            t->presented_seq = 0;
+            t->last_partial_say_ms = 0;
+            continue;
+        }
         snapshot s;
         snapshot_take(b, &s);
         pthread_mutex_unlock(&t->mu);
 
         t->presented_seq = s.seq;
-        hew_code rc = HEW_OK;
-        switch (s.type) {
-        case BLOCK_TEXT:
-            if (!blocked)
-                present_text(t, &s, "text");
-            break;
-        case BLOCK_REASONING:
-            if (!blocked)
-                present_text(t, &s, "reasoning");
-            break;
-        case BLOCK_TOOL_USE:
-            rc = present_tool(t, &s);
-            break;
-        }
-        if (s.partial && s.type != BLOCK_TOOL_USE)
-            t->last_partial_say_ms = task_now_ms();
+        hew_code rc = present_tool(t, &s);
         bool advance = !s.partial || tools_blocked(t);
         snapshot_release(&s);
         if (rc != HEW_OK)

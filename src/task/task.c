@@ -23,9 +23,10 @@ void task_emit(hew_task *t, long i)
     if (i < 0 || !t->settings->on_event)
         return;
     const uimsg *m = &t->ui.items[i];
-    buf line = BUF_INIT(0);
+    buf *line = &t->event_line; /* kept from event to event: no allocation per update */
     buf data = BUF_INIT(0);
-    uimsg_to_json(&t->ui, (size_t)i, &line);
+    buf_reset(line);
+    uimsg_to_json(&t->ui, (size_t)i, line);
     if (m->data)
         json_dump_into(m->data, &data, JSON_COMPACT | JSON_PRESERVE_ORDER);
     hew_event ev = {
@@ -34,14 +35,15 @@ void task_emit(hew_task *t, long i)
         .ts = m->ts,
         .is_ask = m->kind == UIMSG_ASK,
         .type = m->type,
-        .text = m->text,
+        .text = uimsg_text(&t->ui, (size_t)i),
         .data_json = m->data ? data.data : NULL,
         .partial = m->partial,
-        .json = line.data ? line.data : "{}",
+        .json = line->data && !line->err ? line->data : "{}",
     };
     t->settings->on_event(t->settings->event_ud, t, &ev);
-    buf_release(&line);
     buf_release(&data);
+    if (line->cap > ((size_t)1 << 20))
+        buf_release(line); /* do not sit on a copy of a huge text between events */
 }
 
 long task_say(hew_task *t, const char *type, const char *text, json_t *data,

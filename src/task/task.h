@@ -87,6 +87,8 @@ struct hew_task {
     double task_cost;
     context_range deleted;             /* context: the deleted range of the history */
     tool_env env;                      /* what tools get */
+    buf say_scratch;                   /* presenter: the cleaned text of a block */
+    buf event_line;                    /* task_emit: the event's JSON line */
 };
 
 /* ---- the loop (loop.c, attempt.c, present.c, executor.c) ------------------------------ */

@@ -21,7 +21,7 @@ static const struct strip_tag strip_tags[] = {
 };
 
 /* Remove "<tag>" plus one following space, and one preceding space plus "</tag>". */
-static void strip(const char *s, size_t n, buf *out)
+static void strip(const char *s, size_t n, buf *out, size_t base)
 {
     size_t i = 0;
     while (i < n) {
@@ -51,7 +51,7 @@ static void strip(const char *s, size_t n, buf *out)
         /* A closing tag takes one white-space character before it (if we still own it). */
         if (is_close && keep_end > i && is_js_space((unsigned char)s[keep_end - 1]))
             keep_end--;
-        else if (is_close && keep_end == i && out->len &&
+        else if (is_close && keep_end == i && out->len > base &&
                  is_js_space((unsigned char)out->data[out->len - 1]))
             buf_truncate(out, out->len - 1);
         buf_append(out, s + i, keep_end - i);
@@ -90,10 +90,13 @@ static bool is_tag_word(const char *s, size_t n)
 
 void text_clean(const char *s, size_t n, bool partial, buf *out)
 {
-    buf tmp = BUF_INIT(0);
-    strip(s, n, &tmp);
-    const char *c = tmp.data ? tmp.data : "";
-    size_t len = tmp.len;
+    /* Strip into out, then fix the end in place: no second copy of a long text. */
+    size_t base = out->len;
+    strip(s, n, out, base);
+    if (out->err)
+        return;
+    char *c = out->data ? out->data + base : NULL;
+    size_t len = out->len - base;
     size_t start = 0;
 
     /* A tag being written at the end: "<", "</", "<word", "</word". */
@@ -120,6 +123,7 @@ void text_clean(const char *s, size_t n, bool partial, buf *out)
         if (w < e && w - start >= 3 && memcmp(c + w - 3, "```", 3) == 0)
             len = w - 3;
     }
-    buf_append(out, c + start, len - start);
-    buf_release(&tmp);
+    if (start)
+        memmove(c, c + start, len - start);
+    buf_truncate(out, base + len - start);
 }

@@ -17,7 +17,7 @@ long long uimsg_now_ms(void)
 static void uimsg_release_one(uimsg *m)
 {
     free(m->type);
-    free(m->text);
+    buf_release(&m->text);
     json_decref(m->data);
 }
 
@@ -32,11 +32,13 @@ void uimsg_list_release(uimsg_list *l)
 
 static int set_text(uimsg *m, const char *text)
 {
-    char *copy = NULL;
-    if (text && !(copy = strdup(text)))
-        return -1;
-    free(m->text);
-    m->text = copy;
+    buf_reset(&m->text);
+    m->has_text = text != NULL;
+    if (text) {
+        buf_puts(&m->text, text);
+        if (m->text.err)
+            return -1;
+    }
     return 0;
 }
 
@@ -47,35 +49,67 @@ static void set_data(uimsg *m, json_t *data)
     m->data = data;
 }
 
-long uimsg_put(uimsg_list *l, uimsg_kind kind, const char *type, const char *text,
-               json_t *data, uimsg_partial partial)
+/* The message a put with this kind, type and partial flag lands on (updated in place or
+ * appended), with its data replaced; NULL when out of memory. */
+static uimsg *put_slot(uimsg_list *l, uimsg_kind kind, const char *type, json_t *data,
+                       uimsg_partial partial, long *index)
 {
     if (partial != UIMSG_WHOLE && l->len > 0) {
         uimsg *last = &l->items[l->len - 1];
         if (last->partial && last->kind == kind && strcmp(last->type, type) == 0) {
-            if (set_text(last, text) != 0)
-                return -1;
             set_data(last, data);
             last->partial = partial == UIMSG_PARTIAL;
-            return (long)(l->len - 1);
+            *index = (long)(l->len - 1);
+            return last;
         }
     }
     if (l->len == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 32;
         uimsg *grown = realloc(l->items, cap * sizeof *grown);
         if (!grown)
-            return -1;
+            return NULL;
         l->items = grown;
         l->cap = cap;
     }
-    uimsg m = { uimsg_now_ms(), kind, strdup(type), NULL, NULL, partial == UIMSG_PARTIAL };
-    if (!m.type || set_text(&m, text) != 0) {
-        uimsg_release_one(&m);
+    uimsg *m = &l->items[l->len];
+    memset(m, 0, sizeof *m);
+    m->ts = uimsg_now_ms();
+    m->kind = kind;
+    m->type = strdup(type);
+    m->partial = partial == UIMSG_PARTIAL;
+    buf_init(&m->text, 0);
+    if (!m->type)
+        return NULL;
+    set_data(m, data);
+    *index = (long)l->len++;
+    return m;
+}
+
+long uimsg_put(uimsg_list *l, uimsg_kind kind, const char *type, const char *text,
+               json_t *data, uimsg_partial partial)
+{
+    long index = -1;
+    uimsg *m = put_slot(l, kind, type, data, partial, &index);
+    if (!m || set_text(m, text) != 0)
         return -1;
-    }
-    set_data(&m, data);
-    l->items[l->len] = m;
-    return (long)l->len++;
+    return index;
+}
+
+buf *uimsg_put_text(uimsg_list *l, uimsg_kind kind, const char *type, uimsg_partial partial,
+                    long *index)
+{
+    uimsg *m = put_slot(l, kind, type, NULL, partial, index);
+    if (!m)
+        return NULL;
+    set_text(m, "");
+    return &m->text;
+}
+
+const char *uimsg_text(const uimsg_list *l, size_t i)
+{
+    if (i >= l->len || !l->items[i].has_text)
+        return NULL;
+    return l->items[i].text.data ? l->items[i].text.data : "";
 }
 
 long uimsg_find_last(const uimsg_list *l, int kind, const char *type)
@@ -107,9 +141,9 @@ void uimsg_to_json(const uimsg_list *l, size_t i, buf *out)
                UIMSG_SCHEMA_VERSION, i, m->ts, m->kind == UIMSG_ASK ? "ask" : "say");
     json_escape_into(out, m->type, strlen(m->type));
     buf_printf(out, ",\"partial\":%s", m->partial ? "true" : "false");
-    if (m->text) {
+    if (m->has_text) {
         buf_puts(out, ",\"text\":");
-        json_escape_into(out, m->text, strlen(m->text));
+        json_escape_into(out, m->text.data ? m->text.data : "", m->text.len);
     }
     if (m->data) {
         buf_puts(out, ",\"data\":");

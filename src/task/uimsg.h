@@ -31,7 +31,9 @@ typedef struct uimsg {
     long long ts;     /* ms since the epoch, when first added */
     uimsg_kind kind;
     char *type;       /* "text", "tool", … */
-    char *text;       /* may be NULL */
+    buf text;         /* the text (NUL-terminated when has_text); reused in place by
+                         partial updates, so a growing message is not reallocated */
+    bool has_text;
     json_t *data;     /* may be NULL; owned */
     bool partial;
 } uimsg;
@@ -55,6 +57,15 @@ long uimsg_find_last(const uimsg_list *l, int kind, const char *type);
 
 /* Replace message i's data (new reference taken) and/or text (copied; NULL keeps it). */
 void uimsg_update(uimsg_list *l, size_t i, const char *text, json_t *data);
+
+/* Like uimsg_put with an empty text, returning the message's text buffer for the caller
+ * to fill in place (*index gets the message's index; NULL when out of memory). For large
+ * growing texts: no copy beyond the one the caller writes. */
+buf *uimsg_put_text(uimsg_list *l, uimsg_kind kind, const char *type, uimsg_partial partial,
+                    long *index);
+
+/* Message i's text, or NULL. */
+const char *uimsg_text(const uimsg_list *l, size_t i);
 
 /* Append the JSON form of message i (one line, no newline) to out:
  * {"v":1,"index":i,"ts":…,"kind":"say","type":"text","partial":false,"text":…,"data":…}. */
