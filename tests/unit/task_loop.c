@@ -657,6 +657,31 @@ static void test_native_tool_results_are_paired_by_id(void)
     run_free(&r);
 }
 
+static void test_reasoning_is_shown_and_sent_back_signed(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"reasoning\":\"The user "
+                          "wants a color. I should ask.\",\"signature\":\"sig-abc\",\"delta_size\":6,"
+                          "\"delay_ms\":50,\"text\":\"<ask_followup_question><question>Color?</question>"
+                          "</ask_followup_question>\"}," COMPLETE("ok") "]}",
+                      "x", NULL) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    json_t *last = last_of(&r, "reasoning", 1);
+    REQUIRE(last != NULL);
+    CHECK_STR(json_string_value(json_object_get(last, "text")),
+              "The user wants a color. I should ask.");
+    CHECK(count_type(&r, "reasoning") > count_messages(&r, "reasoning")); /* it streamed */
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    json_t *answer = json_array_get(
+        json_object_get(json_object_get(json_array_get(reqs, 1), "body"), "messages"), 1);
+    json_t *first = json_array_get(json_object_get(answer, "content"), 0);
+    CHECK_STR(json_string_value(json_object_get(first, "type")), "thinking");
+    CHECK_STR(json_string_value(json_object_get(first, "signature")), "sig-abc");
+    json_decref(reqs);
+    run_free(&r);
+}
+
 /* ---- abort -------------------------------------------------------------------------------- */
 
 static long now_ms(void)
@@ -720,6 +745,7 @@ int main(void)
     RUN(test_one_tool_per_message_when_parallel_is_off);
     RUN(test_every_tool_runs_in_order_when_parallel_is_on);
     RUN(test_native_tool_results_are_paired_by_id);
+    RUN(test_reasoning_is_shown_and_sent_back_signed);
     RUN(test_abort_during_stream);
     RUN(test_abort_during_ask);
     return check_report();
