@@ -1,0 +1,747 @@
+/* proc — child processes (see proc.h): posix_spawn into a new process group with an
+ * explicit environment, output through non-blocking pipes, a poll loop that also watches
+ * a pidfd (exit), a wake pipe (abort token, proc_kill) and the clock (timeout, kill
+ * grace). It must never block without waking on the abort token, never leave a zombie,
+ * never let a descriptor or a secret into the child, and never signal a group it has not
+ * checked still exists. */
+#include "tools/proc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define PROC_READ_CHUNK 65536
+#define PROC_POLL_MAX_MS 50L   /* never sleep longer than this without checking abort */
+#define PROC_REAP_POLL_MS 10L  /* without a pidfd: how often waitpid(WNOHANG) runs */
+#define PROC_GROUP_POLL_MS 20L /* after the leader's end: how often the group is checked */
+
+struct proc {
+    pid_t pid;
+    int pidfd;              /* -1 when the kernel has none */
+    int out_fd, err_fd;     /* read ends, -1 once at EOF */
+    int wake_r, wake_w;     /* self-pipe: abort listener, proc_kill */
+    hew_abort *abort;
+    int listen_id;
+    proc_output_fn on_output;
+    void *ud;
+    bool keep_group;
+    long long start_ms, deadline_ms, grace_ms;
+
+    atomic_int kill_req;
+    proc_end reason;        /* why hew started killing (PROC_RUNNING: it did not) */
+    bool term_sent, kill_sent;
+    long long term_ms;
+    bool reaped, group_gone, finished;
+    long long drain_deadline_ms;
+    int exit_code, signal;
+    long long end_ms;
+    unsigned long long bytes;
+    char rbuf[PROC_READ_CHUNK];
+};
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000LL + ts.tv_nsec / 1000000L;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+/* ---- secrets and environments ------------------------------------------------------- */
+
+#define PROC_SECRETS_MAX 32
+static pthread_mutex_t secrets_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *secrets[PROC_SECRETS_MAX];
+static size_t nsecrets;
+
+void proc_secret_add(const char *value)
+{
+    if (!value || strlen(value) < 8)
+        return;
+    pthread_mutex_lock(&secrets_mu);
+    bool known = false;
+    for (size_t i = 0; i < nsecrets && !known; i++)
+        known = strcmp(secrets[i], value) == 0;
+    if (!known && nsecrets < PROC_SECRETS_MAX) {
+        char *copy = strdup(value);
+        if (copy)
+            secrets[nsecrets++] = copy;
+    }
+    pthread_mutex_unlock(&secrets_mu);
+}
+
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+static bool starts_with(const char *s, size_t n, const char *prefix)
+{
+    size_t k = strlen(prefix);
+    return n >= k && memcmp(s, prefix, k) == 0;
+}
+
+/* name is name[0..n) (not NUL-terminated when it comes from "NAME=value"). */
+static bool secret_name(const char *name, size_t n)
+{
+    static const char *const suffixes[] = { "_API_KEY", "_API_TOKEN", "_AUTH_TOKEN" };
+    static const char *const providers[] = { "ANTHROPIC_", "OPENAI_", "OPENROUTER_", "DEEPSEEK_",
+                                             "GEMINI_",    "GOOGLE_API_", "XAI_", "GROQ_",
+                                             "HEW_" };
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
+        if (ends_with(name, n, suffixes[i]))
+            return true;
+    if (ends_with(name, n, "_KEY") || ends_with(name, n, "_TOKEN"))
+        for (size_t i = 0; i < sizeof providers / sizeof providers[0]; i++)
+            if (starts_with(name, n, providers[i]))
+                return true;
+    return false;
+}
+
+static bool secret_value(const char *value)
+{
+    if (!value || !*value)
+        return false;
+    bool hit = false;
+    pthread_mutex_lock(&secrets_mu);
+    for (size_t i = 0; i < nsecrets && !hit; i++)
+        hit = strcmp(secrets[i], value) == 0;
+    pthread_mutex_unlock(&secrets_mu);
+    return hit;
+}
+
+bool proc_env_is_secret(const char *name, const char *value)
+{
+    return (name && secret_name(name, strlen(name))) || secret_value(value);
+}
+
+static bool env_grow(proc_env *e)
+{
+    if (e->n + 2 <= e->cap)
+        return true;
+    size_t cap = e->cap ? e->cap * 2 : 64;
+    char **v = realloc(e->vars, cap * sizeof *v);
+    if (!v) {
+        e->oom = true;
+        return false;
+    }
+    e->vars = v;
+    e->cap = cap;
+    return true;
+}
+
+static long env_find(const proc_env *e, const char *name, size_t n)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (strncmp(e->vars[i], name, n) == 0 && e->vars[i][n] == '=')
+            return (long)i;
+    return -1;
+}
+
+/* Append an entry (copied) without looking for duplicates. */
+static void env_push(proc_env *e, const char *entry)
+{
+    if (!env_grow(e))
+        return;
+    char *copy = strdup(entry);
+    if (!copy) {
+        e->oom = true;
+        return;
+    }
+    e->vars[e->n++] = copy;
+    e->vars[e->n] = NULL;
+}
+
+void proc_env_from_parent(proc_env *e)
+{
+    for (char **v = environ; v && *v; v++) {
+        const char *eq = strchr(*v, '=');
+        if (!eq || eq == *v)
+            continue;
+        size_t n = (size_t)(eq - *v);
+        if (secret_name(*v, n) || secret_value(eq + 1))
+            continue;
+        long i = env_find(e, *v, n);
+        if (i >= 0) {
+            char *copy = strdup(*v);
+            if (!copy) {
+                e->oom = true;
+                continue;
+            }
+            free(e->vars[i]);
+            e->vars[i] = copy;
+        } else {
+            env_push(e, *v);
+        }
+    }
+}
+
+void proc_env_set(proc_env *e, const char *name, const char *value)
+{
+    size_t n = strlen(name), vn = strlen(value);
+    char *entry = malloc(n + vn + 2);
+    if (!entry) {
+        e->oom = true;
+        return;
+    }
+    memcpy(entry, name, n);
+    entry[n] = '=';
+    memcpy(entry + n + 1, value, vn + 1);
+    long i = env_find(e, name, n);
+    if (i >= 0) {
+        free(e->vars[i]);
+        e->vars[i] = entry;
+        return;
+    }
+    if (!env_grow(e)) {
+        free(entry);
+        return;
+    }
+    e->vars[e->n++] = entry;
+    e->vars[e->n] = NULL;
+}
+
+void proc_env_unset(proc_env *e, const char *name)
+{
+    long i = env_find(e, name, strlen(name));
+    if (i < 0)
+        return;
+    free(e->vars[i]);
+    memmove(e->vars + i, e->vars + i + 1, (e->n - (size_t)i) * sizeof *e->vars);
+    e->n--;
+}
+
+const char *proc_env_get(const proc_env *e, const char *name)
+{
+    size_t n = strlen(name);
+    long i = env_find(e, name, n);
+    return i >= 0 ? e->vars[i] + n + 1 : NULL;
+}
+
+const char *const *proc_env_list(const proc_env *e)
+{
+    static const char *const empty[] = { NULL };
+    return e->vars ? (const char *const *)e->vars : empty;
+}
+
+void proc_env_release(proc_env *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        free(e->vars[i]);
+    free(e->vars);
+    *e = (proc_env)PROC_ENV_INIT;
+}
+
+void proc_env_for_command(proc_env *e)
+{
+    proc_env_from_parent(e);
+    proc_env_set(e, "TERM", "xterm-256color");
+    proc_env_set(e, "PAGER", "cat");
+    proc_env_set(e, "GIT_PAGER", "cat");
+    proc_env_set(e, "MANPAGER", "cat");
+    proc_env_set(e, "SYSTEMD_PAGER", "");
+    const char *editor = proc_env_get(e, "EDITOR");
+    if (!editor || !*editor)
+        proc_env_set(e, "EDITOR", "cat");
+}
+
+/* ---- starting ---------------------------------------------------------------------- */
+
+static void wake_listener(void *ud)
+{
+    proc *p = ud;
+    ssize_t r = write(p->wake_w, "a", 1);
+    (void)r; /* a full pipe already wakes the poll */
+}
+
+static int open_pipe(int fds[2])
+{
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return -1;
+    return 0;
+}
+
+static void set_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+hew_code proc_start(const proc_opts *o, proc **out, hew_err *err)
+{
+    *out = NULL;
+    if (!o || !o->argv || !o->argv[0] || !*o->argv[0])
+        return hew_err_set(err, HEW_E_INVALID, "no program to run");
+    const char *prog = o->argv[0];
+    if (o->cwd) {
+        struct stat st;
+        if (stat(o->cwd, &st) != 0)
+            return hew_err_set(err, errno == ENOENT ? HEW_E_NOTFOUND : HEW_E_IO,
+                               "cannot run %s in %s: %s", prog, o->cwd, strerror(errno));
+        if (!S_ISDIR(st.st_mode))
+            return hew_err_set(err, HEW_E_INVALID, "cannot run %s in %s: not a directory", prog,
+                               o->cwd);
+    }
+    proc *p = calloc(1, sizeof *p);
+    if (!p)
+        return hew_err_set(err, HEW_E_NOMEM, "out of memory starting %s", prog);
+    p->pid = -1;
+    p->pidfd = p->out_fd = p->err_fd = p->wake_r = p->wake_w = -1;
+    p->exit_code = -1;
+    atomic_init(&p->kill_req, 0);
+
+    int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, wakep[2] = { -1, -1 };
+    hew_code rc = HEW_OK;
+    if (open_pipe(outp) != 0 || (o->separate_stderr && open_pipe(errp) != 0) ||
+        pipe2(wakep, O_CLOEXEC | O_NONBLOCK) != 0) {
+        rc = hew_err_set(err, HEW_E_IO, "cannot run %s: no pipe: %s", prog, strerror(errno));
+        goto fail;
+    }
+
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&attr);
+    if (o->cwd)
+        posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, o->separate_stderr ? errp[1] : outp[1], 2);
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    sigdelset(&all, SIGKILL);
+    sigdelset(&all, SIGSTOP);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                        POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+
+    proc_env own = PROC_ENV_INIT;
+    const char *const *envp = o->envp;
+    if (!envp) {
+        proc_env_from_parent(&own);
+        envp = proc_env_list(&own);
+    }
+    pid_t pid;
+    int sr = posix_spawnp(&pid, prog, &fa, &attr, (char *const *)o->argv, (char *const *)envp);
+    proc_env_release(&own);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    if (sr != 0) {
+        rc = hew_err_set(err, sr == ENOENT ? HEW_E_NOTFOUND : HEW_E_IO, "cannot run %s%s%s: %s",
+                         prog, o->cwd ? " in " : "", o->cwd ? o->cwd : "", strerror(sr));
+        goto fail;
+    }
+
+    p->pid = pid;
+    p->start_ms = now_ms();
+    close_fd(&outp[1]);
+    close_fd(&errp[1]);
+    p->out_fd = outp[0];
+    p->err_fd = errp[0];
+    set_nonblock(p->out_fd);
+    if (p->err_fd >= 0)
+        set_nonblock(p->err_fd);
+    p->wake_r = wakep[0];
+    p->wake_w = wakep[1];
+#ifdef SYS_pidfd_open
+    p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (p->pidfd >= 0)
+        fcntl(p->pidfd, F_SETFD, FD_CLOEXEC);
+#endif
+    p->on_output = o->on_output;
+    p->ud = o->ud;
+    p->keep_group = o->keep_group;
+    p->grace_ms = o->kill_grace_ms > 0 ? o->kill_grace_ms : PROC_KILL_GRACE_MS;
+    p->deadline_ms = o->timeout_ms > 0 ? p->start_ms + o->timeout_ms : 0;
+    p->abort = o->abort;
+    if (p->abort)
+        p->listen_id = abort_listen(p->abort, wake_listener, p);
+    *out = p;
+    return HEW_OK;
+
+fail:
+    close_fd(&outp[0]);
+    close_fd(&outp[1]);
+    close_fd(&errp[0]);
+    close_fd(&errp[1]);
+    close_fd(&wakep[0]);
+    close_fd(&wakep[1]);
+    free(p);
+    return rc;
+}
+
+/* ---- running ----------------------------------------------------------------------- */
+
+/* Signal the group; false once it no longer exists. Only ever called while the leader is
+ * unreaped (its pid cannot be reused) or after kill(-pid, 0) found the group alive. */
+static bool signal_group(proc *p, int sig)
+{
+    if (p->group_gone)
+        return false;
+    if (kill(-p->pid, sig) != 0 && errno == ESRCH) {
+        p->group_gone = true;
+        return false;
+    }
+    return true;
+}
+
+/* Whether a group still has a live member. kill(-pgid, 0) also counts zombies, and an
+ * orphan's zombie lingers as long as init leaves it (some containers' init never reaps),
+ * so a "yes" is checked against /proc: a member that is not a zombie. */
+static bool group_alive(pid_t pgid)
+{
+    if (kill(-pgid, 0) != 0 && errno == ESRCH)
+        return false;
+    DIR *d = opendir("/proc");
+    if (!d)
+        return true;
+    bool live = false;
+    struct dirent *de;
+    while (!live && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        char path[300], line[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, line, sizeof line - 1);
+        close(fd);
+        if (n <= 0)
+            continue;
+        line[n] = '\0';
+        const char *rp = strrchr(line, ')');
+        char state;
+        long ppid, pgrp;
+        if (rp && sscanf(rp + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == (long)pgid &&
+            state != 'Z' && state != 'X')
+            live = true;
+    }
+    closedir(d);
+    return live;
+}
+
+static void start_kill(proc *p, proc_end why, long long now)
+{
+    if (p->term_sent)
+        return;
+    if (!p->reaped && p->reason == PROC_RUNNING)
+        p->reason = why;
+    p->term_sent = true;
+    p->term_ms = now;
+    signal_group(p, SIGTERM);
+    signal_group(p, SIGCONT); /* a stopped member would never see the TERM */
+}
+
+static void record_exit(proc *p, int status, long long now)
+{
+    p->reaped = true;
+    p->end_ms = now;
+    if (WIFEXITED(status)) {
+        p->exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        p->signal = WTERMSIG(status);
+    }
+    close_fd(&p->pidfd);
+}
+
+static void try_reap(proc *p, long long now)
+{
+    if (p->reaped)
+        return;
+    int status;
+    pid_t r;
+    do
+        r = waitpid(p->pid, &status, WNOHANG);
+    while (r < 0 && errno == EINTR);
+    if (r == p->pid)
+        record_exit(p, status, now);
+    else if (r < 0 && errno == ECHILD) { /* somebody else reaped it (SIGCHLD ignored) */
+        record_exit(p, 0, now);
+        p->exit_code = -1;
+    }
+}
+
+/* Read what a pipe has; returns true when something came. */
+static bool read_pipe(proc *p, int *fd, int stream)
+{
+    bool got = false;
+    for (int rounds = 0; rounds < 16 && *fd >= 0; rounds++) {
+        ssize_t n = read(*fd, p->rbuf, sizeof p->rbuf);
+        if (n > 0) {
+            got = true;
+            p->bytes += (unsigned long long)n;
+            if (p->on_output)
+                p->on_output(p->ud, stream, p->rbuf, (size_t)n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        close_fd(fd); /* EOF, or an error that will not go away */
+    }
+    return got;
+}
+
+static void drain_wake(proc *p)
+{
+    char tmp[64];
+    while (read(p->wake_r, tmp, sizeof tmp) > 0)
+        ;
+}
+
+/* One round of bookkeeping: requests, clock, exit, group. */
+static void step(proc *p, long long now)
+{
+    if (!p->term_sent) {
+        if (p->abort && abort_is_set(p->abort))
+            start_kill(p, PROC_ABORTED, now);
+        else if (atomic_load(&p->kill_req))
+            start_kill(p, PROC_KILLED, now);
+        else if (!p->reaped && p->deadline_ms && now >= p->deadline_ms)
+            start_kill(p, PROC_TIMED_OUT, now);
+    }
+    try_reap(p, now);
+    if (p->reaped && !p->group_gone) {
+        if (!group_alive(p->pid))
+            p->group_gone = true;
+        else if (!p->keep_group && !p->term_sent)
+            start_kill(p, PROC_RUNNING, now); /* leftovers of a leader that ended */
+    }
+    if (p->term_sent && !p->kill_sent && now >= p->term_ms + p->grace_ms) {
+        p->kill_sent = true;
+        signal_group(p, SIGKILL);
+    }
+    if (p->reaped && (p->group_gone || p->keep_group || p->kill_sent) && !p->drain_deadline_ms)
+        p->drain_deadline_ms = now + PROC_DRAIN_MS;
+    bool pipes_closed = p->out_fd < 0 && p->err_fd < 0;
+    if (p->reaped && (p->group_gone || p->keep_group || p->kill_sent) &&
+        (pipes_closed || now >= p->drain_deadline_ms)) {
+        p->finished = true;
+        close_fd(&p->out_fd);
+        close_fd(&p->err_fd);
+    }
+}
+
+static long min_wait(long w, long long until, long long now)
+{
+    if (until <= 0)
+        return w;
+    long long d = until - now;
+    if (d < 0)
+        d = 0;
+    return d < w ? (long)d : w;
+}
+
+bool proc_pump(proc *p, long wait_ms)
+{
+    long long start = now_ms();
+    for (;;) {
+        long long now = now_ms();
+        step(p, now);
+        if (p->finished)
+            return true;
+        long left = wait_ms - (long)(now - start);
+        if (left < 0)
+            left = 0;
+        long w = left < PROC_POLL_MAX_MS ? left : PROC_POLL_MAX_MS;
+        if (!p->reaped && p->pidfd < 0 && w > PROC_REAP_POLL_MS)
+            w = PROC_REAP_POLL_MS;
+        if (p->reaped && w > PROC_GROUP_POLL_MS)
+            w = PROC_GROUP_POLL_MS;
+        if (!p->term_sent)
+            w = min_wait(w, p->deadline_ms, now);
+        else if (!p->kill_sent)
+            w = min_wait(w, p->term_ms + p->grace_ms, now);
+        if (p->drain_deadline_ms)
+            w = min_wait(w, p->drain_deadline_ms, now);
+
+        struct pollfd fds[4];
+        int nfds = 0, i_out = -1, i_err = -1, i_wake = -1, i_pid = -1;
+        if (p->out_fd >= 0) {
+            i_out = nfds;
+            fds[nfds++] = (struct pollfd){ p->out_fd, POLLIN, 0 };
+        }
+        if (p->err_fd >= 0) {
+            i_err = nfds;
+            fds[nfds++] = (struct pollfd){ p->err_fd, POLLIN, 0 };
+        }
+        i_wake = nfds;
+        fds[nfds++] = (struct pollfd){ p->wake_r, POLLIN, 0 };
+        if (p->pidfd >= 0 && !p->reaped) {
+            i_pid = nfds;
+            fds[nfds++] = (struct pollfd){ p->pidfd, POLLIN, 0 };
+        }
+        int r = poll(fds, (nfds_t)nfds, (int)w);
+        if (r < 0 && errno != EINTR)
+            r = 0;
+        bool news = false;
+        if (r > 0) {
+            if (i_out >= 0 && fds[i_out].revents)
+                news |= read_pipe(p, &p->out_fd, PROC_STDOUT) || p->out_fd < 0;
+            if (i_err >= 0 && fds[i_err].revents)
+                news |= read_pipe(p, &p->err_fd, PROC_STDERR) || p->err_fd < 0;
+            if (fds[i_wake].revents) {
+                drain_wake(p);
+                news = true;
+            }
+            if (i_pid >= 0 && fds[i_pid].revents)
+                news = true;
+        }
+        if (news) {
+            step(p, now_ms());
+            return p->finished;
+        }
+        if (now_ms() - start >= wait_ms)
+            return p->finished;
+    }
+}
+
+void proc_wait(proc *p, proc_status *st)
+{
+    while (!proc_pump(p, 1000))
+        ;
+    if (st)
+        proc_status_get(p, st);
+}
+
+void proc_status_get(const proc *p, proc_status *st)
+{
+    memset(st, 0, sizeof *st);
+    st->exit_code = p->reaped ? p->exit_code : -1;
+    st->signal = p->reaped ? p->signal : 0;
+    st->output_bytes = p->bytes;
+    st->elapsed_ms = (p->reaped ? p->end_ms : now_ms()) - p->start_ms;
+    if (!p->reaped)
+        st->end = PROC_RUNNING;
+    else if (p->reason != PROC_RUNNING)
+        st->end = p->reason;
+    else if (p->signal)
+        st->end = PROC_SIGNALED;
+    else
+        st->end = PROC_EXITED;
+}
+
+void proc_kill(proc *p)
+{
+    if (!p)
+        return;
+    atomic_store(&p->kill_req, 1);
+    ssize_t r = write(p->wake_w, "k", 1);
+    (void)r;
+}
+
+void proc_set_output(proc *p, proc_output_fn on_output, void *ud)
+{
+    p->on_output = on_output;
+    p->ud = ud;
+}
+
+pid_t proc_pid(const proc *p)
+{
+    return p->pid;
+}
+
+void proc_free(proc *p)
+{
+    if (!p)
+        return;
+    if (!p->finished) {
+        atomic_store(&p->kill_req, 1);
+        while (!proc_pump(p, 100))
+            ;
+    }
+    if (p->abort && p->listen_id > 0)
+        abort_unlisten(p->abort, p->listen_id);
+    close_fd(&p->out_fd);
+    close_fd(&p->err_fd);
+    close_fd(&p->pidfd);
+    close_fd(&p->wake_r);
+    close_fd(&p->wake_w);
+    free(p);
+}
+
+/* ---- proc_run ------------------------------------------------------------------------ */
+
+struct run_capture {
+    buf *out;
+    bool truncated;
+    bool separate;
+    proc_output_fn user;
+    void *ud;
+};
+
+static void capture_output(void *ud, int stream, const char *data, size_t len)
+{
+    struct run_capture *c = ud;
+    if (c->user)
+        c->user(c->ud, stream, data, len);
+    if (!c->out || (c->separate && stream != PROC_STDOUT))
+        return;
+    size_t max = c->out->max ? c->out->max : BUF_DEFAULT_MAX;
+    size_t room = c->out->len < max ? max - c->out->len : 0;
+    if (len > room) {
+        c->truncated = true;
+        len = room;
+    }
+    if (len)
+        buf_append(c->out, data, len);
+}
+
+hew_code proc_run(const proc_opts *o, buf *output, bool *output_truncated, proc_status *st,
+                  hew_err *err)
+{
+    struct run_capture c = { output, false, o->separate_stderr, o->on_output, o->ud };
+    proc_opts mine = *o;
+    mine.on_output = capture_output;
+    mine.ud = &c;
+    proc *p;
+    hew_code rc = proc_start(&mine, &p, err);
+    if (rc != HEW_OK)
+        return rc;
+    proc_wait(p, st);
+    proc_free(p);
+    if (output_truncated)
+        *output_truncated = c.truncated;
+    return HEW_OK;
+}
+
+const char *proc_signal_name(int sig, char *tmp, size_t tmplen)
+{
+    const char *abbrev = sigabbrev_np(sig);
+    if (abbrev)
+        snprintf(tmp, tmplen, "SIG%s", abbrev);
+    else
+        snprintf(tmp, tmplen, "signal %d", sig);
+    return tmp;
+}

@@ -1,0 +1,166 @@
+/* proc — the one way hew starts a child process (execute_command, and later git for
+ * checkpoints, MCP stdio servers, ctags, …). Nothing else in hew may call fork, exec,
+ * system or popen, and nothing glues a command line together: a child is an argv.
+ *
+ * What a child gets:
+ *   - argv[0] run with posix_spawnp (searched in the PARENT's PATH when it has no '/');
+ *   - cwd: the given directory (an error if it cannot be entered);
+ *   - env: exactly the list given, or by default the parent's environment without
+ *     hew's secrets (proc_env_from_parent); never the raw environ;
+ *   - stdin /dev/null; stdout and stderr into pipes (one merged pipe by default, so the
+ *     order of the two streams is kept); no other descriptor (everything from 3 up is
+ *     closed in the child);
+ *   - its own process group (pgid = its pid), an empty signal mask and default signal
+ *     dispositions (a parent that blocks or ignores SIGINT/SIGPIPE does not pass that on).
+ *
+ * How it ends: the leader exits or is killed by a signal; or the timeout passes, the
+ * abort token fires, or proc_kill() is called — then the WHOLE group gets SIGTERM and,
+ * kill_grace_ms later, SIGKILL. When the leader exits on its own, whatever it left running
+ * in its group (`sleep 100 &`) gets the same treatment unless keep_group is set: no
+ * process hew starts outlives it. The leader is always reaped (no zombie). Output left in
+ * the pipes is read until EOF, or until a short drain deadline when something outside the
+ * group still holds them.
+ *
+ * Threads: a proc belongs to one thread at a time (the one calling proc_pump/proc_wait;
+ * ownership may move, e.g. to a background thread). proc_kill() alone may be called from
+ * any thread. Every wait wakes on the abort token at once (a listener) and never sleeps
+ * more than 50 ms without checking it. Signals interrupting a wait are retried (EINTR).
+ *
+ * Errors: proc_start fails (HEW_E_NOTFOUND / HEW_E_IO / HEW_E_NOMEM with a message naming
+ * the program and the directory) only when the child could not be started; how the child
+ * ended is never an error, it is a proc_status. */
+#ifndef HEW_TOOLS_PROC_H
+#define HEW_TOOLS_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/abort.h"
+#include "base/buf.h"
+#include "base/err.h"
+
+/* Default limits (one place). */
+#define PROC_KILL_GRACE_MS 2000L  /* SIGTERM → SIGKILL */
+#define PROC_DRAIN_MS 500L        /* reading leftover output after the group is gone */
+#define PROC_RUN_CAPTURE_MAX ((size_t)1 << 20) /* proc_run's default output cap */
+
+enum { PROC_STDOUT = 1, PROC_STDERR = 2 };
+
+/* Output as it arrives: any bytes (not NUL-terminated, may end in the middle of a line
+ * or of a UTF-8 character). stream is PROC_STDOUT (also stderr when merged) or
+ * PROC_STDERR. Called on the thread that pumps the proc; must not call back into it
+ * (except proc_kill). */
+typedef void (*proc_output_fn)(void *ud, int stream, const char *data, size_t len);
+
+typedef struct proc_opts {
+    const char *const *argv;   /* required, NULL-terminated, argv[0] the program */
+    const char *cwd;           /* NULL: the parent's current directory */
+    const char *const *envp;   /* NULL-terminated "NAME=value"; NULL: proc_env_from_parent */
+    bool separate_stderr;      /* false: stderr shares stdout's pipe */
+    bool keep_group;           /* true: leave the group running when the leader exits */
+    long timeout_ms;           /* from the start; 0: none */
+    long kill_grace_ms;        /* 0: PROC_KILL_GRACE_MS */
+    hew_abort *abort;          /* may be NULL; borrowed, must outlive the proc */
+    proc_output_fn on_output;  /* may be NULL (output is read and dropped) */
+    void *ud;
+} proc_opts;
+
+/* Why the child ended. */
+typedef enum proc_end {
+    PROC_RUNNING,   /* not yet */
+    PROC_EXITED,    /* the leader exited on its own: exit_code */
+    PROC_SIGNALED,  /* a signal nobody in hew sent ended it: signal */
+    PROC_TIMED_OUT, /* the timeout passed; hew killed the group */
+    PROC_ABORTED,   /* the abort token fired; hew killed the group */
+    PROC_KILLED     /* proc_kill() was called; hew killed the group */
+} proc_end;
+
+typedef struct proc_status {
+    proc_end end;
+    int exit_code;                   /* when the leader exited (any end), else -1 */
+    int signal;                      /* the signal that ended the leader, else 0 */
+    long long elapsed_ms;            /* from start to the end */
+    unsigned long long output_bytes; /* everything read from the pipes */
+} proc_status;
+
+typedef struct proc proc;
+
+/* Start a child. On success *out is a running proc to pump and free. */
+hew_code proc_start(const proc_opts *o, proc **out, hew_err *err);
+
+/* Read output (delivering it to on_output), notice the leader's end, enforce the timeout,
+ * the abort token and proc_kill, for at most wait_ms (0: only what is ready now). Returns
+ * true once the proc is finished (the leader reaped, the group gone, the pipes drained).
+ * Returns early when there was output or the state changed. */
+bool proc_pump(proc *p, long wait_ms);
+
+/* Change where output goes from now on (when the proc moves to another owner). */
+void proc_set_output(proc *p, proc_output_fn on_output, void *ud);
+
+/* Pump until finished; fills *st (may be NULL). */
+void proc_wait(proc *p, proc_status *st);
+
+/* The current status (end is PROC_RUNNING until the leader has been reaped). */
+void proc_status_get(const proc *p, proc_status *st);
+
+/* Ask the proc to kill its group (SIGTERM now, SIGKILL after the grace). Thread-safe and
+ * non-blocking: the thread pumping it does the work. Harmless after the end. */
+void proc_kill(proc *p);
+
+pid_t proc_pid(const proc *p);
+
+/* Free a proc. If it is still running, its group is killed (SIGTERM, then SIGKILL when it
+ * has not ended within the grace — so this may block up to kill_grace_ms) and reaped.
+ * NULL is a no-op. */
+void proc_free(proc *p);
+
+/* Start, wait, free: the output (merged stream, or stdout only with separate_stderr)
+ * goes into *output with its own cap; bytes beyond the cap are dropped and
+ * *output_truncated (may be NULL) is set. on_output in o, if any, is still called. */
+hew_code proc_run(const proc_opts *o, buf *output, bool *output_truncated, proc_status *st,
+                  hew_err *err);
+
+/* "SIGTERM" style name of a signal ("signal 77" for unknown ones); a static string or
+ * the caller's buffer. */
+const char *proc_signal_name(int sig, char *tmp, size_t tmplen);
+
+/* ---- child environments ---------------------------------------------------------------
+ *
+ * A list of "NAME=value" strings the caller builds explicitly. Secrets never reach a
+ * child through the default list: a variable is left out when its name looks like an
+ * API credential (ends in _API_KEY, _API_TOKEN or _AUTH_TOKEN, or is a provider's key or
+ * token: ANTHROPIC_*, OPENAI_*, OPENROUTER_*, DEEPSEEK_*, GEMINI_*, GOOGLE_API_*, XAI_*,
+ * GROQ_*, HEW_* names ending in _KEY or _TOKEN), or when its value is one that
+ * proc_secret_add() registered (the key hew itself uses, wherever it came from). */
+
+typedef struct proc_env {
+    char **vars;  /* NULL-terminated once anything was added */
+    size_t n, cap;
+    bool oom;     /* an allocation failed: the list may miss entries */
+} proc_env;
+
+#define PROC_ENV_INIT { NULL, 0, 0, false }
+
+/* The parent's environment without secrets (appended to e). */
+void proc_env_from_parent(proc_env *e);
+/* What commands run with (execute_command): proc_env_from_parent plus the settings that
+ * keep a child from waiting on a terminal: TERM=xterm-256color, PAGER=cat, GIT_PAGER=cat,
+ * MANPAGER=cat, SYSTEMD_PAGER= (empty) and EDITOR=cat when EDITOR is not set. */
+void proc_env_for_command(proc_env *e);
+/* Add or replace NAME=value (copied). */
+void proc_env_set(proc_env *e, const char *name, const char *value);
+void proc_env_unset(proc_env *e, const char *name);
+/* The value of name, or NULL (borrowed until the list changes). */
+const char *proc_env_get(const proc_env *e, const char *name);
+/* The list for proc_opts.envp (borrowed; an empty list when nothing was added). */
+const char *const *proc_env_list(const proc_env *e);
+void proc_env_release(proc_env *e);
+
+/* True when a variable must not reach a child (see above). */
+bool proc_env_is_secret(const char *name, const char *value);
+/* Register a secret value (copied; process-wide, thread-safe; values shorter than 8
+ * bytes are ignored so that "1" or "true" never hide variables). */
+void proc_secret_add(const char *value);
+
+#endif
