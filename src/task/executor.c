@@ -9,6 +9,7 @@
 #include "api/message.h"
 #include "task/responses.h"
 #include "task/task.h"
+#include "tools/proc.h"
 #include "tools/registry.h"
 
 #define RESULT_MAX ((size_t)8 << 20)
@@ -34,6 +35,41 @@ static hew_code env_ask(tool_env *env, const char *type, const char *text, json_
                         int partial, tool_answer *answer)
 {
     return task_ask(task_of(env), type, text, data, partial_of(partial), answer);
+}
+
+/* A non-blocking ask (tool.h): opens the ask rendezvous without waiting, so that
+ * hew_task_respond can answer it while the tool works; the answer is taken by a later
+ * call. Same mutex rule as task_ask: never held while the front end is called. */
+static bool env_ask_nowait(tool_env *env, const char *type, const char *text, json_t *data,
+                           int partial, tool_answer *answer)
+{
+    hew_task *t = task_of(env);
+    bool got = false;
+    pthread_mutex_lock(&t->mu);
+    if (t->ask_waiting && t->ask_answered) {
+        if (answer) {
+            *answer = t->ask_answer;
+            t->ask_answer.text = NULL;
+        }
+        tool_answer_release(&t->ask_answer);
+        t->ask_waiting = false;
+        t->ask_answered = false;
+        got = true;
+    } else if (type && partial == 1 && !t->ask_waiting) {
+        t->ask_waiting = true;
+        t->ask_answered = false;
+        tool_answer_release(&t->ask_answer);
+    } else if (type && partial == 2) {
+        t->ask_waiting = false;
+        t->ask_answered = false;
+        tool_answer_release(&t->ask_answer);
+    }
+    pthread_mutex_unlock(&t->mu);
+    if (got || !type)
+        return got;
+    long i = uimsg_put(&t->ui, UIMSG_ASK, type, text, data, partial_of(partial));
+    task_emit(t, i);
+    return false;
 }
 
 /* Cline's auto-approval rules: "local" needs the group's flag; "outside the workspace"
@@ -118,8 +154,11 @@ void executor_env_init(hew_task *t)
     e->say = env_say;
     e->ask = env_ask;
     e->approve = env_approve;
+    e->ask_nowait = env_ask_nowait;
     e->complete = env_complete;
     e->mistake = env_mistake;
+    /* the key hew uses never reaches a child process, whatever variable it came from */
+    proc_secret_add(t->settings->api_key);
 }
 
 /* ---- results ----------------------------------------------------------------------------- */

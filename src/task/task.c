@@ -10,6 +10,7 @@
 
 #include "api/message.h"
 #include "base/json.h"
+#include "tools/execute_command.h"
 
 long long task_now_ms(void)
 {
@@ -105,6 +106,8 @@ void task_push_user_text(hew_task *t, const char *text)
 
 void task_finish(hew_task *t, hew_task_status status, const char *result)
 {
+    /* nothing the task started may outlive it (commands left running in the background) */
+    execute_command_stop_background(&t->env);
     pthread_mutex_lock(&t->mu);
     if (t->status == HEW_TASK_RUNNING) {
         t->status = status;

@@ -7,21 +7,29 @@
 extern const tool_def tool_attempt_completion;
 extern const tool_def tool_ask_followup_question;
 extern const tool_def tool_plan_mode_respond;
+extern const tool_def tool_execute_command;
+extern const tool_def tool_new_task;
+extern const tool_def tool_condense;
 extern const tool_def tool_read_file;
 extern const tool_def tool_write_to_file;
 extern const tool_def tool_replace_in_file;
 extern const tool_def tool_list_files;
 extern const tool_def tool_search_files;
+extern const tool_def tool_list_code_definition_names;
 
 static const tool_def *const builtin_tools[] = {
     &tool_ask_followup_question,
     &tool_attempt_completion,
     &tool_plan_mode_respond,
+    &tool_execute_command,
+    &tool_new_task,
+    &tool_condense,
     &tool_read_file,
     &tool_write_to_file,
     &tool_replace_in_file,
     &tool_list_files,
     &tool_search_files,
+    &tool_list_code_definition_names,
 };
 
 const tool_def *const *registry_tools(size_t *count)

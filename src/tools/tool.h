@@ -83,6 +83,16 @@ struct tool_env {
      * Returns HEW_OK, or HEW_E_ABORTED. */
     hew_code (*approve)(tool_env *env, const char *group, bool outside_workspace,
                         const char *type, json_t *data, bool *approved, tool_answer *answer);
+    /* A non-blocking ask the user may answer while the tool keeps working (Cline's
+     * "Proceed While Running" on a command's output). partial=1 shows or updates it (the
+     * first call opens it) and never waits; partial=2 finishes it on screen and closes it
+     * (nothing waits for that final ask: it only ends the message); type NULL only
+     * polls. Returns true, with *answer filled (release it), when the user answered
+     * since it was opened; it is then closed: the tool ends it with partial=2 and
+     * updates it no more. Front ends see it as an ask event with partial=1 and may answer
+     * it with hew_task_respond while it is partial. May be NULL (no such front end). */
+    bool (*ask_nowait)(tool_env *env, const char *type, const char *text, json_t *data,
+                       int partial, tool_answer *answer);
     /* The task is finished with this result (attempt_completion accepted). */
     void (*complete)(tool_env *env, const char *result);
     /* Count a mistake of the model (missing parameter, failed edit, …) or reset. */

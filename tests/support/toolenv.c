@@ -54,18 +54,26 @@ static hew_code te_ask(tool_env *env, const char *type, const char *text, json_t
     return HEW_OK;
 }
 
+/* An approval's event also records its group and outside flag. */
+static void record_approval(toolenv *te, const char *kind, const char *type, json_t *data,
+                            const char *group, bool outside)
+{
+    record(te, kind, type, NULL, data, 0);
+    json_t *ev = json_array_get(te->events, json_array_size(te->events) - 1);
+    json_object_set_new(ev, "group", json_string(group));
+    json_object_set_new(ev, "outside", json_boolean(outside));
+}
+
 static hew_code te_approve(tool_env *env, const char *group, bool outside, const char *type,
                            json_t *data, bool *approved, tool_answer *answer)
 {
     toolenv *te = te_of(env);
-    (void)group;
-    (void)outside;
     if (te->approve_all || env->yolo) {
-        record(te, "say", type, NULL, data, 0);
+        record_approval(te, "say", type, data, group, outside);
         *approved = true;
         return HEW_OK;
     }
-    record(te, "ask", type, NULL, data, 0);
+    record_approval(te, "ask", type, data, group, outside);
     tool_answer a = { TOOL_ANSWER_YES, NULL };
     take_answer(te, &a);
     *approved = a.kind == TOOL_ANSWER_YES;
@@ -76,6 +84,31 @@ static hew_code te_approve(tool_env *env, const char *group, bool outside, const
     else
         tool_answer_release(&a);
     return HEW_OK;
+}
+
+static bool te_ask_nowait(tool_env *env, const char *type, const char *text, json_t *data,
+                          int partial, tool_answer *answer)
+{
+    toolenv *te = te_of(env);
+    if (te->nowait_open && json_array_size(te->nowait_answers) > 0) {
+        json_t *a = json_array_get(te->nowait_answers, 0);
+        const char *kind = json_string_value(json_object_get(a, "kind"));
+        const char *atext = json_string_value(json_object_get(a, "text"));
+        if (answer) {
+            answer->kind = strcmp(kind, "yes") == 0  ? TOOL_ANSWER_YES
+                           : strcmp(kind, "no") == 0 ? TOOL_ANSWER_NO
+                                                     : TOOL_ANSWER_MESSAGE;
+            answer->text = atext ? strdup(atext) : NULL;
+        }
+        json_array_remove(te->nowait_answers, 0);
+        te->nowait_open = false;
+        return true;
+    }
+    if (!type)
+        return false;
+    record(te, "ask", type, text, data, partial);
+    te->nowait_open = partial == 1;
+    return false;
 }
 
 static void te_complete(tool_env *env, const char *result)
@@ -104,6 +137,7 @@ void toolenv_init(toolenv *te, const char *cwd)
     memset(te, 0, sizeof *te);
     te->events = json_array();
     te->answers = json_array();
+    te->nowait_answers = json_array();
     snprintf(te->mode, sizeof te->mode, "act");
     tool_env *e = &te->env;
     e->task = te;
@@ -114,6 +148,7 @@ void toolenv_init(toolenv *te, const char *cwd)
     e->say = te_say;
     e->ask = te_ask;
     e->approve = te_approve;
+    e->ask_nowait = te_ask_nowait;
     e->complete = te_complete;
     e->mistake = te_mistake;
 }
@@ -122,6 +157,7 @@ void toolenv_release(toolenv *te)
 {
     json_decref(te->events);
     json_decref(te->answers);
+    json_decref(te->nowait_answers);
     abort_free(te->env.abort);
     free(te->completion);
 }
@@ -132,6 +168,14 @@ void toolenv_answer(toolenv *te, const char *kind, const char *text)
     if (text)
         json_object_set_new(a, "text", json_string(text));
     json_array_append_new(te->answers, a);
+}
+
+void toolenv_answer_nowait(toolenv *te, const char *kind, const char *text)
+{
+    json_t *a = json_pack("{s:s}", "kind", kind);
+    if (text)
+        json_object_set_new(a, "text", json_string(text));
+    json_array_append_new(te->nowait_answers, a);
 }
 
 static bool matches(const json_t *ev, const char *kind, const char *type)

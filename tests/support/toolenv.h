@@ -11,13 +11,16 @@
 
 typedef struct toolenv {
     tool_env env;
-    json_t *events;          /* [{"kind":"say"|"ask","type":…,"text":…,"data":…,"partial":n}] */
+    json_t *events;          /* [{"kind":"say"|"ask","type":…,"text":…,"data":…,"partial":n}]
+                                approvals also carry "group" and "outside" */
     json_t *answers;         /* queue: [{"kind":"yes"|"no"|"message","text":…}] */
     bool approve_all;        /* env->approve approves without asking (like yolo) */
     int mistakes;            /* +1 per mistake(true); reset to 0 by mistake(false) */
     bool completed;
     char *completion;
     bool rejected;           /* approve() was answered no / with a message */
+    json_t *nowait_answers;  /* queue for ask_nowait: given once its ask is open */
+    bool nowait_open;        /* an ask_nowait ask is shown and not answered or closed */
     char mode[8];
 } toolenv;
 
@@ -26,6 +29,10 @@ void toolenv_release(toolenv *te);
 
 /* Queue the answer to the next ask: "yes", "no" or "message" (text may be NULL). */
 void toolenv_answer(toolenv *te, const char *kind, const char *text);
+
+/* Queue the answer to the next non-blocking ask (env->ask_nowait): it is given on the
+ * first call after that ask was shown ("yes", "no" or "message"). */
+void toolenv_answer_nowait(toolenv *te, const char *kind, const char *text);
 
 /* How many events of a kind ("say"/"ask"/NULL = any) and type were recorded. */
 int toolenv_count(const toolenv *te, const char *kind, const char *type);

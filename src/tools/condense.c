@@ -1,0 +1,63 @@
+/* condense — the model proposes a summary of the conversation so far to replace the
+ * older messages (Cline's condense, /smol). The user accepts or answers; the result says
+ * what happened. Dropping the older messages lands with the context work: until then an
+ * accepted summary is kept in the conversation and nothing is removed. It never changes
+ * the history itself. */
+#include <string.h>
+
+#include "tools/tool.h"
+
+static const tool_param params[] = {
+    { "context", true,
+      "A detailed summary of the conversation so far: the user's requests, the decisions "
+      "taken, the files and code that matter (with the important snippets), the errors met "
+      "and how they were fixed, and what is left to do next.",
+      "Your detailed summary" },
+};
+
+static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
+{
+    const char *context = tool_call_param(call, "context");
+    if (!context)
+        context = "";
+    tool_answer answer = { TOOL_ANSWER_YES, NULL };
+    if (env->yolo) {
+        env->say(env, "condense", context, NULL, 0);
+    } else {
+        hew_code rc = env->ask(env, "condense", context, NULL, 0, &answer);
+        if (rc != HEW_OK) {
+            tool_answer_release(&answer);
+            return rc;
+        }
+    }
+    if (answer.text && *answer.text) {
+        env->say(env, "user_feedback", answer.text, NULL, 0);
+        tool_result_printf(out, "The user provided feedback on the condensed conversation "
+                                "summary:\n<feedback>\n%s\n</feedback>\nTake it into account "
+                                "and go on with the task.",
+                           answer.text);
+    } else if (answer.kind == TOOL_ANSWER_YES) {
+        tool_result_printf(out, "The summary was accepted%s. (This version of hew does not "
+                                "remove the older messages yet: the conversation stays as it "
+                                "is, with your summary in it.) Go on with the task from the "
+                                "summary.",
+                           env->yolo ? " automatically" : " by the user");
+    } else {
+        tool_result_printf(out, "The user declined to condense the conversation. Go on with "
+                                "the task.");
+    }
+    tool_answer_release(&answer);
+    return HEW_OK;
+}
+
+const tool_def tool_condense = {
+    .name = "condense",
+    .description =
+        "Propose a detailed summary of the conversation so far to replace the older "
+        "messages when the context is getting long. The user accepts it or answers.",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .read_only = false,
+    .ends_turn_interaction = true,
+    .run = run,
+};

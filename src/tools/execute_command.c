@@ -1,0 +1,754 @@
+/* execute_command — runs a shell command the model asked for (see execute_command.h for
+ * the behaviour): approval, `$SHELL -c` through tools/proc, streamed output, head + tail
+ * capture, the result text, and the registry of commands left running in the background.
+ * It must never run a command that was not approved, never start a process any other
+ * way than through proc, never keep more output than its caps, and never let a command
+ * outlive its task. */
+#include "tools/execute_command.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/utf8.h"
+#include "tools/proc.h"
+
+/* ---- limits ------------------------------------------------------------------------ */
+
+static pthread_mutex_t limits_mu = PTHREAD_MUTEX_INITIALIZER;
+static exec_limits limits;
+static bool limits_set;
+
+void exec_limits_default(exec_limits *l)
+{
+    *l = (exec_limits){
+        .timeout_s = 30,
+        .long_timeout_s = 300,
+        .max_timeout_s = 3600,
+        .kill_grace_ms = PROC_KILL_GRACE_MS,
+        .head_lines = 250,
+        .tail_lines = 250,
+        .head_bytes = (size_t)32 << 10,
+        .tail_bytes = (size_t)32 << 10,
+        .update_ms = 100,
+    };
+}
+
+void execute_command_set_limits(const exec_limits *l)
+{
+    pthread_mutex_lock(&limits_mu);
+    if (l)
+        limits = *l;
+    else
+        exec_limits_default(&limits);
+    limits_set = true;
+    pthread_mutex_unlock(&limits_mu);
+}
+
+void execute_command_get_limits(exec_limits *l)
+{
+    pthread_mutex_lock(&limits_mu);
+    if (!limits_set) {
+        exec_limits_default(&limits);
+        limits_set = true;
+    }
+    *l = limits;
+    pthread_mutex_unlock(&limits_mu);
+}
+
+/* ---- long commands ------------------------------------------------------------------ */
+
+/* A program and the sub-commands that make it long (NULL: any use of the program). */
+struct long_rule {
+    const char *prog;
+    const char *const *subs;
+};
+
+static const char *const js_subs[] = { "install", "i", "ci", "add", "build", "test", "run", NULL };
+static const char *const pip_subs[] = { "install", NULL };
+static const char *const cargo_subs[] = { "build", "test", "install", "check", "clippy", NULL };
+static const char *const go_subs[] = { "build", "test", "install", "get", "mod", NULL };
+static const char *const gradle_subs[] = { "build", "test", "assemble", "check", NULL };
+static const char *const docker_subs[] = { "build", "compose", "pull", NULL };
+static const char *const dotnet_subs[] = { "build", "test", "restore", NULL };
+static const char *const bundle_subs[] = { "install", NULL };
+static const char *const cmake_subs[] = { "--build", NULL };
+
+static const struct long_rule long_rules[] = {
+    { "npm", js_subs },        { "pnpm", js_subs },       { "yarn", js_subs },
+    { "bun", js_subs },        { "pip", pip_subs },       { "pip3", pip_subs },
+    { "uv", pip_subs },        { "poetry", pip_subs },    { "cargo", cargo_subs },
+    { "go", go_subs },         { "mvn", NULL },           { "./mvnw", NULL },
+    { "gradle", gradle_subs }, { "./gradlew", gradle_subs }, { "make", NULL },
+    { "ninja", NULL },         { "cmake", cmake_subs },   { "ctest", NULL },
+    { "pytest", NULL },        { "jest", NULL },          { "vitest", NULL },
+    { "tox", NULL },           { "docker", docker_subs }, { "dotnet", dotnet_subs },
+    { "bundle", bundle_subs }, { "composer", pip_subs },  { "mix", NULL },
+};
+
+/* The next word of s (skipping blanks), into w; returns the rest, or NULL at the end of a
+ * chain part (&&, ||, ;, |, newline). */
+static const char *next_word(const char *s, char *w, size_t wcap)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!*s || strchr(";|&\n", *s))
+        return NULL;
+    size_t n = 0;
+    while (*s && !strchr(" \t;|&\n", *s)) {
+        if (n + 1 < wcap && *s != '"' && *s != '\'')
+            w[n++] = *s;
+        s++;
+    }
+    w[n] = '\0';
+    return s;
+}
+
+static bool part_is_long(const char *s)
+{
+    char w[64];
+    /* skip VAR=value assignments and wrappers */
+    while ((s = next_word(s, w, sizeof w)) != NULL) {
+        if (strchr(w, '=') || strcmp(w, "sudo") == 0 || strcmp(w, "time") == 0 ||
+            strcmp(w, "env") == 0 || strcmp(w, "npx") == 0 || strcmp(w, "exec") == 0)
+            continue;
+        break;
+    }
+    if (!s)
+        return false;
+    const char *prog = strrchr(w, '/') && strncmp(w, "./", 2) != 0 ? strrchr(w, '/') + 1 : w;
+    if (strcmp(prog, "python") == 0 || strcmp(prog, "python3") == 0) {
+        char m[64], mod[64];
+        const char *r = next_word(s, m, sizeof m);
+        if (r && strcmp(m, "-m") == 0 && next_word(r, mod, sizeof mod))
+            return strcmp(mod, "pip") == 0 || strcmp(mod, "pytest") == 0;
+        return false;
+    }
+    for (size_t i = 0; i < sizeof long_rules / sizeof long_rules[0]; i++) {
+        if (strcmp(prog, long_rules[i].prog) != 0)
+            continue;
+        if (!long_rules[i].subs)
+            return true;
+        char sub[64];
+        const char *r = s;
+        /* the first word that is not an option */
+        while ((r = next_word(r, sub, sizeof sub)) != NULL && sub[0] == '-' &&
+               strcmp(sub, "--build") != 0)
+            ;
+        if (!r) /* bare `yarn` / `pnpm` installs */
+            return strcmp(prog, "yarn") == 0 || strcmp(prog, "pnpm") == 0;
+        for (const char *const *x = long_rules[i].subs; *x; x++)
+            if (strcmp(sub, *x) == 0)
+                return true;
+        return false;
+    }
+    return false;
+}
+
+bool execute_command_is_long(const char *command)
+{
+    const char *s = command;
+    while (s && *s) {
+        if (part_is_long(s))
+            return true;
+        s = strpbrk(s, ";|&\n");
+        while (s && *s && strchr(";|&\n", *s))
+            s++;
+    }
+    return false;
+}
+
+/* ---- the head + tail capture ------------------------------------------------------------ */
+
+typedef struct outcap {
+    size_t head_lines_max, tail_lines_max, head_bytes_max, tail_bytes_max;
+    buf head;
+    size_t head_lines;
+    bool head_full;
+    buf tail;                    /* recent bytes after the head, at most 2 × tail_bytes_max */
+    unsigned long long total_bytes, total_lines;
+    bool last_was_newline;
+} outcap;
+
+static void outcap_init(outcap *c, const exec_limits *l)
+{
+    memset(c, 0, sizeof *c);
+    c->head_lines_max = l->head_lines ? l->head_lines : 1;
+    c->tail_lines_max = l->tail_lines ? l->tail_lines : 1;
+    c->head_bytes_max = l->head_bytes ? l->head_bytes : 1;
+    c->tail_bytes_max = l->tail_bytes ? l->tail_bytes : 1;
+    buf_init(&c->head, c->head_bytes_max + 8);
+    buf_init(&c->tail, 2 * c->tail_bytes_max + 8);
+    c->last_was_newline = true;
+}
+
+static void outcap_release(outcap *c)
+{
+    buf_release(&c->head);
+    buf_release(&c->tail);
+}
+
+static void outcap_append(outcap *c, const char *data, size_t len)
+{
+    c->total_bytes += len;
+    for (size_t i = 0; i < len; i++)
+        if (data[i] == '\n')
+            c->total_lines++;
+    if (len)
+        c->last_was_newline = data[len - 1] == '\n';
+    while (len && !c->head_full) {
+        const char *nl = memchr(data, '\n', len);
+        size_t n = nl ? (size_t)(nl - data) + 1 : len;
+        size_t room = c->head_bytes_max - c->head.len;
+        if (n > room) {
+            size_t cut = utf8_cut(data, n, room);
+            buf_append(&c->head, data, cut);
+            data += cut;
+            len -= cut;
+            c->head_full = true;
+            break;
+        }
+        buf_append(&c->head, data, n);
+        data += n;
+        len -= n;
+        if (nl && ++c->head_lines >= c->head_lines_max)
+            c->head_full = true;
+    }
+    if (!len)
+        return;
+    if (len > 2 * c->tail_bytes_max) {
+        data += len - 2 * c->tail_bytes_max;
+        len = 2 * c->tail_bytes_max;
+    }
+    if (c->tail.len + len > 2 * c->tail_bytes_max)
+        buf_consume(&c->tail, c->tail.len + len - 2 * c->tail_bytes_max);
+    buf_append(&c->tail, data, len);
+}
+
+/* The view: head, a notice of what is left out, tail — valid UTF-8, trailing newlines
+ * trimmed. Returns true when something was left out. */
+static bool outcap_render(const outcap *c, buf *out)
+{
+    size_t start = out->len;
+    utf8_sanitize(c->head.data ? c->head.data : "", c->head.len, out);
+    bool cut = false;
+    if (c->tail.len) {
+        const char *t = c->tail.data;
+        size_t tl = c->tail.len, from = 0;
+        if (tl > c->tail_bytes_max) {
+            from = tl - c->tail_bytes_max;
+            const char *nl = memchr(t + from, '\n', tl - from);
+            if (nl && (size_t)(nl - t) + 1 < tl)
+                from = (size_t)(nl - t) + 1;
+            else
+                while (from < tl && ((unsigned char)t[from] & 0xC0) == 0x80)
+                    from++;
+        }
+        /* at most tail_lines_max lines: a newline found walking back completes the line
+         * after it (the final newline only ends the last line) */
+        size_t lines = 0, i = tl - (t[tl - 1] == '\n' ? 1 : 0);
+        bool full = false;
+        while (i > from) {
+            if (t[i - 1] == '\n' && ++lines >= c->tail_lines_max) {
+                full = true;
+                break;
+            }
+            i--;
+        }
+        if (full)
+            from = i;
+        else if (tl > from)
+            lines++; /* the first (maybe partial) line */
+        unsigned long long shown = (unsigned long long)c->head.len + (tl - from);
+        if (shown < c->total_bytes) {
+            cut = true;
+            unsigned long long skipped_bytes = c->total_bytes - shown;
+            unsigned long long total = c->total_lines + (c->last_was_newline ? 0 : 1);
+            unsigned long long kept = c->head_lines + lines;
+            unsigned long long skipped_lines = total > kept ? total - kept : 0;
+            if (out->len > start && out->data[out->len - 1] != '\n')
+                buf_putc(out, '\n');
+            buf_printf(out, "\n... (output truncated: %llu lines, %llu bytes not shown) ...\n\n",
+                       skipped_lines, skipped_bytes);
+        }
+        utf8_sanitize(t + from, tl - from, out);
+    }
+    while (out->len > start && (out->data[out->len - 1] == '\n' || out->data[out->len - 1] == '\r'))
+        buf_truncate(out, out->len - 1);
+    return cut;
+}
+
+/* ---- background commands ------------------------------------------------------------ */
+
+typedef struct bgcmd {
+    struct bgcmd *next;
+    const tool_env *owner;
+    char *command;
+    proc *p;
+    pthread_t thread;
+    pthread_mutex_t mu;          /* cap, reported, st, done */
+    outcap cap;
+    unsigned long long reported; /* total_bytes at the last report */
+    proc_status st;
+    bool done, reported_end;
+} bgcmd;
+
+static pthread_mutex_t bg_mu = PTHREAD_MUTEX_INITIALIZER;
+static bgcmd *bg_list;
+
+static void bg_output(void *ud, int stream, const char *data, size_t len)
+{
+    (void)stream;
+    bgcmd *b = ud;
+    pthread_mutex_lock(&b->mu);
+    outcap_append(&b->cap, data, len);
+    pthread_mutex_unlock(&b->mu);
+}
+
+static void *bg_main(void *arg)
+{
+    bgcmd *b = arg;
+    proc_status st;
+    proc_wait(b->p, &st);
+    pthread_mutex_lock(&b->mu);
+    b->st = st;
+    b->done = true;
+    pthread_mutex_unlock(&b->mu);
+    return NULL;
+}
+
+/* Hand a running proc (and its capture, moved) to a background thread. false: it could
+ * not start (the caller still owns p and cap). */
+static bool bg_start(const tool_env *env, const char *command, proc *p, outcap *cap)
+{
+    bgcmd *b = calloc(1, sizeof *b);
+    if (!b)
+        return false;
+    b->owner = env;
+    b->command = strdup(command);
+    b->p = p;
+    b->cap = *cap;
+    b->reported = cap->total_bytes;
+    pthread_mutex_init(&b->mu, NULL);
+    proc_set_output(p, bg_output, b);
+    if (!b->command || pthread_create(&b->thread, NULL, bg_main, b) != 0) {
+        proc_set_output(p, NULL, NULL);
+        pthread_mutex_destroy(&b->mu);
+        free(b->command);
+        free(b);
+        return false;
+    }
+    memset(cap, 0, sizeof *cap);
+    pthread_mutex_lock(&bg_mu);
+    b->next = bg_list;
+    bg_list = b;
+    pthread_mutex_unlock(&bg_mu);
+    return true;
+}
+
+size_t execute_command_background_count(const tool_env *env)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&bg_mu);
+    for (bgcmd *b = bg_list; b; b = b->next)
+        if (b->owner == env)
+            n++;
+    pthread_mutex_unlock(&bg_mu);
+    return n;
+}
+
+static void describe_end(const proc_status *st, buf *out)
+{
+    char tmp[32];
+    switch (st->end) {
+    case PROC_EXITED:
+        buf_printf(out, "exited with code %d", st->exit_code);
+        break;
+    case PROC_SIGNALED:
+        buf_printf(out, "was terminated by signal %s", proc_signal_name(st->signal, tmp, sizeof tmp));
+        break;
+    case PROC_TIMED_OUT:
+        buf_puts(out, "timed out and was stopped");
+        break;
+    case PROC_ABORTED:
+        buf_puts(out, "was stopped because the task was aborted");
+        break;
+    case PROC_KILLED:
+        buf_puts(out, "was stopped");
+        break;
+    case PROC_RUNNING:
+        buf_puts(out, "is still running");
+        break;
+    }
+}
+
+void execute_command_background_report(const tool_env *env, buf *out)
+{
+    pthread_mutex_lock(&bg_mu);
+    for (bgcmd *b = bg_list; b; b = b->next) {
+        if (b->owner != env)
+            continue;
+        pthread_mutex_lock(&b->mu);
+        if (b->done && b->reported_end) {
+            pthread_mutex_unlock(&b->mu);
+            continue;
+        }
+        proc_status st = b->st;
+        if (!b->done)
+            st.end = PROC_RUNNING;
+        buf_printf(out, "## Background command `%s`\nIt ", b->command);
+        describe_end(&st, out);
+        buf_puts(out, ".");
+        unsigned long long fresh = b->cap.total_bytes - b->reported;
+        if (fresh) {
+            /* the newest output only: the end of the tail */
+            size_t tl = b->cap.tail.len ? b->cap.tail.len : b->cap.head.len;
+            const char *t = b->cap.tail.len ? b->cap.tail.data : b->cap.head.data;
+            size_t take = fresh < tl ? (size_t)fresh : tl;
+            if (take > 4096)
+                take = 4096;
+            size_t from = tl - take;
+            while (from < tl && ((unsigned char)t[from] & 0xC0) == 0x80)
+                from++;
+            buf_printf(out, " New output%s:\n", fresh > take ? " (the last part)" : "");
+            utf8_sanitize(t + from, tl - from, out);
+        }
+        buf_puts(out, "\n\n");
+        b->reported = b->cap.total_bytes;
+        if (b->done)
+            b->reported_end = true;
+        pthread_mutex_unlock(&b->mu);
+    }
+    pthread_mutex_unlock(&bg_mu);
+}
+
+void execute_command_stop_background(const tool_env *env)
+{
+    bgcmd *mine = NULL;
+    pthread_mutex_lock(&bg_mu);
+    for (bgcmd **pp = &bg_list; *pp;) {
+        bgcmd *b = *pp;
+        if (b->owner == env) {
+            *pp = b->next;
+            b->next = mine;
+            mine = b;
+        } else {
+            pp = &b->next;
+        }
+    }
+    pthread_mutex_unlock(&bg_mu);
+    for (bgcmd *b = mine; b; b = b->next)
+        proc_kill(b->p);
+    while (mine) {
+        bgcmd *b = mine;
+        mine = b->next;
+        pthread_join(b->thread, NULL);
+        proc_free(b->p);
+        outcap_release(&b->cap);
+        pthread_mutex_destroy(&b->mu);
+        free(b->command);
+        free(b);
+    }
+}
+
+/* ---- the tool ------------------------------------------------------------------------ */
+
+static const tool_param params[] = {
+    { "command", true,
+      "The command to run: a valid shell command for the user's system, run in the "
+      "workspace directory by the user's shell (`$SHELL -c`). To run it elsewhere, prefix "
+      "it with `cd DIR &&`. It runs without a terminal and without input: pass "
+      "non-interactive flags (e.g. `--yes`) and avoid commands that wait for the user.",
+      "Your command here" },
+    { "requires_approval", true,
+      "\"true\" when the command may have an impact the user should approve first "
+      "(installing or removing packages, deleting or overwriting files, system changes, "
+      "network operations, anything with side effects); \"false\" for safe operations "
+      "(reading files or directories, running a build or tests, starting a development "
+      "server, other non-destructive commands).",
+      "true or false" },
+    { "timeout", false,
+      "Seconds after which the command is stopped (honoured only when every action is "
+      "approved automatically). Default: 30, or 300 for installs, builds and tests.",
+      "Seconds (optional)" },
+};
+
+static bool param_true(const char *v)
+{
+    if (!v)
+        return true;
+    while (isspace((unsigned char)*v))
+        v++;
+    return strncasecmp(v, "false", 5) != 0;
+}
+
+static long timeout_param(const char *v, long max)
+{
+    if (!v)
+        return 0;
+    char *end;
+    long n = strtol(v, &end, 10);
+    while (end && isspace((unsigned char)*end))
+        end++;
+    if (end == v || (end && *end) || n <= 0)
+        return 0;
+    return n > max ? max : n;
+}
+
+static const char *shell_path(void)
+{
+    const char *sh = getenv("SHELL");
+    if (sh && sh[0] == '/' && access(sh, X_OK) == 0)
+        return sh;
+    return "/bin/sh";
+}
+
+static long long mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000LL + ts.tv_nsec / 1000000L;
+}
+
+struct run {
+    tool_env *env;
+    const char *command;
+    outcap cap;
+    unsigned long long pending; /* bytes not yet shown */
+    bool shown;                 /* an update was sent */
+    bool interactive;           /* updates are a non-blocking ask */
+    long long last_update;
+};
+
+static void run_output(void *ud, int stream, const char *data, size_t len)
+{
+    (void)stream;
+    struct run *r = ud;
+    outcap_append(&r->cap, data, len);
+    r->pending += len;
+}
+
+/* Show the output so far: partial 1 (running), 2 (the end of a shown message). */
+static void show(struct run *r, int partial)
+{
+    buf view = BUF_INIT(0);
+    outcap_render(&r->cap, &view);
+    json_t *data = json_pack("{s:s}", "command", r->command);
+    const char *text = view.data ? view.data : "";
+    if (partial == 2 && !r->shown) {
+        if (view.len)
+            r->env->say(r->env, "command_output", text, data, 0);
+    } else if (r->interactive) {
+        r->env->ask_nowait(r->env, "command_output", text, data, partial, NULL);
+    } else {
+        r->env->say(r->env, "command_output", text, data, partial);
+    }
+    if (partial == 1)
+        r->shown = true;
+    r->pending = 0;
+    r->last_update = mono_ms();
+    json_decref(data);
+    buf_release(&view);
+}
+
+static void put_output(struct run *r, buf *out, const char *label)
+{
+    buf view = BUF_INIT(0);
+    outcap_render(&r->cap, &view);
+    if (view.len)
+        buf_printf(out, "\n%s\n%s", label, view.data);
+    buf_release(&view);
+}
+
+static void put_feedback(tool_env *env, const char *text, buf *out)
+{
+    if (!text || !*text)
+        return;
+    env->say(env, "user_feedback", text, NULL, 0);
+    buf_printf(out, "\n\nThe user provided the following feedback:\n<feedback>\n%s\n</feedback>",
+               text);
+}
+
+static void finish_result(struct run *r, const proc_status *st, long timeout_s, tool_result *out)
+{
+    char tmp[32];
+    buf *t = &out->text;
+    switch (st->end) {
+    case PROC_EXITED:
+        if (st->exit_code == 0)
+            buf_puts(t, "Command executed successfully (exit code 0).");
+        else
+            buf_printf(t, "Command failed with exit code %d.", st->exit_code);
+        put_output(r, t, "Output:");
+        break;
+    case PROC_SIGNALED:
+        buf_printf(t, "Command terminated by signal %s.", proc_signal_name(st->signal, tmp, sizeof tmp));
+        put_output(r, t, "Output:");
+        break;
+    case PROC_TIMED_OUT:
+        buf_printf(t, "Command execution timed out after %ld seconds and was stopped (its "
+                      "whole process group was killed).", timeout_s);
+        put_output(r, t, "Output so far:");
+        break;
+    case PROC_KILLED:
+        buf_puts(t, "Command cancelled by the user.");
+        put_output(r, t, "Output captured before cancellation:");
+        break;
+    case PROC_ABORTED:
+    case PROC_RUNNING:
+        buf_puts(t, "Command stopped.");
+        put_output(r, t, "Output so far:");
+        break;
+    }
+}
+
+static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
+{
+    const char *command = tool_call_param(call, "command");
+    bool requires_approval = param_true(tool_call_param(call, "requires_approval"));
+    exec_limits lim;
+    execute_command_get_limits(&lim);
+    if (!command || !*command) {
+        env->mistake(env, true);
+        tool_result_error(out, "No command given: call execute_command with a command.");
+        return HEW_OK;
+    }
+
+    json_t *data = json_pack("{s:s, s:b}", "command", command, "requires_approval",
+                             requires_approval);
+    bool approved = false;
+    tool_answer answer = { TOOL_ANSWER_YES, NULL };
+    hew_code rc = env->approve(env, requires_approval ? "command" : "safe_command", false,
+                               "command", data, &approved, &answer);
+    json_decref(data);
+    if (rc != HEW_OK) {
+        tool_answer_release(&answer);
+        return rc;
+    }
+    if (!approved) {
+        tool_result_printf(out, "The user denied this operation.");
+        if (answer.text && *answer.text)
+            buf_printf(&out->text,
+                       "\nThe user provided the following feedback:\n<feedback>\n%s\n</feedback>",
+                       answer.text);
+        tool_answer_release(&answer);
+        return HEW_OK;
+    }
+    if (answer.text && *answer.text)
+        buf_printf(&out->text, "The user approved the command with this feedback:\n<feedback>\n"
+                               "%s\n</feedback>\n\n", answer.text);
+    tool_answer_release(&answer);
+    env->mistake(env, false);
+
+    long timeout_s = env->yolo ? timeout_param(tool_call_param(call, "timeout"), lim.max_timeout_s)
+                               : 0;
+    if (!timeout_s)
+        timeout_s = execute_command_is_long(command) ? lim.long_timeout_s : lim.timeout_s;
+
+    struct run r = { .env = env, .command = command };
+    outcap_init(&r.cap, &lim);
+    r.interactive = !env->yolo && env->ask_nowait;
+    proc_env penv = PROC_ENV_INIT;
+    proc_env_for_command(&penv);
+    const char *argv[] = { shell_path(), "-c", command, NULL };
+    proc_opts po = {
+        .argv = argv,
+        .cwd = env->cwd,
+        .envp = proc_env_list(&penv),
+        .timeout_ms = timeout_s * 1000L,
+        .kill_grace_ms = lim.kill_grace_ms,
+        .abort = env->abort,
+        .on_output = run_output,
+        .ud = &r,
+    };
+    proc *p = NULL;
+    hew_err err = HEW_ERR_INIT;
+    rc = proc_start(&po, &p, &err);
+    proc_env_release(&penv);
+    if (rc != HEW_OK) {
+        outcap_release(&r.cap);
+        tool_result_error(out, "The command could not be started: %s", err.msg);
+        return HEW_OK;
+    }
+
+    r.last_update = mono_ms();
+    tool_answer ans = { TOOL_ANSWER_YES, NULL };
+    bool answered = false;
+    while (!proc_pump(p, 50)) {
+        long long now = mono_ms();
+        if (now - r.last_update >= lim.update_ms && (r.pending || (r.interactive && !r.shown)))
+            show(&r, 1);
+        if (r.interactive && r.shown && env->ask_nowait(env, NULL, NULL, NULL, 1, &ans)) {
+            answered = true;
+            break;
+        }
+    }
+
+    if (answered && ans.kind != TOOL_ANSWER_NO) {
+        /* Proceed while running: the command goes on in the background. */
+        show(&r, 2);
+        buf *t = &out->text;
+        if (ans.kind == TOOL_ANSWER_YES)
+            buf_puts(t, "Command is running in the background. You can proceed with other "
+                        "tasks. (hew stops it when the task ends.)");
+        else
+            buf_puts(t, "Command is still running in the background (the user answered "
+                        "while it ran; hew stops it when the task ends).");
+        put_output(&r, t, "Here's the output so far:");
+        put_feedback(env, ans.text, t);
+        tool_answer_release(&ans);
+        if (bg_start(env, command, p, &r.cap)) {
+            outcap_release(&r.cap);
+            return HEW_OK;
+        }
+        /* no thread: stop it rather than leave it unread */
+        proc_kill(p);
+        proc_wait(p, NULL);
+        proc_free(p);
+        outcap_release(&r.cap);
+        buf_puts(t, "\n(hew could not keep it running and stopped it.)");
+        return HEW_OK;
+    }
+    if (answered) { /* no: cancel */
+        proc_kill(p);
+        proc_wait(p, NULL);
+    }
+
+    proc_status st;
+    proc_status_get(p, &st);
+    proc_free(p);
+    if (r.shown || r.pending)
+        show(&r, 2);
+    if (st.end == PROC_ABORTED || (env->abort && abort_is_set(env->abort))) {
+        tool_answer_release(&ans);
+        outcap_release(&r.cap);
+        return HEW_E_ABORTED;
+    }
+    finish_result(&r, &st, timeout_s, out);
+    if (answered)
+        put_feedback(env, ans.text, &out->text);
+    tool_answer_release(&ans);
+    outcap_release(&r.cap);
+    return HEW_OK;
+}
+
+const tool_def tool_execute_command = {
+    .name = "execute_command",
+    .description =
+        "Run a command on the user's system (a CLI command for a build, a test run, git, "
+        "package managers, file operations the other tools do not cover). Explain what the "
+        "command does. Prefer one well-formed command (chained with && when needed) over "
+        "scripts; commands run in the workspace directory with no terminal and no input. "
+        "Long output is shortened to its start and end. The user may let a long command go "
+        "on in the background.",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .read_only = false,
+    .ends_turn_interaction = false,
+    .run = run,
+};
