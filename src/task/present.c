@@ -10,6 +10,7 @@
 
 #include "task/task.h"
 #include "task/text_clean.h"
+#include "tools/registry.h"
 
 /* Partial text is shown at most every 40 ms, and less often as it grows (each update
  * re-sends the whole text: 20 ns per byte of pause keeps that cost a small fraction of
@@ -110,9 +111,24 @@ static hew_code present_tool(hew_task *t, const snapshot *s)
         executor_partial(t, &call); /* UI only; it runs when complete */
         return HEW_OK;
     }
-    /* The checkpoint gate (seed 000): non-read-only tools would wait here for the initial
-     * checkpoint commit; checkpoints are a later part, so there is nothing to wait for. */
+    /* The checkpoint gate (seed 000): a tool that may change the workspace waits for the
+     * initial checkpoint commit; read-only tools go ahead. */
+    const tool_def *def = registry_find(call.name);
+    if (!tools_blocked(t) && (!def || !def->read_only)) {
+        hew_code rc = task_checkpoint_wait(t);
+        if (rc != HEW_OK)
+            return rc;
+    }
     return executor_run(t, &call);
+}
+
+hew_code task_checkpoint_wait(hew_task *t)
+{
+    pthread_mutex_lock(&t->mu);
+    while (t->checkpoint_pending && !abort_is_set(t->abort))
+        pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
+    return abort_is_set(t->abort) ? HEW_E_ABORTED : HEW_OK;
 }
 
 hew_code present_assistant_message(hew_task *t)

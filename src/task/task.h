@@ -66,6 +66,7 @@ struct hew_task {
     char *result;                      /* completion result or failure reason */
     char mode[8];                      /* "act" / "plan" */
     task_stream stream;
+    bool checkpoint_pending;           /* the initial checkpoint commit is in progress */
 
     /* [task] */
     uimsg_list ui;
@@ -103,6 +104,10 @@ hew_code attempt_api_request(hew_task *t);
 
 /* Present as many blocks as are ready (seed 000). HEW_E_ABORTED when aborted. */
 hew_code present_assistant_message(hew_task *t);
+
+/* The checkpoint gate (seed 000): wait, without holding mu afterwards, while the initial
+ * checkpoint commit is in progress. HEW_E_ABORTED when the task is aborted meanwhile. */
+hew_code task_checkpoint_wait(hew_task *t);
 
 /* Run one complete tool block through approval, execution and result formatting. */
 hew_code executor_run(hew_task *t, const tool_call *call);
