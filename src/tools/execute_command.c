@@ -17,6 +17,7 @@
 
 #include "base/utf8.h"
 #include "tools/proc.h"
+#include "tools/workspace.h"
 
 /* ---- limits ------------------------------------------------------------------------ */
 
@@ -676,6 +677,8 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         return HEW_OK;
     }
 
+    /* a command may change any file: earlier reads are no longer known to be current */
+    ws_read_cache_forget(env, NULL);
     r.last_update = mono_ms();
     tool_answer ans = { TOOL_ANSWER_YES, NULL };
     bool answered = false;
