@@ -15,6 +15,7 @@ extern const tool_def tool_write_to_file;
 extern const tool_def tool_replace_in_file;
 extern const tool_def tool_list_files;
 extern const tool_def tool_search_files;
+extern const tool_def tool_list_code_definition_names;
 
 static const tool_def *const builtin_tools[] = {
     &tool_ask_followup_question,
@@ -28,6 +29,7 @@ static const tool_def *const builtin_tools[] = {
     &tool_replace_in_file,
     &tool_list_files,
     &tool_search_files,
+    &tool_list_code_definition_names,
 };
 
 const tool_def *const *registry_tools(size_t *count)

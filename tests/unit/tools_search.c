@@ -15,6 +15,7 @@
 
 extern const tool_def tool_list_files;
 extern const tool_def tool_search_files;
+extern const tool_def tool_list_code_definition_names;
 
 static char *ws;
 
@@ -317,6 +318,39 @@ static void test_globs(void)
     CHECK(search_glob_match("{src,lib}/*.{c,h}", "lib/x.h"));
 }
 
+static void test_definitions(void)
+{
+    toolenv te;
+    setup(&te);
+    put("src/a.c", "struct point { int x; };\nstatic int helper(int x)\n{\n    return x;\n}\n"
+                   "int main(void)\n{\n    return helper(1);\n}\n");
+    put("src/b.py", "class Shape:\n    def area(self):\n        pass\n\ndef make():\n"
+                    "    def inner():\n        pass\n    return Shape()\n");
+    put("src/notes.txt", "def nothing(): pass\n");
+    put("src/deeper/c.go", "package x\nfunc Hidden() {}\n");
+    tool_result r;
+    CHECK_INT(toolenv_run(&te, &tool_list_code_definition_names, &r, "path", "src", NULL), HEW_OK);
+    if (r.is_error && strstr(r.text.data, "universal-ctags")) {
+        printf("skipped: universal-ctags is not installed\n");
+        buf_release(&r.text);
+        teardown(&te);
+        return;
+    }
+    CHECK_STR(r.text.data,
+              "src/a.c\n|----\n\xe2\x94\x82struct point { int x; };\n|----\n"
+              "\xe2\x94\x82static int helper(int x)\n|----\n\xe2\x94\x82int main(void)\n|----\n\n"
+              "src/b.py\n|----\n\xe2\x94\x82" "class Shape:\n|----\n\xe2\x94\x82    def area(self):\n"
+              "|----\n\xe2\x94\x82" "def make():\n|----");
+    json_t *data = json_object_get(toolenv_last(&te, "say", "tool"), "data");
+    CHECK_STR(json_string_value(json_object_get(data, "tool")), "listCodeDefinitionNames");
+    buf_release(&r.text);
+    put("empty/readme.md", "# hi\n");
+    toolenv_run(&te, &tool_list_code_definition_names, &r, "path", "empty", NULL);
+    CHECK_STR(r.text.data, "No source code definitions found.");
+    buf_release(&r.text);
+    teardown(&te);
+}
+
 int main(void)
 {
     RUN(test_list_top_level_sorted);
@@ -328,5 +362,6 @@ int main(void)
     RUN(test_search_caps);
     RUN(test_search_engine_lines);
     RUN(test_globs);
+    RUN(test_definitions);
     return check_report();
 }
