@@ -592,7 +592,12 @@ static void test_one_tool_per_message_when_parallel_is_off(void)
     REQUIRE(json_array_size(reqs) == 2);
     char *results = request_message_text(reqs, 1, 2);
     CHECK(strstr(results, "First?") != NULL);
-    CHECK(strstr(results, "only one tool may be used per message") != NULL);
+    /* Only the first tool ran. The second either arrived before the stream was cut (and
+     * got the "one tool per message" result) or never arrived at all: both are right. */
+    const char *first_answer = strstr(results, "<answer>");
+    CHECK(first_answer && !strstr(first_answer + 1, "<answer>"));
+    if (strstr(results, "Second?"))
+        CHECK(strstr(results, "only one tool may be used per message") != NULL);
     free(results);
     char *answer = request_message_text(reqs, 1, 1);
     CHECK(strstr(answer, "[Answer interrupted after a tool use") != NULL);
