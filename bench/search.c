@@ -62,7 +62,7 @@ static int write_or_die(const char *path, const char *data, size_t len)
 
 static int generate(const char *dir)
 {
-    char path[4096];
+    char path[4096 + 64]; /* room for the names appended to dir (up to 4096) */
     snprintf(path, sizeof path, "%s/.stamp", dir);
     char *stamp = NULL;
     if (fs_read_file(path, 64, &stamp, NULL, NULL) == HEW_OK && strcmp(stamp, STAMP) == 0) {

@@ -207,7 +207,7 @@ static char *dup_line(const char *s, const char *e)
     return strndup(s, (size_t)(e - s));
 }
 
-static bool add_hit(file_hits *fh, size_t file, size_t line, const char *buf, size_t len,
+static bool add_hit(file_hits *fh, size_t file, size_t line, const char *data, size_t len,
                     size_t ls, size_t le)
 {
     if (fh->n == fh->cap) {
@@ -222,17 +222,17 @@ static bool add_hit(file_hits *fh, size_t file, size_t line, const char *buf, si
     memset(h, 0, sizeof *h);
     h->file = file;
     h->line = line;
-    h->text = dup_line(buf + ls, buf + le);
+    h->text = dup_line(data + ls, data + le);
     if (ls > 0) {
-        const char *pe = buf + ls - 1; /* the '\n' ending the previous line */
-        const char *ps = memrchr(buf, '\n', (size_t)(pe - buf));
-        h->before = dup_line(ps ? ps + 1 : buf, pe);
+        const char *pe = data + ls - 1; /* the '\n' ending the previous line */
+        const char *ps = memrchr(data, '\n', (size_t)(pe - data));
+        h->before = dup_line(ps ? ps + 1 : data, pe);
     }
     if (le < len) {
-        const char *ns = buf + le + 1;
-        if ((size_t)(ns - buf) < len) {
-            const char *ne = memchr(ns, '\n', len - (size_t)(ns - buf));
-            h->after = dup_line(ns, ne ? ne : buf + len);
+        const char *ns = data + le + 1;
+        if ((size_t)(ns - data) < len) {
+            const char *ne = memchr(ns, '\n', len - (size_t)(ns - data));
+            h->after = dup_line(ns, ne ? ne : data + len);
         }
     }
     fh->n++;
@@ -241,42 +241,42 @@ static bool add_hit(file_hits *fh, size_t file, size_t line, const char *buf, si
 
 /* Search one buffer; every line with a match becomes a hit (at most cap). */
 static bool search_buffer(const pcre2_code *code, pcre2_match_data *md, pcre2_match_context *mc,
-                          const char *buf, size_t len, size_t file, size_t cap, file_hits *fh)
+                          const char *data, size_t len, size_t file, size_t cap, file_hits *fh)
 {
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
     size_t pos = 0, counted_to = 0, line_no = 1;
     while (pos <= len && fh->n < cap) {
-        int rc = pcre2_jit_match(code, (PCRE2_SPTR)buf, len, pos, 0, md, mc);
+        int rc = pcre2_jit_match(code, (PCRE2_SPTR)data, len, pos, 0, md, mc);
         if (rc == PCRE2_ERROR_JIT_BADOPTION)
-            rc = pcre2_match(code, (PCRE2_SPTR)buf, len, pos, 0, md, mc);
+            rc = pcre2_match(code, (PCRE2_SPTR)data, len, pos, 0, md, mc);
         if (rc < 0)
             break;
         size_t ms = ov[0], me = ov[1];
-        if (ms >= len && len > 0 && buf[len - 1] == '\n')
+        if (ms >= len && len > 0 && data[len - 1] == '\n')
             break; /* an empty match after the last line */
         /* pos is always the start of a line, so the line of the match starts after the
          * last newline between them. */
-        const char *lsp = ms > pos ? memrchr(buf + pos, '\n', ms - pos) : NULL;
-        size_t ls = lsp ? (size_t)(lsp - buf) + 1 : pos;
-        const char *lep = memchr(buf + ms, '\n', len - ms);
-        size_t le = lep ? (size_t)(lep - buf) : len;
+        const char *lsp = ms > pos ? memrchr(data + pos, '\n', ms - pos) : NULL;
+        size_t ls = lsp ? (size_t)(lsp - data) + 1 : pos;
+        const char *lep = memchr(data + ms, '\n', len - ms);
+        size_t le = lep ? (size_t)(lep - data) : len;
         if (me > le) {
             /* The match runs past the end of its line: keep the line only if the regex
              * matches within it, as a line-oriented search would. */
-            int r2 = pcre2_jit_match(code, (PCRE2_SPTR)(buf + ls), le - ls, 0, 0, md, mc);
+            int r2 = pcre2_jit_match(code, (PCRE2_SPTR)(data + ls), le - ls, 0, 0, md, mc);
             if (r2 == PCRE2_ERROR_JIT_BADOPTION)
-                r2 = pcre2_match(code, (PCRE2_SPTR)(buf + ls), le - ls, 0, 0, md, mc);
+                r2 = pcre2_match(code, (PCRE2_SPTR)(data + ls), le - ls, 0, 0, md, mc);
             if (r2 < 0) {
                 pos = le + 1;
                 continue;
             }
         }
         /* Count the newlines up to this line. */
-        for (const char *p = buf + counted_to; (p = memchr(p, '\n', ls - (size_t)(p - buf)));
+        for (const char *p = data + counted_to; (p = memchr(p, '\n', ls - (size_t)(p - data)));
              p++)
             line_no++;
         counted_to = ls;
-        if (!add_hit(fh, file, line_no, buf, len, ls, le))
+        if (!add_hit(fh, file, line_no, data, len, ls, le))
             return false;
         if (le >= len)
             break;
@@ -298,7 +298,7 @@ static void *worker(void *arg)
     }
     pcre2_jit_stack_assign(mc, NULL, js);
     size_t cap = o->max_hits ? o->max_hits + 1 : SIZE_MAX;
-    char *buf = NULL;
+    char *data = NULL;
     size_t bufcap = 0;
     for (;;) {
         if (o->abort && abort_is_set(o->abort))
@@ -318,26 +318,26 @@ static void *worker(void *arg)
         }
         size_t want = (size_t)st.st_size + 4096, len = 0;
         if (want > bufcap) {
-            char *nb = realloc(buf, want);
+            char *nb = realloc(data, want);
             if (!nb) {
                 close(fd);
                 atomic_store(&sh->oom, true);
                 break;
             }
-            buf = nb;
+            data = nb;
             bufcap = want;
         }
         for (;;) {
             if (len == bufcap) {
                 if (bufcap >= SEARCH_FILE_MAX)
                     break;
-                char *nb = realloc(buf, bufcap * 2);
+                char *nb = realloc(data, bufcap * 2);
                 if (!nb)
                     break;
-                buf = nb;
+                data = nb;
                 bufcap *= 2;
             }
-            ssize_t r = read(fd, buf + len, bufcap - len);
+            ssize_t r = read(fd, data + len, bufcap - len);
             if (r <= 0)
                 break;
             len += (size_t)r;
@@ -345,16 +345,16 @@ static void *worker(void *arg)
         close(fd);
         atomic_fetch_add(&sh->searched, 1);
         atomic_fetch_add(&sh->bytes, len);
-        if (len == 0 || memchr(buf, '\0', len))
+        if (len == 0 || memchr(data, '\0', len))
             continue; /* empty, or binary */
-        if (!search_buffer(sh->code, md, mc, buf, len, i, cap, &sh->slots[i])) {
+        if (!search_buffer(sh->code, md, mc, data, len, i, cap, &sh->slots[i])) {
             atomic_store(&sh->oom, true);
             break;
         }
         if (sh->slots[i].n)
             atomic_fetch_add(&sh->found, sh->slots[i].n);
     }
-    free(buf);
+    free(data);
 out:
     pcre2_match_context_free(mc);
     pcre2_jit_stack_free(js);
