@@ -687,6 +687,65 @@ static void test_reasoning_is_shown_and_sent_back_signed(void)
     run_free(&r);
 }
 
+static int reject_edits_policy(run *r, hew_task *t, const json_t *ev)
+{
+    if (strcmp(ev_type(ev), "tool") == 0)
+        return hew_task_respond(t, HEW_ANSWER_NO, "Use b.txt instead.");
+    return default_policy(r, t, ev);
+}
+
+static char workspace[256];
+
+static void in_workspace(hew_options *o)
+{
+    o->cwd = workspace;
+}
+
+static void test_rejection_with_feedback_skips_the_rest(void)
+{
+    snprintf(workspace, sizeof workspace, "/tmp/hew-task-loop-XXXXXX");
+    REQUIRE(mkdtemp(workspace) != NULL);
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"I will create "
+                          "it.\\n<write_to_file><path>a.txt</path><content>hi</content>"
+                          "</write_to_file>\\nAnd then more words.\\n<ask_followup_question><question>"
+                          "Next?</question></ask_followup_question>\"}," COMPLETE("b.txt it is") "]}",
+                      "create a file", in_workspace) == 0);
+    r.policy = reject_edits_policy;
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    char path[300];
+    snprintf(path, sizeof path, "%s/a.txt", workspace);
+    CHECK(access(path, F_OK) != 0); /* rejected: nothing written */
+    CHECK_INT(count_messages(&r, "followup"), 0);
+    size_t i;
+    json_t *ev;
+    json_array_foreach(r.events, i, ev) {
+        const char *text = json_string_value(json_object_get(ev, "text"));
+        if (strcmp(ev_type(ev), "text") == 0)
+            CHECK(!strstr(text, "more words")); /* text after a rejected tool is skipped */
+    }
+    CHECK(last_of(&r, "user_feedback", 1) != NULL);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    char *results = request_message_text(reqs, 1, 2);
+    CHECK(strstr(results, "The user denied this operation.") != NULL);
+    CHECK(strstr(results, "Use b.txt instead.") != NULL);
+    if (strstr(results, "ask_followup_question"))
+        CHECK(strstr(results, "rejected") != NULL);
+    free(results);
+    char *answer = request_message_text(reqs, 1, 1);
+    CHECK(strstr(answer, "[Answer interrupted by the user's feedback]") != NULL);
+    free(answer);
+    json_decref(reqs);
+    run_free(&r);
+    rmdir(workspace);
+}
+
+static void auto_commands(hew_options *o)
+{
+    o->auto_approve_safe_commands = 1;
+}
+
 /* ---- abort -------------------------------------------------------------------------------- */
 
 static long now_ms(void)
@@ -711,6 +770,25 @@ static void test_abort_during_stream(void)
     fprintf(stderr, "abort during stream took %ld ms\n", took);
     CHECK(took < 1000);
     CHECK_STR(hew_task_result(r.t), "stop now");
+    run_free(&r);
+}
+
+static void test_abort_during_a_command(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\""
+                          "<execute_command><command>sleep 30</command><requires_approval>false"
+                          "</requires_approval></execute_command>\"}]}",
+                      "wait", auto_commands) == 0);
+    CHECK(wait_event(&r, "command"));
+    struct timespec d = { 0, 200 * 1000000L };
+    nanosleep(&d, NULL);
+    long t0 = now_ms();
+    hew_task_abort(r.t, "enough");
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
+    long took = now_ms() - t0;
+    fprintf(stderr, "abort during a command took %ld ms\n", took);
+    CHECK(took < 1000);
     run_free(&r);
 }
 
@@ -751,7 +829,9 @@ int main(void)
     RUN(test_every_tool_runs_in_order_when_parallel_is_on);
     RUN(test_native_tool_results_are_paired_by_id);
     RUN(test_reasoning_is_shown_and_sent_back_signed);
+    RUN(test_rejection_with_feedback_skips_the_rest);
     RUN(test_abort_during_stream);
+    RUN(test_abort_during_a_command);
     RUN(test_abort_during_ask);
     return check_report();
 }
