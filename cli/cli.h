@@ -2,6 +2,10 @@
 #ifndef HEW_CLI_H
 #define HEW_CLI_H
 
+#include <stdio.h>
+
+#include "hew.h"
+
 /* `hew debug sse ...` (argv starts after "sse"); returns the exit status. */
 int cli_debug_sse(int argc, char **argv);
 
@@ -18,6 +22,7 @@ typedef struct cli_options {
     const char *task;      /* -p TEXT, or NULL to read standard input */
     int headless;          /* -p given */
     int json;
+    int verbose;           /* -v: the transcript on standard error */
     int yolo;
     const char *provider, *model, *base_url, *cwd, *mode;
     int native_tools;      /* -1 auto, 0 --xml-tools, 1 --native-tools */
@@ -31,6 +36,12 @@ int cli_parse_options(int argc, char **argv, cli_options *co);
 void cli_apply_options(const cli_options *co, struct hew_options *o);
 /* `hew -p`: run one task headless; returns the exit status. */
 int cli_headless(const cli_options *co);
+
+/* A readable transcript of the events on a plain stream (render_plain.c). */
+typedef struct render_plain render_plain;
+render_plain *render_plain_new(FILE *out, int color);
+void render_plain_event(render_plain *r, const hew_event *ev);
+void render_plain_free(render_plain *r);
 
 /* Read a whole file into a new NUL-terminated string the caller frees; prints an error and
  * returns NULL on failure. */

@@ -17,6 +17,7 @@
 
 struct headless {
     int json;
+    render_plain *show; /* --verbose: the transcript on stderr */
     int yolo;
     int interrupted;
     int timed_out;
@@ -39,6 +40,8 @@ static int is_one_of(const char *type, const char *const *list)
 static void answer_by_policy(struct headless *h, hew_task *task, const hew_event *ev)
 {
     const char *type = ev->type;
+    if (strcmp(type, "command_output") == 0)
+        return; /* a running command's output: nothing to answer (the command goes on) */
     if (strcmp(type, "completion_result") == 0 || strcmp(type, "resume_task") == 0 ||
         strcmp(type, "resume_completed_task") == 0) {
         hew_task_respond(task, HEW_ANSWER_YES, NULL);
@@ -70,6 +73,8 @@ static void on_event(void *ud, hew_task *task, const hew_event *ev)
         fputs(ev->json, stdout);
         fputc('\n', stdout);
         fflush(stdout);
+    } else if (h->show) {
+        render_plain_event(h->show, ev);
     } else if (!ev->partial && (strcmp(ev->type, "error") == 0)) {
         fprintf(stderr, "hew: %s\n", ev->text ? ev->text : "error");
     } else if (!ev->partial && strcmp(ev->type, "error_retry") == 0 && ev->data_json) {
@@ -159,6 +164,10 @@ int cli_headless(const cli_options *co)
     h.json = co->json;
     h.yolo = co->yolo;
     h.timeout_s = co->timeout_s;
+    if (co->verbose && !co->json) {
+        const char *no_color = getenv("NO_COLOR");
+        h.show = render_plain_new(stderr, isatty(2) && !(no_color && *no_color));
+    }
     pthread_mutex_init(&h.lock, NULL);
 
     char *owned = NULL;
@@ -223,6 +232,7 @@ int cli_headless(const cli_options *co)
     hew_task_free(task);
     hew_session_free(s);
     pthread_mutex_destroy(&h.lock);
+    render_plain_free(h.show);
     free(owned);
     return code;
 }

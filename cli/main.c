@@ -27,6 +27,7 @@ static void usage(FILE *out)
           "options:\n"
           "  -p, --print [TASK]    run TASK (or standard input) to the end, no terminal needed\n"
           "  --json                print every event as one JSON line (docs/events.md)\n"
+          "  -v, --verbose         show the conversation as it happens (on standard error)\n"
           "  --provider NAME       anthropic, openai, openai-compatible, openrouter, deepseek,\n"
           "                        gemini, xai, groq (default anthropic; or HEW_PROVIDER)\n"
           "  --model NAME          the model (default: the provider's)\n"

@@ -47,6 +47,8 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
             }
         } else if (strcmp(a, "--json") == 0) {
             co->json = 1;
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            co->verbose = 1;
         } else if (strcmp(a, "--yolo") == 0) {
             co->yolo = 1;
         } else if (strcmp(a, "--plan") == 0) {

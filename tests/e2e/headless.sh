@@ -49,6 +49,15 @@ assert "headless" in text and "<answer>" in text, text
 PY
 fake_stop
 
+# 2b. --verbose: the conversation as a readable transcript on stderr, the result on stdout.
+fake_start "$here/data/headless_scenario.json"
+out=$(hew -p "Paint the shed" --verbose 2>"$work/transcript" </dev/null)
+[[ $out == "The shed is blue." ]] || fail "verbose result: got '$out'"
+for want in "● task: Paint the shed" "Let me check with you." "? Which color?" "✓ The shed is blue." "tokens:"; do
+    grep -qF "$want" "$work/transcript" || fail "transcript lacks '$want': $(cat "$work/transcript")"
+done
+fake_stop
+
 # 3. A failure: exit 1 and the reason on stderr; nothing on stdout.
 fake_start "$here/data/headless_fail_scenario.json"
 set +e

@@ -1,0 +1,176 @@
+/* render_plain — the task as a readable transcript on a plain stream (no cursor moves, so
+ * it works in a pipe, a CI log or the demo): streamed text printed as it grows, each tool
+ * as one line, command output as it comes, the result, errors, and the cost of each
+ * request. Colour only when asked (a TTY without NO_COLOR). Never reads input. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hew.h"
+
+struct render_plain {
+    FILE *out;
+    int color;
+    long stream_index;   /* the message being streamed, or -1 */
+    size_t printed;      /* how much of its text is on the screen */
+    int at_line_start;
+};
+
+render_plain *render_plain_new(FILE *out, int color)
+{
+    render_plain *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->out = out;
+    r->color = color;
+    r->stream_index = -1;
+    r->at_line_start = 1;
+    return r;
+}
+
+void render_plain_free(render_plain *r)
+{
+    free(r);
+}
+
+static const char *sgr(const render_plain *r, const char *code)
+{
+    return r->color ? code : "";
+}
+
+static void put_text(render_plain *r, const char *s, size_t n)
+{
+    if (!n)
+        return;
+    fwrite(s, 1, n, r->out);
+    r->at_line_start = s[n - 1] == '\n';
+}
+
+static void end_line(render_plain *r)
+{
+    if (!r->at_line_start) {
+        fputc('\n', r->out);
+        r->at_line_start = 1;
+    }
+}
+
+/* Print what is new in a growing message (its text so far is `text`). */
+static void stream(render_plain *r, const hew_event *ev, const char *style, int final)
+{
+    const char *text = ev->text ? ev->text : "";
+    size_t len = strlen(text);
+    if (r->stream_index != ev->index) {
+        end_line(r);
+        r->stream_index = ev->index;
+        r->printed = 0;
+    }
+    if (len < r->printed) { /* the text was cut back (a half-written tag removed) */
+        r->printed = len;
+    }
+    fputs(sgr(r, style), r->out);
+    put_text(r, text + r->printed, len - r->printed);
+    fputs(sgr(r, "\033[0m"), r->out);
+    r->printed = len;
+    if (final) {
+        end_line(r);
+        r->stream_index = -1;
+    }
+    fflush(r->out);
+}
+
+static const char *data_str(const json_t *data, const char *key)
+{
+    const char *s = json_string_value(json_object_get(data, key));
+    return s ? s : "";
+}
+
+/* One line for a tool: what it does and on what. */
+static void tool_line(render_plain *r, const json_t *data, int ask)
+{
+    const char *tool = data_str(data, "tool");
+    static const struct {
+        const char *tool, *verb;
+    } verbs[] = {
+        { "readFile", "read" },
+        { "newFileCreated", "create" },
+        { "editedExistingFile", "edit" },
+        { "listFilesTopLevel", "list" },
+        { "listFilesRecursive", "list (recursive)" },
+        { "listCodeDefinitionNames", "definitions in" },
+        { "searchFiles", "search" },
+    };
+    const char *verb = tool;
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        if (strcmp(tool, verbs[i].tool) == 0)
+            verb = verbs[i].verb;
+    end_line(r);
+    fprintf(r->out, "%s▸ %s %s", sgr(r, "\033[36m"), verb, data_str(data, "path"));
+    if (*data_str(data, "regex"))
+        fprintf(r->out, " /%s/", data_str(data, "regex"));
+    if (ask)
+        fputs("  (needs approval)", r->out);
+    fprintf(r->out, "%s\n", sgr(r, "\033[0m"));
+}
+
+void render_plain_event(render_plain *r, const hew_event *ev)
+{
+    json_t *data = ev->data_json ? json_loads(ev->data_json, 0, NULL) : NULL;
+    const char *type = ev->type;
+    if (strcmp(type, "text") == 0 && !ev->is_ask) {
+        stream(r, ev, "", !ev->partial);
+    } else if (strcmp(type, "reasoning") == 0) {
+        stream(r, ev, "\033[2m", !ev->partial);
+    } else if (strcmp(type, "command_output") == 0) {
+        stream(r, ev, "\033[2m", !ev->partial);
+    } else if (ev->partial) {
+        /* other partial updates: shown when final */
+    } else if (strcmp(type, "task") == 0) {
+        fprintf(r->out, "%s● task:%s %s\n", sgr(r, "\033[1m"), sgr(r, "\033[0m"),
+                ev->text ? ev->text : "");
+    } else if (strcmp(type, "tool") == 0) {
+        tool_line(r, data, ev->is_ask);
+    } else if (strcmp(type, "command") == 0) {
+        end_line(r);
+        fprintf(r->out, "%s$ %s%s\n", sgr(r, "\033[33m"),
+                data ? data_str(data, "command") : (ev->text ? ev->text : ""),
+                sgr(r, "\033[0m"));
+    } else if (strcmp(type, "completion_result") == 0 && !ev->is_ask) {
+        end_line(r);
+        fprintf(r->out, "%s✓ %s%s\n", sgr(r, "\033[32m"), ev->text ? ev->text : "",
+                sgr(r, "\033[0m"));
+    } else if (strcmp(type, "error") == 0) {
+        end_line(r);
+        fprintf(r->out, "%s! %s%s\n", sgr(r, "\033[31m"), ev->text ? ev->text : "",
+                sgr(r, "\033[0m"));
+    } else if (strcmp(type, "error_retry") == 0 && data) {
+        end_line(r);
+        fprintf(r->out, "%s! %s — retry %lld of %lld%s\n", sgr(r, "\033[31m"),
+                data_str(data, "errorMessage"),
+                (long long)json_integer_value(json_object_get(data, "attempt")),
+                (long long)json_integer_value(json_object_get(data, "maxAttempts")),
+                sgr(r, "\033[0m"));
+    } else if (strcmp(type, "followup") == 0 && ev->is_ask) {
+        end_line(r);
+        fprintf(r->out, "? %s\n", ev->text ? ev->text : "");
+    } else if (strcmp(type, "user_feedback") == 0) {
+        end_line(r);
+        fprintf(r->out, "%s> %s%s\n", sgr(r, "\033[2m"), ev->text ? ev->text : "",
+                sgr(r, "\033[0m"));
+    } else if (strcmp(type, "api_req_started") == 0 && data &&
+               json_object_get(data, "tokensOut")) {
+        end_line(r);
+        double cost = json_number_value(json_object_get(data, "cost"));
+        fprintf(r->out, "%s  [tokens: %lld in (+%lld cached), %lld out",
+                sgr(r, "\033[2m"),
+                (long long)json_integer_value(json_object_get(data, "tokensIn")),
+                (long long)json_integer_value(json_object_get(data, "cacheReads")),
+                (long long)json_integer_value(json_object_get(data, "tokensOut")));
+        if (json_object_get(data, "cost"))
+            fprintf(r->out, ", $%.4f", cost);
+        fprintf(r->out, "]%s\n", sgr(r, "\033[0m"));
+    }
+    fflush(r->out);
+    json_decref(data);
+}
