@@ -99,8 +99,9 @@ void text_clean(const char *s, size_t n, bool partial, buf *out)
     size_t len = out->len - base;
     size_t start = 0;
 
-    /* A tag being written at the end: "<", "</", "<word", "</word". */
-    const char *lt = len ? memrchr(c, '<', len) : NULL;
+    /* A tag being written at the end of a growing block: "<", "</", "<word", "</word".
+     * Only while partial: Cline cuts it from final text too, which loses a real "a < b". */
+    const char *lt = partial && len ? memrchr(c, '<', len) : NULL;
     if (lt && !memchr(lt, '>', len - (size_t)(lt - c))) {
         size_t k = (size_t)(lt - c);
         size_t tag_at = k + (len - k >= 2 && c[k + 1] == '/' ? 2 : 1);
