@@ -1,39 +1,112 @@
-/* prompt — the system prompt and the environment details, built from one prompt context
- * object (seed 003: "SystemPromptContext as a collecting vessel"). Deterministic: the same
- * context gives the same bytes (provider prompt caching depends on it). The tool
- * documentation comes from the tool table (tools/registry), never a second copy.
- * This is the first cut (role, tool use, rules, system information, objective, mode);
- * rules files, MCP servers and slash commands join in the prompt issue. */
+/* prompt — the system prompt, built from one prompt context (seed 003: "SystemPromptContext
+ * as a collecting vessel"), and the native tool schemas, built from the same tool table.
+ * hew writes its own prompt text: it teaches what a coding agent's model must know (the
+ * tool call format, editing with SEARCH/REPLACE, the modes, the rules of work) in hew's
+ * words. It must never read files, the clock or the environment while building (the
+ * caller gathers those into the context), and never keep a second copy of a tool's
+ * documentation: every tool's name, description and parameters come from its tool_def.
+ *
+ * Deterministic: the same context gives the same bytes (provider prompt caching depends
+ * on it). Sections, joined by "\n\n====\n\n", empty ones left out:
+ *   role · TOOL USE (format, the tools, examples, guidelines; with native tool calling no
+ *   XML text at all) · MCP SERVERS · EDITING FILES · ACT MODE AND PLAN MODE · CAPABILITIES
+ *   · RULES · SYSTEM INFORMATION · OBJECTIVE · USER'S CUSTOM INSTRUCTIONS (preferred
+ *   language, rules, .clineignore).
+ *
+ * Which tools are offered (prompt_tool_offered): every tool of ctx->tools except
+ * ask_followup_question and new_task in yolo mode (nobody answers), and plan_mode_respond
+ * outside PLAN MODE. The same filter serves the XML documentation and the native schemas.
+ *
+ * Wiring (what task/ calls):
+ *   system prompt  prompt_ctx_init + prompt_ctx_machine, fill the rest, prompt_build;
+ *   native tools   prompt_tools_offered, then prompt_tool_schema for each (api_tool =
+ *                  {def->name, def->description, schema});
+ *   rules          rules.h (rules_load + rules_render into ctx.rules, set.clineignore
+ *                  into ctx.clineignore);
+ *   every turn     env_details.h; slash commands on user text: slash.h. */
 #ifndef HEW_PROMPT_PROMPT_H
 #define HEW_PROMPT_PROMPT_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "base/buf.h"
 #include "tools/tool.h"
 
+/* What an MCP server offers, as the MCP client reports it (borrowed data). */
+typedef struct prompt_mcp_tool {
+    const char *name;
+    const char *description;      /* may be NULL */
+    const json_t *input_schema;   /* JSON Schema object; may be NULL */
+} prompt_mcp_tool;
+
+typedef struct prompt_mcp_resource {
+    const char *uri;              /* for templates: the URI template */
+    const char *name;             /* may be NULL */
+    const char *description;      /* may be NULL */
+} prompt_mcp_resource;
+
+typedef struct prompt_mcp_server {
+    const char *name;
+    const char *command;          /* how it is started ("npx -y server"), for the reader;
+                                     may be NULL */
+    const prompt_mcp_tool *tools;
+    size_t ntools;
+    const prompt_mcp_resource *templates;
+    size_t ntemplates;
+    const prompt_mcp_resource *resources;
+    size_t nresources;
+} prompt_mcp_server;
+
 typedef struct prompt_ctx {
     const char *cwd;
     const char *os;          /* "Linux 6.1" */
     const char *shell;       /* "/bin/bash" */
     const char *home;
-    const char *model;
+    const char *provider;    /* profile name (informational; not in the text) */
+    const char *model;       /* model name (informational; not in the text) */
+    bool images;             /* the model reads images */
     const char *mode;        /* "act" / "plan" */
     bool native_tools;       /* tools go as API schemas: no XML format text */
-    bool yolo;
-    const tool_def *const *tools;
+    bool parallel_tools;     /* several tool calls in one message are allowed */
+    bool yolo;               /* everything approved, nobody answers questions */
+    bool strict_plan;        /* edits are refused in PLAN MODE */
+    const tool_def *const *tools;  /* the tool table (registry_tools), filtered here */
     size_t ntools;
+    const prompt_mcp_server *mcp;  /* connected MCP servers, in display order */
+    size_t nmcp;
+    const char *language;    /* preferred language ("German"); NULL or "": none */
+    const char *rules;       /* rendered rules (rules_render); NULL or "": none */
+    const char *clineignore; /* the .clineignore text; NULL or "": none */
 } prompt_ctx;
+
+/* Defaults: mode "act", everything else empty/false. */
+void prompt_ctx_init(prompt_ctx *ctx);
 
 /* Fill the machine facts (os, shell, home) from the environment; strings are static or
  * borrowed from getenv and stay valid for the process. */
 void prompt_ctx_machine(prompt_ctx *ctx);
 
-/* Append the system prompt to out. */
+/* True when the tool is offered in this context (see above). */
+bool prompt_tool_offered(const prompt_ctx *ctx, const tool_def *def);
+
+/* The offered tools, in table order, into out (at most cap); returns how many there are
+ * (may be more than cap: then only cap were written). */
+size_t prompt_tools_offered(const prompt_ctx *ctx, const tool_def **out, size_t cap);
+
+/* The native input schema of a tool: {"type":"object","properties":{p:{"type":"string",
+ * "description":…}},"required":[…]} ("required" left out when nothing is). Every value is
+ * a string, as in the XML format. A new reference the caller json_decref()s; NULL when
+ * memory runs out. */
+json_t *prompt_tool_schema(const tool_def *def);
+
+/* Append the system prompt to out (errors are out's sticky error). */
 void prompt_build(const prompt_ctx *ctx, buf *out);
 
-/* Append the <environment_details> block for a turn. now_epoch_s: the time to show. */
+/* Compatibility with the first cut (task/ still calls it): the environment details with
+ * the time, the first-turn workspace listing and the mode only. Prefer env_details_build
+ * (env_details.h), which also takes commands, changed files and the context usage. */
 void prompt_env_details(const prompt_ctx *ctx, bool first_turn, long long now_epoch_s, buf *out);
 
 #endif
