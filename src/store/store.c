@@ -1,0 +1,1280 @@
+/* store — the SQLite side of hew's task memory (see store.h): opening and migrating,
+ * tasks, messages, loading, history, per-task locks. Every value reaches SQLite as a
+ * bound parameter; no SQL is ever built from a value. Never leaves a transaction open
+ * when a call returns. */
+#include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/path.h"
+#include "store/jload.h"
+#include "store/store_internal.h"
+
+/* ---- schema ------------------------------------------------------------------------------- */
+
+/* migrations[v] takes a database from user_version v to v+1. Append only. */
+static const char *const migrations[] = {
+    "CREATE TABLE tasks ("
+    "  tid INTEGER PRIMARY KEY,"
+    "  id TEXT NOT NULL UNIQUE,"
+    "  workspace TEXT NOT NULL,"
+    "  title TEXT NOT NULL,"
+    "  provider TEXT NOT NULL,"
+    "  model TEXT NOT NULL,"
+    "  mode TEXT NOT NULL,"
+    "  status TEXT NOT NULL,"
+    "  result TEXT,"
+    "  created_ms INTEGER NOT NULL,"
+    "  updated_ms INTEGER NOT NULL,"
+    "  tokens_in INTEGER NOT NULL DEFAULT 0,"
+    "  tokens_out INTEGER NOT NULL DEFAULT 0,"
+    "  cache_reads INTEGER NOT NULL DEFAULT 0,"
+    "  cache_writes INTEGER NOT NULL DEFAULT 0,"
+    "  cost REAL NOT NULL DEFAULT 0,"
+    "  deleted_start INTEGER,"
+    "  deleted_end INTEGER"
+    ") STRICT;"
+    "CREATE INDEX tasks_by_updated ON tasks(updated_ms DESC, id DESC);"
+    "CREATE TABLE api_messages ("
+    "  tid INTEGER NOT NULL,"
+    "  ord INTEGER NOT NULL,"
+    "  json TEXT NOT NULL,"
+    "  PRIMARY KEY (tid, ord)"
+    ") STRICT;"
+    "CREATE TABLE ui_messages ("
+    "  tid INTEGER NOT NULL,"
+    "  idx INTEGER NOT NULL,"
+    "  json TEXT NOT NULL,"
+    "  PRIMARY KEY (tid, idx)"
+    ") STRICT;"
+    "CREATE TABLE context_rewrites ("
+    "  tid INTEGER NOT NULL,"
+    "  seq INTEGER NOT NULL,"
+    "  msg INTEGER NOT NULL,"
+    "  block INTEGER NOT NULL,"
+    "  ts INTEGER NOT NULL,"
+    "  text TEXT NOT NULL,"
+    "  PRIMARY KEY (tid, seq)"
+    ") STRICT;"
+    "PRAGMA user_version = 1;",
+};
+
+_Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
+               "one migration per schema version");
+
+#define TASK_COLUMNS                                                                        \
+    "id, workspace, title, provider, model, mode, status, result, created_ms, updated_ms, " \
+    "tokens_in, tokens_out, cache_reads, cache_writes, cost, deleted_start, deleted_end, "  \
+    "coalesce((SELECT ord + 1 FROM api_messages a WHERE a.tid = t.tid "                     \
+    "          ORDER BY ord DESC LIMIT 1), 0), "                                            \
+    "coalesce((SELECT idx + 1 FROM ui_messages u WHERE u.tid = t.tid "                      \
+    "          ORDER BY idx DESC LIMIT 1), 0)"
+
+static const char *const sql[ST__COUNT] = {
+    [ST_TID] = "SELECT tid FROM tasks WHERE id = ?1",
+    [ST_ID_TAKEN] = "SELECT 1 FROM tasks WHERE id = ?1",
+    [ST_INSERT_TASK] =
+        "INSERT INTO tasks (id, workspace, title, provider, model, mode, status, result, "
+        "created_ms, updated_ms, tokens_in, tokens_out, cache_reads, cache_writes, cost, "
+        "deleted_start, deleted_end) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    [ST_TOUCH] = "UPDATE tasks SET updated_ms = ?2 WHERE tid = ?1",
+    [ST_UPD_USAGE] = "UPDATE tasks SET tokens_in = ?2, tokens_out = ?3, cache_reads = ?4, "
+                     "cache_writes = ?5, cost = ?6 WHERE tid = ?1",
+    [ST_UPD_DELETED] = "UPDATE tasks SET deleted_start = ?2, deleted_end = ?3 WHERE tid = ?1",
+    [ST_UPD_STATUS] = "UPDATE tasks SET status = ?2, result = ?3 WHERE tid = ?1",
+    [ST_UPD_MODE] = "UPDATE tasks SET mode = ?2 WHERE tid = ?1",
+    [ST_UPD_MODEL] = "UPDATE tasks SET provider = ?2, model = ?3 WHERE tid = ?1",
+    [ST_UPD_TITLE] = "UPDATE tasks SET title = ?2 WHERE tid = ?1",
+    [ST_API_NEXT] = "SELECT ord + 1 FROM api_messages WHERE tid = ?1 ORDER BY ord DESC LIMIT 1",
+    [ST_API_PUT] = "INSERT OR REPLACE INTO api_messages (tid, ord, json) VALUES (?1, ?2, ?3)",
+    [ST_API_TRUNC] = "DELETE FROM api_messages WHERE tid = ?1 AND ord >= ?2",
+    [ST_RW_TRUNC] = "DELETE FROM context_rewrites WHERE tid = ?1 AND msg >= ?2",
+    [ST_UI_PUT] = "INSERT OR REPLACE INTO ui_messages (tid, idx, json) VALUES (?1, ?2, ?3)",
+    [ST_UI_TRUNC] = "DELETE FROM ui_messages WHERE tid = ?1 AND idx >= ?2",
+    [ST_RW_ADD] = "INSERT INTO context_rewrites (tid, seq, msg, block, ts, text) "
+                  "VALUES (?1, coalesce((SELECT max(seq) + 1 FROM context_rewrites "
+                  "WHERE tid = ?1), 0), ?2, ?3, ?4, ?5)",
+    [ST_GET_TASK] = "SELECT " TASK_COLUMNS " FROM tasks t WHERE id = ?1",
+    [ST_LOAD_API] = "SELECT ord, json FROM api_messages WHERE tid = ?1 ORDER BY ord",
+    [ST_LOAD_UI] = "SELECT idx, json FROM ui_messages WHERE tid = ?1 ORDER BY idx",
+    [ST_LOAD_RW] = "SELECT msg, block, text FROM context_rewrites WHERE tid = ?1 ORDER BY seq",
+    [ST_LIST] = "SELECT " TASK_COLUMNS " FROM tasks t "
+                "WHERE (?1 IS NULL OR title LIKE ?1 ESCAPE '\\' OR workspace LIKE ?1 "
+                "ESCAPE '\\' OR coalesce(result, '') LIKE ?1 ESCAPE '\\' OR id LIKE ?1 "
+                "ESCAPE '\\') AND (?2 IS NULL OR workspace = ?2) "
+                "ORDER BY updated_ms DESC, id DESC LIMIT ?3 OFFSET ?4",
+    [ST_DEL_API] = "DELETE FROM api_messages WHERE tid = ?1",
+    [ST_DEL_UI] = "DELETE FROM ui_messages WHERE tid = ?1",
+    [ST_DEL_RW] = "DELETE FROM context_rewrites WHERE tid = ?1",
+    [ST_DEL_TASK] = "DELETE FROM tasks WHERE tid = ?1",
+};
+
+/* ---- small helpers ------------------------------------------------------------------------ */
+
+long long store_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+hew_code st_err(store *s, int rc, const char *what, hew_err *err)
+{
+    int prim = rc & 0xff;
+    const char *msg = s && s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+    const char *path = s && s->path ? s->path : "hew.db";
+    if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
+        return hew_err_set(err, HEW_E_TIMEOUT,
+                           "store %s: %s: the database stayed busy (%s) — another hew is "
+                           "writing; try again",
+                           path, what, msg);
+    if (prim == SQLITE_NOMEM)
+        return hew_err_set(err, HEW_E_NOMEM, "store %s: %s: out of memory", path, what);
+    if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
+        return hew_err_set(err, HEW_E_IO,
+                           "store %s: %s: %s — the file is damaged or not a hew database", path,
+                           what, msg);
+    return hew_err_set(err, HEW_E_IO, "store %s: %s: %s", path, what, msg);
+}
+
+sqlite3_stmt *st_get(store *s, store_stmt which, hew_err *err)
+{
+    if (!s->st[which]) {
+        int rc = sqlite3_prepare_v3(s->db, sql[which], -1, SQLITE_PREPARE_PERSISTENT,
+                                    &s->st[which], NULL);
+        if (rc != SQLITE_OK) {
+            st_err(s, rc, "preparing a statement", err);
+            s->st[which] = NULL;
+            return NULL;
+        }
+    }
+    return s->st[which];
+}
+
+void st_done(sqlite3_stmt *st)
+{
+    if (st) {
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+    }
+}
+
+int st_bind_text(sqlite3_stmt *st, int i, const char *v, bool not_null)
+{
+    if (!v && !not_null)
+        return sqlite3_bind_null(st, i);
+    return sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_TRANSIENT);
+}
+
+/* Run a statement without parameters or rows. */
+static hew_code exec(store *s, const char *q, const char *what, hew_err *err)
+{
+    int rc = sqlite3_exec(s->db, q, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? HEW_OK : st_err(s, rc, what, err);
+}
+
+hew_code tx_begin(store *s, bool full, hew_err *err)
+{
+    if (full && !s->durable && exec(s, "PRAGMA synchronous = FULL", "setting FULL", err))
+        return err ? err->code : HEW_E_IO;
+    s->full = full;
+    hew_code rc = exec(s, "BEGIN IMMEDIATE", "starting a write", err);
+    if (rc != HEW_OK && full && !s->durable) {
+        exec(s, "PRAGMA synchronous = NORMAL", "setting NORMAL", NULL);
+        s->full = false;
+    }
+    return rc;
+}
+
+hew_code tx_begin_read(store *s, hew_err *err)
+{
+    s->full = false;
+    return exec(s, "BEGIN", "starting a read", err);
+}
+
+static void tx_end_full(store *s)
+{
+    if (s->full && !s->durable)
+        exec(s, "PRAGMA synchronous = NORMAL", "setting NORMAL", NULL);
+    s->full = false;
+}
+
+hew_code tx_commit(store *s, hew_err *err)
+{
+    hew_code rc = exec(s, "COMMIT", "committing", err);
+    if (rc != HEW_OK)
+        tx_rollback(s);
+    else
+        tx_end_full(s);
+    return rc;
+}
+
+void tx_rollback(store *s)
+{
+    if (!sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    tx_end_full(s);
+}
+
+hew_code store_check_id(const char *id, hew_err *err)
+{
+    size_t n = id ? strlen(id) : 0;
+    if (n == 0 || n > STORE_ID_MAX || id[0] == '.')
+        return hew_err_set(err, HEW_E_INVALID, "invalid task id \"%.80s\"", id ? id : "");
+    for (size_t i = 0; i < n; i++) {
+        char c = id[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.'))
+            return hew_err_set(err, HEW_E_INVALID,
+                               "invalid task id \"%.80s\": only letters, digits, '_', '-' "
+                               "and '.' are allowed",
+                               id);
+    }
+    return HEW_OK;
+}
+
+hew_code store_tid(store *s, const char *id, sqlite3_int64 *tid, hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, ST_TID, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    st_bind_text(st, 1, id, true);
+    int rc = sqlite3_step(st);
+    hew_code out = HEW_OK;
+    if (rc == SQLITE_ROW)
+        *tid = sqlite3_column_int64(st, 0);
+    else if (rc == SQLITE_DONE)
+        out = hew_err_set(err, HEW_E_NOTFOUND, "no task %s in %s", id, s->path);
+    else
+        out = st_err(s, rc, "finding a task", err);
+    st_done(st);
+    return out;
+}
+
+static hew_code id_taken(store *s, const char *id, bool *taken, hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, ST_ID_TAKEN, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    st_bind_text(st, 1, id, true);
+    int rc = sqlite3_step(st);
+    st_done(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return st_err(s, rc, "checking a task id", err);
+    *taken = rc == SQLITE_ROW;
+    return HEW_OK;
+}
+
+hew_code store_new_id(store *s, char out[STORE_ID_MAX + 1], hew_err *err)
+{
+    long long t = store_now_ms();
+    for (int tries = 0; tries < 100000; tries++, t++) {
+        snprintf(out, STORE_ID_MAX + 1, "%lld", t);
+        bool taken;
+        hew_code rc = id_taken(s, out, &taken, err);
+        if (rc != HEW_OK)
+            return rc;
+        if (!taken)
+            return HEW_OK;
+    }
+    return hew_err_set(err, HEW_E_INTERNAL, "store: no free task id");
+}
+
+/* ---- opening ------------------------------------------------------------------------------ */
+
+char *store_default_path(hew_err *err)
+{
+    const char *xdg = getenv("XDG_DATA_HOME");
+    if (xdg && xdg[0] == '/') {
+        char *dir = path_join(xdg, "hew/hew.db");
+        if (!dir)
+            hew_err_set(err, HEW_E_NOMEM, "out of memory");
+        return dir;
+    }
+    const char *home = getenv("HOME");
+    if (!home || !*home) {
+        struct passwd *pw = getpwuid(getuid());
+        home = pw ? pw->pw_dir : NULL;
+    }
+    if (!home || !*home) {
+        hew_err_set(err, HEW_E_NOTFOUND,
+                    "cannot find hew's data directory: neither XDG_DATA_HOME nor HOME is set");
+        return NULL;
+    }
+    char *p = path_join(home, ".local/share/hew/hew.db");
+    if (!p)
+        hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    return p;
+}
+
+static hew_code user_version(store *s, int *v, hew_err *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return st_err(s, rc, "reading the schema version", err);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return st_err(s, rc, "reading the schema version", err);
+    return HEW_OK;
+}
+
+static hew_code migrate(store *s, hew_err *err)
+{
+    int v;
+    hew_code rc = user_version(s, &v, err);
+    if (rc != HEW_OK)
+        return rc;
+    if (v == STORE_SCHEMA_VERSION)
+        return HEW_OK;
+    if (v > STORE_SCHEMA_VERSION || v < 0)
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store %s has schema version %d, this hew knows up to %d — use a "
+                           "newer hew",
+                           s->path, v, STORE_SCHEMA_VERSION);
+    if ((rc = tx_begin(s, true, err)) != HEW_OK)
+        return rc;
+    if ((rc = user_version(s, &v, err)) != HEW_OK) /* another process may have migrated */
+        goto fail;
+    for (; v < STORE_SCHEMA_VERSION; v++)
+        if ((rc = exec(s, migrations[v], "migrating the schema", err)) != HEW_OK)
+            goto fail;
+    return tx_commit(s, err);
+fail:
+    tx_rollback(s);
+    return rc;
+}
+
+static hew_code pragma_text(store *s, const char *q, const char *want, hew_err *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, q, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return st_err(s, rc, q, err);
+    rc = sqlite3_step(st);
+    hew_code out = HEW_OK;
+    if (rc != SQLITE_ROW)
+        out = st_err(s, rc, q, err);
+    else if (want && strcasecmp((const char *)sqlite3_column_text(st, 0), want) != 0)
+        out = hew_err_set(err, HEW_E_IO, "store %s: %s gave \"%s\", not %s", s->path, q,
+                          (const char *)sqlite3_column_text(st, 0), want);
+    sqlite3_finalize(st);
+    return out;
+}
+
+hew_code store_open(const store_options *opt, store **out, hew_err *err)
+{
+    store_options o = STORE_OPTIONS_INIT;
+    if (opt)
+        o = *opt;
+    *out = NULL;
+    store *s = calloc(1, sizeof *s);
+    if (!s)
+        return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    buf_init(&s->scratch, 0);
+    buf_init(&s->held_json, 0);
+    s->busy_ms = o.busy_timeout_ms > 0 ? o.busy_timeout_ms : 5000;
+    s->partial_ms = o.partial_interval_ms == 0 ? 1000 : o.partial_interval_ms;
+    s->durable = o.durable;
+    hew_code rc;
+    s->path = o.path ? strdup(o.path) : store_default_path(err);
+    if (!s->path) {
+        rc = o.path ? hew_err_set(err, HEW_E_NOMEM, "out of memory") : (err ? err->code : HEW_E_NOTFOUND);
+        goto fail;
+    }
+    size_t plen = strlen(s->path);
+    s->lock_dir = malloc(plen + sizeof ".locks");
+    if (!s->lock_dir) {
+        rc = hew_err_set(err, HEW_E_NOMEM, "out of memory");
+        goto fail;
+    }
+    memcpy(s->lock_dir, s->path, plen);
+    memcpy(s->lock_dir + plen, ".locks", sizeof ".locks");
+
+    /* The directory (private), and the file created 0600 before SQLite sees it. */
+    const char *slash = strrchr(s->path, '/');
+    if (slash && slash != s->path) {
+        char *dir = strndup(s->path, (size_t)(slash - s->path));
+        if (!dir) {
+            rc = hew_err_set(err, HEW_E_NOMEM, "out of memory");
+            goto fail;
+        }
+        rc = fs_mkdirs(dir, 0700, err);
+        free(dir);
+        if (rc != HEW_OK)
+            goto fail;
+    }
+    int fd = open(s->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        rc = hew_err_set(err, errno == ENOENT ? HEW_E_NOTFOUND : HEW_E_IO,
+                         "cannot open the store %s: %s", s->path, strerror(errno));
+        goto fail;
+    }
+    close(fd);
+
+    int src = sqlite3_open_v2(s->path, &s->db,
+                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                              NULL);
+    if (src != SQLITE_OK) {
+        rc = st_err(s, src, "opening", err);
+        goto fail;
+    }
+    sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_busy_timeout(s->db, s->busy_ms);
+    if ((rc = pragma_text(s, "PRAGMA journal_mode = WAL", "wal", err)) != HEW_OK)
+        goto fail;
+    if ((rc = exec(s, s->durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
+                   "setting synchronous", err)) != HEW_OK)
+        goto fail;
+    /* Loading reads a whole history at once: keep the pages mapped, not copied. */
+    if ((rc = exec(s, "PRAGMA mmap_size = 268435456", "setting mmap_size", err)) != HEW_OK)
+        goto fail;
+    if ((rc = exec(s, "PRAGMA cache_size = -16384", "setting cache_size", err)) != HEW_OK)
+        goto fail;
+    if ((rc = migrate(s, err)) != HEW_OK)
+        goto fail;
+    *out = s;
+    return HEW_OK;
+fail:
+    store_free(s);
+    return rc;
+}
+
+void store_free(store *s)
+{
+    if (!s)
+        return;
+    if (s->db)
+        store_flush_held(s, NULL);
+    for (int i = 0; i < ST__COUNT; i++)
+        sqlite3_finalize(s->st[i]);
+    if (s->db)
+        sqlite3_close_v2(s->db);
+    buf_release(&s->scratch);
+    buf_release(&s->held_json);
+    free(s->path);
+    free(s->lock_dir);
+    free(s);
+}
+
+const char *store_path(const store *s)
+{
+    return s->path;
+}
+
+/* ---- the task row ------------------------------------------------------------------------- */
+
+void store_task_release(store_task *t)
+{
+    if (!t)
+        return;
+    free(t->id);
+    free(t->workspace);
+    free(t->title);
+    free(t->provider);
+    free(t->model);
+    free(t->mode);
+    free(t->status);
+    free(t->result);
+    memset(t, 0, sizeof *t);
+}
+
+static void bind_deleted(sqlite3_stmt *st, int i, const store_task *t)
+{
+    if (t->has_deleted) {
+        sqlite3_bind_int64(st, i, t->deleted_start);
+        sqlite3_bind_int64(st, i + 1, t->deleted_end);
+    } else {
+        sqlite3_bind_null(st, i);
+        sqlite3_bind_null(st, i + 1);
+    }
+}
+
+hew_code store_insert_task(store *s, const store_task *t, const char *id, hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, ST_INSERT_TASK, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    long long now = store_now_ms();
+    st_bind_text(st, 1, id, true);
+    st_bind_text(st, 2, t->workspace, true);
+    st_bind_text(st, 3, t->title, true);
+    st_bind_text(st, 4, t->provider, true);
+    st_bind_text(st, 5, t->model, true);
+    st_bind_text(st, 6, t->mode && *t->mode ? t->mode : "act", true);
+    st_bind_text(st, 7, t->status && *t->status ? t->status : "running", true);
+    st_bind_text(st, 8, t->result, false);
+    sqlite3_bind_int64(st, 9, t->created_ms ? t->created_ms : now);
+    sqlite3_bind_int64(st, 10, t->updated_ms ? t->updated_ms : now);
+    sqlite3_bind_int64(st, 11, t->tokens_in);
+    sqlite3_bind_int64(st, 12, t->tokens_out);
+    sqlite3_bind_int64(st, 13, t->cache_reads);
+    sqlite3_bind_int64(st, 14, t->cache_writes);
+    sqlite3_bind_double(st, 15, t->cost);
+    bind_deleted(st, 16, t);
+    int rc = sqlite3_step(st);
+    st_done(st);
+    if ((rc & 0xff) == SQLITE_CONSTRAINT)
+        return hew_err_set(err, HEW_E_INVALID, "a task %s already exists in %s", id, s->path);
+    if (rc != SQLITE_DONE)
+        return st_err(s, rc, "creating a task", err);
+    return HEW_OK;
+}
+
+hew_code store_task_create(store *s, const store_task *init, char **id_out, hew_err *err)
+{
+    if (id_out)
+        *id_out = NULL;
+    store_task none = STORE_TASK_INIT;
+    if (!init)
+        init = &none;
+    hew_code rc;
+    if (init->id && (rc = store_check_id(init->id, err)) != HEW_OK)
+        return rc;
+    if ((rc = store_flush_held(s, err)) != HEW_OK)
+        return rc;
+    if ((rc = tx_begin(s, true, err)) != HEW_OK)
+        return rc;
+    char id[STORE_ID_MAX + 1];
+    if (init->id)
+        snprintf(id, sizeof id, "%s", init->id);
+    else if ((rc = store_new_id(s, id, err)) != HEW_OK)
+        goto fail;
+    store_task row = *init;
+    row.created_ms = row.updated_ms = 0;
+    row.tokens_in = row.tokens_out = row.cache_reads = row.cache_writes = 0;
+    row.cost = 0;
+    row.has_deleted = false;
+    row.status = NULL;
+    row.result = NULL;
+    if ((rc = store_insert_task(s, &row, id, err)) != HEW_OK)
+        goto fail;
+    if ((rc = tx_commit(s, err)) != HEW_OK)
+        return rc;
+    if (id_out && !(*id_out = strdup(id)))
+        return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    return HEW_OK;
+fail:
+    tx_rollback(s);
+    return rc;
+}
+
+/* Run one UPDATE ... WHERE tid = ?1 whose other parameters bind() sets. */
+static hew_code run_update(store *s, store_stmt which, sqlite3_int64 tid,
+                           void (*bind)(sqlite3_stmt *, const store_task *),
+                           const store_task *t, hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, which, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, tid);
+    bind(st, t);
+    int rc = sqlite3_step(st);
+    st_done(st);
+    return rc == SQLITE_DONE ? HEW_OK : st_err(s, rc, "updating a task", err);
+}
+
+static void bind_usage(sqlite3_stmt *st, const store_task *t)
+{
+    sqlite3_bind_int64(st, 2, t->tokens_in);
+    sqlite3_bind_int64(st, 3, t->tokens_out);
+    sqlite3_bind_int64(st, 4, t->cache_reads);
+    sqlite3_bind_int64(st, 5, t->cache_writes);
+    sqlite3_bind_double(st, 6, t->cost);
+}
+
+static void bind_deleted2(sqlite3_stmt *st, const store_task *t)
+{
+    bind_deleted(st, 2, t);
+}
+
+static void bind_status(sqlite3_stmt *st, const store_task *t)
+{
+    st_bind_text(st, 2, t->status && *t->status ? t->status : "running", true);
+    st_bind_text(st, 3, t->result, false);
+}
+
+static void bind_mode(sqlite3_stmt *st, const store_task *t)
+{
+    st_bind_text(st, 2, t->mode && *t->mode ? t->mode : "act", true);
+}
+
+static void bind_model(sqlite3_stmt *st, const store_task *t)
+{
+    st_bind_text(st, 2, t->provider, true);
+    st_bind_text(st, 3, t->model, true);
+}
+
+static void bind_title(sqlite3_stmt *st, const store_task *t)
+{
+    st_bind_text(st, 2, t->title, true);
+}
+
+static void bind_now(sqlite3_stmt *st, const store_task *t)
+{
+    (void)t;
+    sqlite3_bind_int64(st, 2, store_now_ms());
+}
+
+static hew_code touch(store *s, sqlite3_int64 tid, hew_err *err)
+{
+    return run_update(s, ST_TOUCH, tid, bind_now, NULL, err);
+}
+
+hew_code store_task_update(store *s, const store_task *t, unsigned fields, hew_err *err)
+{
+    hew_code rc;
+    if (!t || (rc = store_check_id(t->id, err)) != HEW_OK)
+        return t ? rc : hew_err_set(err, HEW_E_INVALID, "store_task_update: no task");
+    if ((rc = store_flush_held(s, err)) != HEW_OK)
+        return rc;
+    if ((rc = tx_begin(s, (fields & STORE_SET_STATUS) != 0, err)) != HEW_OK)
+        return rc;
+    sqlite3_int64 tid;
+    if ((rc = store_tid(s, t->id, &tid, err)) != HEW_OK)
+        goto fail;
+    static const struct {
+        unsigned flag;
+        store_stmt st;
+        void (*bind)(sqlite3_stmt *, const store_task *);
+    } groups[] = {
+        { STORE_SET_USAGE, ST_UPD_USAGE, bind_usage },
+        { STORE_SET_DELETED, ST_UPD_DELETED, bind_deleted2 },
+        { STORE_SET_STATUS, ST_UPD_STATUS, bind_status },
+        { STORE_SET_MODE, ST_UPD_MODE, bind_mode },
+        { STORE_SET_MODEL, ST_UPD_MODEL, bind_model },
+        { STORE_SET_TITLE, ST_UPD_TITLE, bind_title },
+    };
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+        if ((fields & groups[i].flag) &&
+            (rc = run_update(s, groups[i].st, tid, groups[i].bind, t, err)) != HEW_OK)
+            goto fail;
+    if ((rc = touch(s, tid, err)) != HEW_OK)
+        goto fail;
+    return tx_commit(s, err);
+fail:
+    tx_rollback(s);
+    return rc;
+}
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+    if (sqlite3_column_type(st, i) == SQLITE_NULL)
+        return NULL;
+    const unsigned char *v = sqlite3_column_text(st, i);
+    return strdup(v ? (const char *)v : "");
+}
+
+/* Fill a row from a SELECT TASK_COLUMNS. */
+static hew_code read_task(sqlite3_stmt *st, store_task *t, hew_err *err)
+{
+    memset(t, 0, sizeof *t);
+    t->id = col_dup(st, 0);
+    t->workspace = col_dup(st, 1);
+    t->title = col_dup(st, 2);
+    t->provider = col_dup(st, 3);
+    t->model = col_dup(st, 4);
+    t->mode = col_dup(st, 5);
+    t->status = col_dup(st, 6);
+    t->result = col_dup(st, 7);
+    t->created_ms = sqlite3_column_int64(st, 8);
+    t->updated_ms = sqlite3_column_int64(st, 9);
+    t->tokens_in = sqlite3_column_int64(st, 10);
+    t->tokens_out = sqlite3_column_int64(st, 11);
+    t->cache_reads = sqlite3_column_int64(st, 12);
+    t->cache_writes = sqlite3_column_int64(st, 13);
+    t->cost = sqlite3_column_double(st, 14);
+    t->has_deleted = sqlite3_column_type(st, 15) != SQLITE_NULL;
+    t->deleted_start = sqlite3_column_int64(st, 15);
+    t->deleted_end = sqlite3_column_int64(st, 16);
+    t->api_count = sqlite3_column_int64(st, 17);
+    t->ui_count = sqlite3_column_int64(st, 18);
+    if (!t->id || !t->workspace || !t->title || !t->provider || !t->model || !t->mode ||
+        !t->status || (sqlite3_column_type(st, 7) != SQLITE_NULL && !t->result)) {
+        store_task_release(t);
+        return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    }
+    return HEW_OK;
+}
+
+static hew_code get_task(store *s, const char *id, store_task *out, hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, ST_GET_TASK, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    st_bind_text(st, 1, id, true);
+    int rc = sqlite3_step(st);
+    hew_code out_rc;
+    if (rc == SQLITE_ROW)
+        out_rc = read_task(st, out, err);
+    else if (rc == SQLITE_DONE)
+        out_rc = hew_err_set(err, HEW_E_NOTFOUND, "no task %s in %s", id, s->path);
+    else
+        out_rc = st_err(s, rc, "reading a task", err);
+    st_done(st);
+    return out_rc;
+}
+
+hew_code store_task_get(store *s, const char *id, store_task *out, hew_err *err)
+{
+    memset(out, 0, sizeof *out);
+    hew_code rc = store_check_id(id, err);
+    if (rc == HEW_OK)
+        rc = store_flush_held(s, err);
+    return rc == HEW_OK ? get_task(s, id, out, err) : rc;
+}
+
+/* ---- messages ----------------------------------------------------------------------------- */
+
+static hew_code bind_step(store *s, store_stmt which, sqlite3_int64 tid, sqlite3_int64 n,
+                          const char *text, size_t len, const char *what, hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, which, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, tid);
+    sqlite3_bind_int64(st, 2, n);
+    if (text)
+        sqlite3_bind_text(st, 3, text, (int)len, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    st_done(st);
+    return rc == SQLITE_DONE ? HEW_OK : st_err(s, rc, what, err);
+}
+
+hew_code store_api_put(store *s, const char *id, size_t ord, const json_t *msg, hew_err *err)
+{
+    hew_code rc = store_check_id(id, err);
+    if (rc != HEW_OK)
+        return rc;
+    if (!json_is_object(msg))
+        return hew_err_set(err, HEW_E_INVALID, "store_api_put: the message is not an object");
+    if ((rc = store_flush_held(s, err)) != HEW_OK)
+        return rc;
+    buf_reset(&s->scratch);
+    json_dump_into(msg, &s->scratch, 0);
+    if ((rc = buf_check(&s->scratch, "API message", err)) != HEW_OK)
+        return rc;
+    if (s->scratch.len > (size_t)INT32_MAX)
+        return hew_err_set(err, HEW_E_TOOBIG, "API message %zu of task %s is too large", ord, id);
+    if ((rc = tx_begin(s, false, err)) != HEW_OK)
+        return rc;
+    sqlite3_int64 tid;
+    if ((rc = store_tid(s, id, &tid, err)) != HEW_OK)
+        goto fail;
+    sqlite3_stmt *st = st_get(s, ST_API_NEXT, err);
+    if (!st) {
+        rc = err ? err->code : HEW_E_IO;
+        goto fail;
+    }
+    sqlite3_bind_int64(st, 1, tid);
+    int src = sqlite3_step(st);
+    sqlite3_int64 next = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    st_done(st);
+    if (src != SQLITE_ROW && src != SQLITE_DONE) {
+        rc = st_err(s, src, "counting messages", err);
+        goto fail;
+    }
+    if ((sqlite3_int64)ord > next) {
+        rc = hew_err_set(err, HEW_E_INVALID,
+                         "store_api_put: message %zu of task %s would leave a hole (it has %lld)",
+                         ord, id, (long long)next);
+        goto fail;
+    }
+    if ((rc = bind_step(s, ST_API_PUT, tid, (sqlite3_int64)ord, s->scratch.data, s->scratch.len,
+                        "storing an API message", err)) != HEW_OK)
+        goto fail;
+    if ((rc = touch(s, tid, err)) != HEW_OK)
+        goto fail;
+    return tx_commit(s, err);
+fail:
+    tx_rollback(s);
+    return rc;
+}
+
+hew_code store_api_truncate(store *s, const char *id, size_t len, hew_err *err)
+{
+    hew_code rc = store_check_id(id, err);
+    if (rc != HEW_OK || (rc = store_flush_held(s, err)) != HEW_OK ||
+        (rc = tx_begin(s, false, err)) != HEW_OK)
+        return rc;
+    sqlite3_int64 tid;
+    if ((rc = store_tid(s, id, &tid, err)) != HEW_OK ||
+        (rc = bind_step(s, ST_API_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
+                        "cutting the API history", err)) != HEW_OK ||
+        (rc = bind_step(s, ST_RW_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
+                        "cutting the context rewrites", err)) != HEW_OK ||
+        (rc = touch(s, tid, err)) != HEW_OK) {
+        tx_rollback(s);
+        return rc;
+    }
+    return tx_commit(s, err);
+}
+
+/* Write one UI row (its own transaction). */
+static hew_code ui_write(store *s, const char *id, long index, const char *json, size_t len,
+                         hew_err *err)
+{
+    hew_code rc = tx_begin(s, false, err);
+    if (rc != HEW_OK)
+        return rc;
+    sqlite3_int64 tid;
+    if ((rc = store_tid(s, id, &tid, err)) != HEW_OK ||
+        (rc = bind_step(s, ST_UI_PUT, tid, index, json, len, "storing a UI message", err)) !=
+            HEW_OK ||
+        (rc = touch(s, tid, err)) != HEW_OK) {
+        tx_rollback(s);
+        return rc;
+    }
+    return tx_commit(s, err);
+}
+
+hew_code store_flush_held(store *s, hew_err *err)
+{
+    if (!s->held)
+        return HEW_OK;
+    s->held = false;
+    s->last_partial_ms = store_now_ms();
+    return ui_write(s, s->held_id, s->held_index, s->held_json.data ? s->held_json.data : "",
+                    s->held_json.len, err);
+}
+
+hew_code store_flush(store *s, hew_err *err)
+{
+    return store_flush_held(s, err);
+}
+
+hew_code store_ui_put(store *s, const char *id, long index, const char *json, size_t len,
+                      bool partial, hew_err *err)
+{
+    hew_code rc = store_check_id(id, err);
+    if (rc != HEW_OK)
+        return rc;
+    if (index < 0)
+        return hew_err_set(err, HEW_E_INVALID, "store_ui_put: negative index %ld", index);
+    if (!json || len > (size_t)INT32_MAX || !jload_valid(json, len))
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store_ui_put: UI message %ld of task %s is not valid JSON", index, id);
+    bool same = s->held && s->held_index == index && strcmp(s->held_id, id) == 0;
+    if (s->held && !same && (rc = store_flush_held(s, err)) != HEW_OK)
+        return rc;
+    if (!partial || s->partial_ms < 0) {
+        s->held = false; /* superseded */
+        return ui_write(s, id, index, json, len, err);
+    }
+    buf_reset(&s->held_json);
+    buf_append(&s->held_json, json, len);
+    if ((rc = buf_check(&s->held_json, "UI message", err)) != HEW_OK)
+        return rc;
+    snprintf(s->held_id, sizeof s->held_id, "%s", id);
+    s->held_index = index;
+    s->held = true;
+    if (store_now_ms() - s->last_partial_ms >= s->partial_ms)
+        return store_flush_held(s, err);
+    return HEW_OK;
+}
+
+hew_code store_ui_truncate(store *s, const char *id, size_t len, hew_err *err)
+{
+    hew_code rc = store_check_id(id, err);
+    if (rc != HEW_OK || (rc = store_flush_held(s, err)) != HEW_OK ||
+        (rc = tx_begin(s, false, err)) != HEW_OK)
+        return rc;
+    sqlite3_int64 tid;
+    if ((rc = store_tid(s, id, &tid, err)) != HEW_OK ||
+        (rc = bind_step(s, ST_UI_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
+                        "cutting the UI messages", err)) != HEW_OK ||
+        (rc = touch(s, tid, err)) != HEW_OK) {
+        tx_rollback(s);
+        return rc;
+    }
+    return tx_commit(s, err);
+}
+
+hew_code store_rewrite_add(store *s, const char *id, size_t msg, size_t block,
+                           const char *text, hew_err *err)
+{
+    hew_code rc = store_check_id(id, err);
+    if (rc != HEW_OK)
+        return rc;
+    if (!text)
+        return hew_err_set(err, HEW_E_INVALID, "store_rewrite_add: no text");
+    if ((rc = store_flush_held(s, err)) != HEW_OK || (rc = tx_begin(s, false, err)) != HEW_OK)
+        return rc;
+    sqlite3_int64 tid;
+    if ((rc = store_tid(s, id, &tid, err)) != HEW_OK)
+        goto fail;
+    sqlite3_stmt *st = st_get(s, ST_RW_ADD, err);
+    if (!st) {
+        rc = err ? err->code : HEW_E_IO;
+        goto fail;
+    }
+    sqlite3_bind_int64(st, 1, tid);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)msg);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)block);
+    sqlite3_bind_int64(st, 4, store_now_ms());
+    sqlite3_bind_text(st, 5, text, -1, SQLITE_STATIC);
+    int src = sqlite3_step(st);
+    st_done(st);
+    if (src != SQLITE_DONE) {
+        rc = st_err(s, src, "storing a context rewrite", err);
+        goto fail;
+    }
+    if ((rc = touch(s, tid, err)) != HEW_OK)
+        goto fail;
+    return tx_commit(s, err);
+fail:
+    tx_rollback(s);
+    return rc;
+}
+
+/* ---- loading ------------------------------------------------------------------------------ */
+
+void store_loaded_release(store_loaded *l)
+{
+    if (!l)
+        return;
+    store_task_release(&l->task);
+    json_decref(l->history);
+    json_decref(l->ui);
+    json_decref(l->rewrites);
+    l->history = l->ui = l->rewrites = NULL;
+}
+
+static hew_code load_rows(store *s, store_stmt which, sqlite3_int64 tid, json_t *arr,
+                          bool dense, const char *what, hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, which, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, tid);
+    hew_code out = HEW_OK;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        sqlite3_int64 n = sqlite3_column_int64(st, 0);
+        const char *text = (const char *)sqlite3_column_text(st, 1);
+        size_t len = (size_t)sqlite3_column_bytes(st, 1);
+        size_t have = json_array_size(arr);
+        if (n < (sqlite3_int64)have || (dense && n != (sqlite3_int64)have)) {
+            out = hew_err_set(err, HEW_E_INVALID, "store %s: %s %lld is out of order", s->path,
+                              what, (long long)n);
+            break;
+        }
+        while ((sqlite3_int64)json_array_size(arr) < n)
+            json_array_append_new(arr, json_null());
+        char name[64];
+        snprintf(name, sizeof name, "stored %s %lld", what, (long long)n);
+        json_t *v = jload_parse(text, len, name, err);
+        if (!v) {
+            out = err ? err->code : HEW_E_INVALID;
+            break;
+        }
+        if (json_array_append_new(arr, v) != 0) {
+            out = hew_err_set(err, HEW_E_NOMEM, "out of memory");
+            break;
+        }
+    }
+    if (out == HEW_OK && rc != SQLITE_DONE)
+        out = st_err(s, rc, "reading messages", err);
+    st_done(st);
+    return out;
+}
+
+static hew_code load_rewrites(store *s, sqlite3_int64 tid, json_t *arr, hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, ST_LOAD_RW, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, tid);
+    hew_code out = HEW_OK;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(st, 2);
+        json_t *o = json_pack("{s:I, s:I, s:s%}", "msg", (json_int_t)sqlite3_column_int64(st, 0),
+                              "block", (json_int_t)sqlite3_column_int64(st, 1), "text",
+                              text ? text : "", (size_t)sqlite3_column_bytes(st, 2));
+        if (!o || json_array_append_new(arr, o) != 0) {
+            out = hew_err_set(err, HEW_E_INVALID, "store %s: a stored context rewrite is not "
+                                                  "valid UTF-8 (or out of memory)",
+                              s->path);
+            break;
+        }
+    }
+    if (out == HEW_OK && rc != SQLITE_DONE)
+        out = st_err(s, rc, "reading context rewrites", err);
+    st_done(st);
+    return out;
+}
+
+hew_code store_task_load(store *s, const char *id, store_loaded *out, hew_err *err)
+{
+    memset(out, 0, sizeof *out);
+    hew_code rc = store_check_id(id, err);
+    if (rc != HEW_OK || (rc = store_flush_held(s, err)) != HEW_OK)
+        return rc;
+    out->history = json_array();
+    out->ui = json_array();
+    out->rewrites = json_array();
+    if (!out->history || !out->ui || !out->rewrites) {
+        store_loaded_release(out);
+        return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    }
+    if ((rc = tx_begin_read(s, err)) != HEW_OK) {
+        store_loaded_release(out);
+        return rc;
+    }
+    sqlite3_int64 tid;
+    if ((rc = get_task(s, id, &out->task, err)) != HEW_OK ||
+        (rc = store_tid(s, id, &tid, err)) != HEW_OK ||
+        (rc = load_rows(s, ST_LOAD_API, tid, out->history, true, "API message", err)) != HEW_OK ||
+        (rc = load_rows(s, ST_LOAD_UI, tid, out->ui, false, "UI message", err)) != HEW_OK ||
+        (rc = load_rewrites(s, tid, out->rewrites, err)) != HEW_OK) {
+        tx_rollback(s);
+        store_loaded_release(out);
+        return rc;
+    }
+    tx_rollback(s); /* a read: nothing to commit */
+    return HEW_OK;
+}
+
+/* ---- history ------------------------------------------------------------------------------ */
+
+void store_task_list_free(store_task *items, size_t n)
+{
+    for (size_t i = 0; items && i < n; i++)
+        store_task_release(&items[i]);
+    free(items);
+}
+
+hew_code store_task_list(store *s, const store_query *q, store_task **items, size_t *n,
+                         hew_err *err)
+{
+    *items = NULL;
+    *n = 0;
+    store_query none = STORE_QUERY_INIT;
+    if (!q)
+        q = &none;
+    hew_code rc = store_flush_held(s, err);
+    if (rc != HEW_OK)
+        return rc;
+    sqlite3_stmt *st = st_get(s, ST_LIST, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    buf pat = BUF_INIT(0);
+    if (q->text && *q->text) {
+        buf_putc(&pat, '%');
+        for (const char *p = q->text; *p; p++) {
+            if (*p == '%' || *p == '_' || *p == '\\')
+                buf_putc(&pat, '\\');
+            buf_putc(&pat, *p);
+        }
+        buf_putc(&pat, '%');
+        if ((rc = buf_check(&pat, "search pattern", err)) != HEW_OK) {
+            buf_release(&pat);
+            return rc;
+        }
+        sqlite3_bind_text(st, 1, pat.data, (int)pat.len, SQLITE_STATIC);
+    }
+    st_bind_text(st, 2, q->workspace, false);
+    sqlite3_bind_int64(st, 3, q->limit ? (sqlite3_int64)q->limit : -1);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)q->offset);
+    size_t cap = 0;
+    store_task *v = NULL;
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            store_task *nv = realloc(v, ncap * sizeof *nv);
+            if (!nv) {
+                rc = hew_err_set(err, HEW_E_NOMEM, "out of memory");
+                break;
+            }
+            v = nv;
+            cap = ncap;
+        }
+        if ((rc = read_task(st, &v[*n], err)) != HEW_OK)
+            break;
+        (*n)++;
+    }
+    if (rc == HEW_OK && src != SQLITE_DONE)
+        rc = st_err(s, src, "listing tasks", err);
+    st_done(st);
+    buf_release(&pat);
+    if (rc != HEW_OK) {
+        store_task_list_free(v, *n);
+        *n = 0;
+        return rc;
+    }
+    *items = v;
+    return HEW_OK;
+}
+
+/* ---- locks -------------------------------------------------------------------------------- */
+
+struct store_lock {
+    int fd;
+    char *path;
+};
+
+static char *lock_path(store *s, const char *id)
+{
+    buf b = BUF_INIT(0);
+    buf_printf(&b, "%s/%s.lock", s->lock_dir, id);
+    return buf_detach(&b, NULL);
+}
+
+void store_lock_free(store_lock *l)
+{
+    if (!l)
+        return;
+    if (l->fd >= 0)
+        close(l->fd); /* releases the flock */
+    free(l->path);
+    free(l);
+}
+
+static bool task_exists(store *s, const char *id, hew_err *err, hew_code *rc)
+{
+    bool taken = false;
+    *rc = id_taken(s, id, &taken, err);
+    if (*rc == HEW_OK && !taken)
+        *rc = hew_err_set(err, HEW_E_NOTFOUND, "no task %s in %s", id, s->path);
+    return *rc == HEW_OK;
+}
+
+hew_code store_task_lock(store *s, const char *id, int wait_ms, store_lock **out, hew_err *err)
+{
+    *out = NULL;
+    hew_code rc = store_check_id(id, err);
+    if (rc != HEW_OK)
+        return rc;
+    if (!task_exists(s, id, err, &rc))
+        return rc;
+    if ((rc = fs_mkdirs(s->lock_dir, 0700, err)) != HEW_OK)
+        return rc;
+    store_lock *l = calloc(1, sizeof *l);
+    if (!l || !(l->path = lock_path(s, id))) {
+        free(l);
+        return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    }
+    l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (l->fd < 0) {
+        rc = hew_err_set(err, HEW_E_IO, "cannot open the lock file %s: %s", l->path,
+                         strerror(errno));
+        store_lock_free(l);
+        return rc;
+    }
+    long long deadline = store_now_ms() + (wait_ms > 0 ? wait_ms : 0);
+    while (flock(l->fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR)
+            continue;
+        if (errno != EWOULDBLOCK) {
+            rc = hew_err_set(err, HEW_E_IO, "cannot lock %s: %s", l->path, strerror(errno));
+            store_lock_free(l);
+            return rc;
+        }
+        if (store_now_ms() >= deadline) {
+            char pid[32] = "";
+            ssize_t r = pread(l->fd, pid, sizeof pid - 1, 0);
+            pid[r > 0 ? r : 0] = '\0';
+            pid[strcspn(pid, "\n")] = '\0';
+            rc = hew_err_set(err, HEW_E_TIMEOUT,
+                             "task %s is open elsewhere (process %s) — close it there first", id,
+                             *pid ? pid : "unknown");
+            store_lock_free(l);
+            return rc;
+        }
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    /* The task may have been deleted while we waited. */
+    if (!task_exists(s, id, err, &rc)) {
+        struct stat a, b;
+        if (fstat(l->fd, &a) == 0 && stat(l->path, &b) == 0 && a.st_ino == b.st_ino &&
+            a.st_dev == b.st_dev)
+            unlink(l->path);
+        store_lock_free(l);
+        return rc;
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(l->fd, 0) == 0 && pwrite(l->fd, pid, (size_t)n, 0) < 0) {
+        /* only informative */
+    }
+    *out = l;
+    return HEW_OK;
+}
+
+bool store_task_locked(store *s, const char *id)
+{
+    if (store_check_id(id, NULL) != HEW_OK)
+        return false;
+    char *p = lock_path(s, id);
+    if (!p)
+        return false;
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    free(p);
+    if (fd < 0)
+        return false;
+    bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd);
+    return held;
+}
+
+hew_code store_task_delete(store *s, const char *id, hew_err *err)
+{
+    store_lock *l;
+    hew_code rc = store_task_lock(s, id, 0, &l, err);
+    if (rc != HEW_OK)
+        return rc;
+    if (s->held && strcmp(s->held_id, id) == 0)
+        s->held = false;
+    if ((rc = store_flush_held(s, err)) != HEW_OK || (rc = tx_begin(s, true, err)) != HEW_OK) {
+        store_lock_free(l);
+        return rc;
+    }
+    sqlite3_int64 tid;
+    static const store_stmt dels[] = { ST_DEL_API, ST_DEL_UI, ST_DEL_RW, ST_DEL_TASK };
+    if ((rc = store_tid(s, id, &tid, err)) != HEW_OK)
+        goto fail;
+    for (size_t i = 0; i < sizeof dels / sizeof dels[0]; i++) {
+        sqlite3_stmt *st = st_get(s, dels[i], err);
+        if (!st) {
+            rc = err ? err->code : HEW_E_IO;
+            goto fail;
+        }
+        sqlite3_bind_int64(st, 1, tid);
+        int src = sqlite3_step(st);
+        st_done(st);
+        if (src != SQLITE_DONE) {
+            rc = st_err(s, src, "deleting a task", err);
+            goto fail;
+        }
+    }
+    if ((rc = tx_commit(s, err)) != HEW_OK) {
+        store_lock_free(l);
+        return rc;
+    }
+    unlink(l->path);
+    store_lock_free(l);
+    return HEW_OK;
+fail:
+    tx_rollback(s);
+    store_lock_free(l);
+    return rc;
+}
