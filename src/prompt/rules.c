@@ -692,20 +692,24 @@ static bool looks_like_path(const char *s, size_t n)
         return false;
     if (memchr(s, '/', n))
         return true;
-    /* name.ext: a dot with something before it and 1..10 alphanumerics after it */
+    /* name.ext: a dot with something before it and 1..10 alphanumerics after it, one of
+     * them a letter */
     const char *dot = NULL;
     for (size_t i = 0; i < n; i++)
         if (s[i] == '.')
             dot = s + i;
     if (!dot || dot == s)
         return false;
-    size_t ext = n - (size_t)(dot + 1 - s);
-    if (ext < 1 || ext > 10)
-        return false;
-    for (const char *c = dot + 1; c < s + n; c++)
+    size_t ext = n - (size_t)(dot + 1 - s), stem = (size_t)(dot - s);
+    if (ext < 1 || ext > 10 || (stem < 2 && ext < 2))
+        return false; /* "e.g" is not a file name */
+    bool letter = false;
+    for (const char *c = dot + 1; c < s + n; c++) {
         if (!isalnum((unsigned char)*c))
             return false;
-    return true;
+        letter = letter || isalpha((unsigned char)*c);
+    }
+    return letter; /* "3.5" is not either */
 }
 
 size_t rules_paths_in_text(const char *text, char **out, size_t cap)
