@@ -119,7 +119,7 @@ static void commands(const env_details *e, bool running, buf *out)
     for (size_t i = 0; i < e->ncommands; i++) {
         const env_details_command *c = &e->commands[i];
         bool has_output = c->output && *c->output;
-        if (c->running != running || (running && !has_output))
+        if (c->running != running)
             continue;
         if (!any)
             buf_puts(out, running ? "\n# Running Commands\n" : "\n# Finished Commands\n");

@@ -1,8 +1,9 @@
 /* env_details — the <environment_details> block hew appends to every user message: what
  * the model should know about the moment that is not in the conversation. In order:
  *
- *   # Running Commands           commands still running, with their output since the
- *                                last message (only those with new output are listed)
+ *   # Running Commands           every command still running (so that the model does
+ *                                not start a server twice), with its output since the
+ *                                last message when there is some
  *   # Finished Commands          commands that ended since the last message, with the
  *                                output they gave since then
  *   # Recently Modified Files    files changed outside hew since hew read them

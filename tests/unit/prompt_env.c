@@ -38,7 +38,7 @@ static void test_first_turn_full(void)
 {
     env_details_command cmds[] = {
         { "npm run dev", "ready on :3000\n", true, 0 },
-        { "tail -f log", NULL, true, 0 },         /* running, nothing new: left out */
+        { "tail -f log", NULL, true, 0 },         /* running, nothing new: listed */
         { "make test", "ok 12 tests\n", false, 0 },
         { "sleep 99", "", false, -1 },
     };
@@ -60,6 +60,7 @@ static void test_first_turn_full(void)
     char *t = build(&e);
     CHECK_STR(t, "<environment_details>\n"
                  "# Running Commands\n## `npm run dev`\n### New Output\nready on :3000\n"
+                 "## `tail -f log`\n"
                  "\n# Finished Commands\n## `make test`\nExit code: 0\n### New Output\n"
                  "ok 12 tests\n"
                  "## `sleep 99`\nExit code: unknown (it may have been stopped by a signal)\n"
