@@ -140,6 +140,7 @@ static void put_time(const env_details *e, buf *out)
 {
     time_t now = (time_t)e->now_epoch_s;
     struct tm tm;
+    memset(&tm, 0, sizeof tm);
     char when[96] = "";
     if (localtime_r(&now, &tm))
         strftime(when, sizeof when, "%A %Y-%m-%d %H:%M:%S", &tm);

@@ -68,7 +68,7 @@ hew_code env_details_listing(const char *cwd, buf *out, hew_err *err);
 /* The name of the local time zone: $TZ when it names a zone ("Europe/Paris",
  * ":Europe/Paris"), else the zoneinfo name /etc/localtime links to, else the first line
  * of /etc/timezone, else the abbreviation ("CET"), else "UTC". Static storage, computed
- * once per process (not thread-safe on the first call: call it once at start-up). */
+ * once per process (thread-safe); a later change of $TZ is not seen. */
 const char *env_details_tz_name(void);
 
 /* "12,345": n with thousands separators, into out. */
