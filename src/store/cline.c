@@ -316,7 +316,7 @@ static hew_code pick_id(store *s, const char *dir, const json_t *hew_task,
     for (int i = 0; i < 2; i++) {
         if (!cands[i] || store_check_id(cands[i], NULL) != HEW_OK)
             continue;
-        bool taken;
+        bool taken = false;
         sqlite3_stmt *st = st_get(s, ST_ID_TAKEN, err);
         if (!st) {
             rc = err ? err->code : HEW_E_IO;

@@ -9,8 +9,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
-#include "base/buf.h"
 #include "base/utf8.h"
 
 #define JLOAD_MAX_DEPTH 512
@@ -20,20 +22,11 @@ typedef struct jparser {
     bool build;     /* false: validate only */
     bool give_up;   /* not an error for sure: let jansson decide */
     int depth;
-    buf scratch;    /* decoded strings with escapes */
+    jload *s;       /* the scratch for decoded strings with escapes */
 } jparser;
 
 static const uint64_t ONES = 0x0101010101010101ULL;
 static const uint64_t HIGHS = 0x8080808080808080ULL;
-
-/* True when none of the 8 bytes needs a look: no '"', '\\', control or non-ASCII byte. */
-static inline bool word_plain(uint64_t w)
-{
-    uint64_t q = w ^ (ONES * '"');
-    uint64_t b = w ^ (ONES * '\\');
-    uint64_t hit = (w | ((w - ONES * 0x20) & ~w)) | ((q - ONES) & ~q) | ((b - ONES) & ~b);
-    return (hit & HIGHS) == 0;
-}
 
 static void skip_ws(jparser *j)
 {
@@ -58,118 +51,186 @@ static int hexval(char c)
     return -1;
 }
 
-static bool read_u4(jparser *j, uint32_t *out)
+static bool read_u4(const char **pp, const char *end, uint32_t *out)
 {
-    if (j->end - j->p < 4)
+    const char *p = *pp;
+    if (end - p < 4)
         return false;
     uint32_t v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = hexval(j->p[i]);
+        int h = hexval(p[i]);
         if (h < 0)
             return false;
         v = v << 4 | (uint32_t)h;
     }
-    j->p += 4;
+    *pp = p + 4;
     *out = v;
     return true;
 }
 
-/* Parse a string (j->p at the opening quote). On success *s and *n point either into the
- * input (no escapes) or into j->scratch (valid until the next string). */
+/* Make room for n bytes in the scratch (kept between strings and documents). */
+static bool scratch_room(jparser *j, size_t n)
+{
+    if (n <= j->s->cap)
+        return true;
+    size_t cap = j->s->cap ? j->s->cap : 4096;
+    while (cap < n)
+        cap *= 2;
+    char *p = realloc(j->s->data, cap);
+    if (!p)
+        return false;
+    j->s->data = p;
+    j->s->cap = cap;
+    return true;
+}
+
+/* Decode one escape at p (just after the backslash) into *w; false when invalid. */
+static bool decode_escape(const char **pp, const char *end, char **wp)
+{
+    const char *p = *pp;
+    char *w = *wp;
+    if (p >= end)
+        return false;
+    char e = *p++;
+    switch (e) {
+    case '"': *w++ = '"'; break;
+    case '\\': *w++ = '\\'; break;
+    case '/': *w++ = '/'; break;
+    case 'b': *w++ = '\b'; break;
+    case 'f': *w++ = '\f'; break;
+    case 'n': *w++ = '\n'; break;
+    case 'r': *w++ = '\r'; break;
+    case 't': *w++ = '\t'; break;
+    case 'u': {
+        uint32_t cp;
+        if (!read_u4(&p, end, &cp))
+            return false;
+        if (cp >= 0xDC00 && cp <= 0xDFFF)
+            return false;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+            uint32_t lo;
+            if (end - p < 2 || p[0] != '\\' || p[1] != 'u')
+                return false;
+            p += 2;
+            if (!read_u4(&p, end, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+                return false;
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        }
+        size_t ul = utf8_encode(cp, w); /* 6 or 12 input bytes give at most 4 */
+        if (ul == 0)
+            return false;
+        w += ul;
+        break;
+    }
+    default:
+        return false;
+    }
+    *pp = p;
+    *wp = w;
+    return true;
+}
+
+/* Skip plain bytes (printable ASCII other than '"' and '\\'): sixteen at a time with
+ * SSE2, else eight at a time, landing exactly on the first byte that needs a look. */
+static inline const char *skip_plain(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        /* signed: bytes >= 0x80 are negative, so "< 0x20" also catches non-ASCII */
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+                                                _mm_cmpeq_epi8(v, bslash)),
+                                   _mm_cmplt_epi8(v, space));
+        unsigned m = (unsigned)_mm_movemask_epi8(hit);
+        if (m)
+            return p + __builtin_ctz(m);
+        p += 16;
+    }
+#endif
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t q = w ^ (ONES * '"');
+        uint64_t b = w ^ (ONES * '\\');
+        uint64_t hit = ((w | ((w - ONES * 0x20) & ~w)) | ((q - ONES) & ~q) | ((b - ONES) & ~b)) &
+                       HIGHS;
+        if (hit) /* the lowest flagged byte is exact (borrows only run upwards) */
+            return p + (__builtin_ctzll(hit) >> 3);
+        p += 8;
+    }
+    while (p < end) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
+            break;
+        p++;
+    }
+    return p;
+}
+
+/* Parse a string (j->p at the opening quote). On success *s and *n point either into
+ * the input (no escapes) or into the scratch (valid until the next string). Decoded text
+ * is never longer than its JSON form, so the scratch is sized once per string. */
 static bool parse_string(jparser *j, const char **s, size_t *n)
 {
-    const char *p = j->p + 1, *end = j->end;
-    const char *run = p;
-    bool escaped = false;
+    const char *start = j->p + 1, *end = j->end, *p = start;
     for (;;) {
-        while (end - p >= 8) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            if (!word_plain(w))
-                break;
-            p += 8;
-        }
+        p = skip_plain(p, end);
         if (p >= end)
             return false;
         unsigned char c = (unsigned char)*p;
-        if (c == '"')
+        if (c == '"') {
+            *s = start;
+            *n = (size_t)(p - start);
+            j->p = p + 1;
+            return true;
+        }
+        if (c == '\\')
             break;
         if (c < 0x20)
             return false;
-        if (c >= 0x80) {
+        size_t l = utf8_decode(p, (size_t)(end - p), NULL);
+        if (l == 0)
+            return false;
+        p += l;
+    }
+    /* escaped: decode into the scratch */
+    if (!scratch_room(j, (size_t)(end - start))) {
+        j->give_up = true;
+        return false;
+    }
+    char *w0 = j->s->data, *w = w0;
+    memcpy(w, start, (size_t)(p - start));
+    w += p - start;
+    for (;;) {
+        /* here *p is a byte that needs a look */
+        unsigned char c = (unsigned char)*p;
+        if (c == '"')
+            break;
+        if (c == '\\') {
+            p++;
+            if (!decode_escape(&p, end, &w))
+                return false;
+        } else if (c < 0x20) {
+            return false;
+        } else {
             size_t l = utf8_decode(p, (size_t)(end - p), NULL);
             if (l == 0)
                 return false;
+            memcpy(w, p, l);
+            w += l;
             p += l;
-            continue;
         }
-        if (c != '\\') {
-            p++;
-            continue;
-        }
-        if (!escaped) {
-            buf_reset(&j->scratch);
-            escaped = true;
-        }
-        buf_append(&j->scratch, run, (size_t)(p - run));
-        p++;
+        const char *q = skip_plain(p, end);
+        memcpy(w, p, (size_t)(q - p));
+        w += q - p;
+        p = q;
         if (p >= end)
             return false;
-        char e = *p++;
-        char ch;
-        switch (e) {
-        case '"': ch = '"'; break;
-        case '\\': ch = '\\'; break;
-        case '/': ch = '/'; break;
-        case 'b': ch = '\b'; break;
-        case 'f': ch = '\f'; break;
-        case 'n': ch = '\n'; break;
-        case 'r': ch = '\r'; break;
-        case 't': ch = '\t'; break;
-        case 'u': {
-            uint32_t cp;
-            j->p = p;
-            if (!read_u4(j, &cp))
-                return false;
-            p = j->p;
-            if (cp >= 0xDC00 && cp <= 0xDFFF)
-                return false;
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                uint32_t lo;
-                if (end - p < 2 || p[0] != '\\' || p[1] != 'u')
-                    return false;
-                j->p = p + 2;
-                if (!read_u4(j, &lo) || lo < 0xDC00 || lo > 0xDFFF)
-                    return false;
-                p = j->p;
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            }
-            char u[4];
-            size_t ul = utf8_encode(cp, u);
-            if (ul == 0)
-                return false;
-            buf_append(&j->scratch, u, ul);
-            run = p;
-            continue;
-        }
-        default:
-            return false;
-        }
-        buf_putc(&j->scratch, ch);
-        run = p;
     }
-    if (escaped) {
-        buf_append(&j->scratch, run, (size_t)(p - run));
-        if (j->scratch.err) {
-            j->give_up = true;
-            return false;
-        }
-        *s = j->scratch.data ? j->scratch.data : "";
-        *n = j->scratch.len;
-    } else {
-        *s = j->p + 1;
-        *n = (size_t)(p - (j->p + 1));
-    }
+    *s = w0;
+    *n = (size_t)(w - w0);
     j->p = p + 1;
     return true;
 }
@@ -306,7 +367,7 @@ static json_t *parse_object(jparser *j)
             j->give_up = true; /* jansson has its own rule for NUL in keys */
             goto fail;
         }
-        if (j->build && k == j->scratch.data) {
+        if (j->build && k == j->s->data) {
             kcopy = malloc(kn + 1);
             if (!kcopy)
                 goto fail;
@@ -390,9 +451,9 @@ static json_t *parse_value(jparser *j)
 }
 
 /* NULL when the fast path did not produce a value (error or give-up). */
-static json_t *fast(const char *s, size_t n, bool build, bool *gave_up)
+static json_t *fast(jload *jl, const char *s, size_t n, bool build, bool *gave_up)
 {
-    jparser j = { s, s + n, build, false, 0, BUF_INIT(0) };
+    jparser j = { s, s + n, build, false, 0, jl };
     json_t *v = parse_value(&j);
     if (v) {
         skip_ws(&j);
@@ -401,15 +462,23 @@ static json_t *fast(const char *s, size_t n, bool build, bool *gave_up)
             v = NULL;
         }
     }
-    buf_release(&j.scratch);
     *gave_up = j.give_up;
     return v;
 }
 
-json_t *jload_parse(const char *s, size_t n, const char *what, hew_err *err)
+void jload_release(jload *j)
+{
+    if (!j)
+        return;
+    free(j->data);
+    j->data = NULL;
+    j->cap = 0;
+}
+
+json_t *jload_parse_with(jload *jl, const char *s, size_t n, const char *what, hew_err *err)
 {
     bool gave_up;
-    json_t *v = fast(s ? s : "", s ? n : 0, true, &gave_up);
+    json_t *v = fast(jl, s ? s : "", s ? n : 0, true, &gave_up);
     if (v)
         return v;
     /* Out of memory looks like a failure too: jansson sorts it out, and reports. */
@@ -427,10 +496,18 @@ json_t *jload_parse(const char *s, size_t n, const char *what, hew_err *err)
     return NULL;
 }
 
-bool jload_valid(const char *s, size_t n)
+json_t *jload_parse(const char *s, size_t n, const char *what, hew_err *err)
+{
+    jload jl = JLOAD_INIT;
+    json_t *v = jload_parse_with(&jl, s, n, what, err);
+    jload_release(&jl);
+    return v;
+}
+
+bool jload_valid_with(jload *jl, const char *s, size_t n)
 {
     bool gave_up;
-    json_t *v = fast(s ? s : "", s ? n : 0, false, &gave_up);
+    json_t *v = fast(jl, s ? s : "", s ? n : 0, false, &gave_up);
     if (v)
         return true;
     if (!gave_up)
@@ -439,4 +516,12 @@ bool jload_valid(const char *s, size_t n)
     v = json_loadb(s ? s : "", s ? n : 0, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
     json_decref(v);
     return v != NULL;
+}
+
+bool jload_valid(const char *s, size_t n)
+{
+    jload jl = JLOAD_INIT;
+    bool ok = jload_valid_with(&jl, s, n);
+    jload_release(&jl);
+    return ok;
 }

@@ -12,7 +12,8 @@
  * integers that fit int64 become integers, every other number a real, a real that
  * overflows is an error. Whenever it gives up (anything unusual: very deep nesting, a
  * number it does not take), jansson parses the same bytes and its answer — value or
- * error — is the result. No I/O; thread-safe (no shared state). */
+ * error — is the result. No I/O; thread-safe (no shared state; a jload scratch belongs to
+ * one thread at a time). */
 #ifndef HEW_STORE_JLOAD_H
 #define HEW_STORE_JLOAD_H
 
@@ -22,11 +23,25 @@
 
 #include "base/err.h"
 
+/* A reusable scratch for decoded strings (one per thread; loading many rows with one
+ * avoids an allocation per row). JLOAD_INIT, then jload_release. */
+typedef struct jload {
+    char *data;
+    size_t cap;
+} jload;
+
+#define JLOAD_INIT { NULL, 0 }
+
+void jload_release(jload *j);
+
 /* Parse s[0..n) into a new reference. On failure NULL, and err says HEW_E_INVALID
  * "<what>: invalid JSON at line L, column C: <reason>" (or HEW_E_NOMEM). */
+json_t *jload_parse_with(jload *j, const char *s, size_t n, const char *what, hew_err *err);
+/* The same with a scratch of its own. */
 json_t *jload_parse(const char *s, size_t n, const char *what, hew_err *err);
 
 /* True when s[0..n) is one valid JSON value (the same grammar), without building it. */
+bool jload_valid_with(jload *j, const char *s, size_t n);
 bool jload_valid(const char *s, size_t n);
 
 #endif

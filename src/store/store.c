@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,7 +284,7 @@ hew_code store_new_id(store *s, char out[STORE_ID_MAX + 1], hew_err *err)
     long long t = store_now_ms();
     for (int tries = 0; tries < 100000; tries++, t++) {
         snprintf(out, STORE_ID_MAX + 1, "%lld", t);
-        bool taken;
+        bool taken = false;
         hew_code rc = id_taken(s, out, &taken, err);
         if (rc != HEW_OK)
             return rc;
@@ -468,6 +469,7 @@ void store_free(store *s)
         sqlite3_close_v2(s->db);
     buf_release(&s->scratch);
     buf_release(&s->held_json);
+    jload_release(&s->jl);
     free(s->path);
     free(s->lock_dir);
     free(s);
@@ -867,7 +869,7 @@ hew_code store_ui_put(store *s, const char *id, long index, const char *json, si
         return rc;
     if (index < 0)
         return hew_err_set(err, HEW_E_INVALID, "store_ui_put: negative index %ld", index);
-    if (!json || len > (size_t)INT32_MAX || !jload_valid(json, len))
+    if (!json || len > (size_t)INT32_MAX || !jload_valid_with(&s->jl, json, len))
         return hew_err_set(err, HEW_E_INVALID,
                            "store_ui_put: UI message %ld of task %s is not valid JSON", index, id);
     bool same = s->held && s->held_index == index && strcmp(s->held_id, id) == 0;
@@ -956,6 +958,97 @@ void store_loaded_release(store_loaded *l)
     l->history = l->ui = l->rewrites = NULL;
 }
 
+/* Rows of one SELECT (number, JSON text) copied out of SQLite, to be parsed. */
+typedef struct rows {
+    buf text;             /* all texts, one after the other */
+    size_t *off;          /* row i is text[off[i], off[i + 1]) */
+    sqlite3_int64 *num;   /* its ord / idx */
+    size_t len, cap;
+} rows;
+
+static void rows_release(rows *r)
+{
+    buf_release(&r->text);
+    free(r->off);
+    free(r->num);
+}
+
+/* Parsing rows [from, to) into out[], on its own thread or the caller's. */
+typedef struct parse_job {
+    const rows *r;
+    size_t from, to;
+    json_t **out;
+    const char *what;
+    hew_code rc;
+    hew_err err;
+} parse_job;
+
+static void *parse_rows(void *arg)
+{
+    parse_job *j = arg;
+    jload jl = JLOAD_INIT;
+    for (size_t i = j->from; i < j->to; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "stored %s %lld", j->what, (long long)j->r->num[i]);
+        j->out[i] = jload_parse_with(&jl, j->r->text.data + j->r->off[i],
+                                     j->r->off[i + 1] - j->r->off[i], name, &j->err);
+        if (!j->out[i]) {
+            j->rc = j->err.code ? j->err.code : HEW_E_INVALID;
+            break;
+        }
+    }
+    jload_release(&jl);
+    return NULL;
+}
+
+/* Below this many bytes one thread parses; above, up to LOAD_THREADS share the rows. */
+#define LOAD_PARALLEL_BYTES ((size_t)2 << 20)
+#define LOAD_THREADS 4
+
+static hew_code parse_all(const rows *r, json_t **out, const char *what, hew_err *err)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t k = r->text.len < LOAD_PARALLEL_BYTES || cpus < 2 ? 1
+               : cpus > LOAD_THREADS                       ? LOAD_THREADS
+                                                           : (size_t)cpus;
+    if (k > r->len)
+        k = r->len ? r->len : 1;
+    parse_job jobs[LOAD_THREADS];
+    pthread_t th[LOAD_THREADS];
+    bool started[LOAD_THREADS] = { false };
+    if (k > 1)
+        json_object_seed(0); /* jansson's hash seed, before any thread makes objects */
+    /* split by bytes, not rows: messages differ a lot in size */
+    size_t row = 0;
+    for (size_t t = 0; t < k; t++) {
+        size_t goal = r->text.len / k * (t + 1);
+        size_t to = row;
+        if (t == k - 1)
+            to = r->len;
+        else
+            while (to < r->len && r->off[to] < goal)
+                to++;
+        jobs[t] = (parse_job){ r, row, to, out, what, HEW_OK, HEW_ERR_INIT };
+        row = to;
+    }
+    for (size_t t = 1; t < k; t++)
+        started[t] = pthread_create(&th[t], NULL, parse_rows, &jobs[t]) == 0;
+    parse_rows(&jobs[0]);
+    for (size_t t = 1; t < k; t++) {
+        if (started[t])
+            pthread_join(th[t], NULL);
+        else
+            parse_rows(&jobs[t]);
+    }
+    for (size_t t = 0; t < k; t++)
+        if (jobs[t].rc != HEW_OK) {
+            if (err)
+                *err = jobs[t].err;
+            return jobs[t].rc;
+        }
+    return HEW_OK;
+}
+
 static hew_code load_rows(store *s, store_stmt which, sqlite3_int64 tid, json_t *arr,
                           bool dense, const char *what, hew_err *err)
 {
@@ -964,34 +1057,61 @@ static hew_code load_rows(store *s, store_stmt which, sqlite3_int64 tid, json_t 
         return err ? err->code : HEW_E_IO;
     sqlite3_bind_int64(st, 1, tid);
     hew_code out = HEW_OK;
+    rows r = { BUF_INIT(0), NULL, NULL, 0, 0 };
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         sqlite3_int64 n = sqlite3_column_int64(st, 0);
         const char *text = (const char *)sqlite3_column_text(st, 1);
         size_t len = (size_t)sqlite3_column_bytes(st, 1);
-        size_t have = json_array_size(arr);
-        if (n < (sqlite3_int64)have || (dense && n != (sqlite3_int64)have)) {
+        sqlite3_int64 have = r.len ? r.num[r.len - 1] + 1 : 0;
+        if (n < have || (dense && n != have)) {
             out = hew_err_set(err, HEW_E_INVALID, "store %s: %s %lld is out of order", s->path,
                               what, (long long)n);
             break;
         }
-        while ((sqlite3_int64)json_array_size(arr) < n)
-            json_array_append_new(arr, json_null());
-        char name[64];
-        snprintf(name, sizeof name, "stored %s %lld", what, (long long)n);
-        json_t *v = jload_parse(text, len, name, err);
-        if (!v) {
-            out = err ? err->code : HEW_E_INVALID;
-            break;
+        if (r.len + 2 > r.cap) {
+            size_t cap = r.cap ? r.cap * 2 : 256;
+            size_t *off = realloc(r.off, cap * sizeof *off);
+            if (off)
+                r.off = off;
+            sqlite3_int64 *num = realloc(r.num, cap * sizeof *num);
+            if (num)
+                r.num = num;
+            if (!off || !num) {
+                out = hew_err_set(err, HEW_E_NOMEM, "out of memory");
+                break;
+            }
+            r.cap = cap;
         }
-        if (json_array_append_new(arr, v) != 0) {
-            out = hew_err_set(err, HEW_E_NOMEM, "out of memory");
-            break;
-        }
+        r.off[r.len] = r.text.len;
+        r.num[r.len] = n;
+        buf_append(&r.text, text ? text : "", len);
+        r.len++;
     }
     if (out == HEW_OK && rc != SQLITE_DONE)
         out = st_err(s, rc, "reading messages", err);
     st_done(st);
+    if (out == HEW_OK)
+        out = buf_check(&r.text, "stored messages", err);
+    json_t **vals = NULL;
+    if (out == HEW_OK && r.len) {
+        r.off[r.len] = r.text.len;
+        vals = calloc(r.len, sizeof *vals);
+        out = vals ? parse_all(&r, vals, what, err)
+                   : hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; vals && i < r.len; i++) {
+        if (out == HEW_OK) {
+            while ((sqlite3_int64)json_array_size(arr) < r.num[i])
+                json_array_append_new(arr, json_null());
+            if (json_array_append_new(arr, vals[i]) != 0)
+                out = hew_err_set(err, HEW_E_NOMEM, "out of memory");
+        } else {
+            json_decref(vals[i]);
+        }
+    }
+    free(vals);
+    rows_release(&r);
     return out;
 }
 

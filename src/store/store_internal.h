@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include "base/buf.h"
+#include "store/jload.h"
 #include "store/store.h"
 
 /* The prepared statements, one per SQL text in store.c's table. */
@@ -50,6 +51,7 @@ struct store {
     bool full;                /* the open transaction commits with synchronous=FULL */
     sqlite3_stmt *st[ST__COUNT];
     buf scratch;              /* JSON dumps */
+    jload jl;                 /* JSON loads */
     /* the held partial UI message */
     bool held;
     char held_id[STORE_ID_MAX + 1];

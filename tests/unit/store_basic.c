@@ -776,6 +776,32 @@ static void test_import_cline_layout(void)
     store_free(s);
 }
 
+/* A history big enough to be parsed by several threads comes back the same. */
+static void test_big_load(void)
+{
+    store *s = open_at("big.db");
+    REQUIRE(s);
+    char *id = new_task(s, "big", "/w");
+    hew_err err = HEW_ERR_INIT;
+    json_t *h = json_array();
+    char text[2100];
+    for (int i = 0; i < 1500; i++) {
+        for (int k = 0; k < 2048; k++)
+            text[k] = (char)(k % 50 == 0 ? '\n' : 'a' + (i + k) % 26);
+        snprintf(text + 2048, 40, " #%d \u00e9", i);
+        json_t *m = msg_text(i % 2 ? "assistant" : "user", text);
+        REQUIRE(store_api_put(s, id, (size_t)i, m, &err) == HEW_OK);
+        json_array_append_new(h, m);
+    }
+    store_loaded l;
+    REQUIRE(store_task_load(s, id, &l, &err) == HEW_OK);
+    CHECK(json_equal(l.history, h));
+    store_loaded_release(&l);
+    json_decref(h);
+    free(id);
+    store_free(s);
+}
+
 /* ---- jload ---------------------------------------------------------------------------------- */
 
 static void jload_same(const char *text)
@@ -865,6 +891,7 @@ int main(void)
     RUN(test_two_processes);
     RUN(test_export_import_round_trip);
     RUN(test_import_cline_layout);
+    RUN(test_big_load);
     RUN(test_jload);
     tmpdir_remove(dir);
     free(dir);
