@@ -19,21 +19,34 @@ struct hew_options;
 
 /* What the command line says (strings borrowed from argv). */
 typedef struct cli_options {
-    const char *task;      /* -p TEXT, or NULL to read standard input */
+    const char *task;      /* -p TEXT / hew "TEXT", or NULL (headless: read standard input) */
     int headless;          /* -p given */
     int json;
     int verbose;           /* -v: the transcript on standard error */
     int yolo;
     const char *provider, *model, *base_url, *cwd, *mode;
+    const char *auto_approve; /* --auto-approve LIST, or NULL */
     int native_tools;      /* -1 auto, 0 --xml-tools, 1 --native-tools */
-    long timeout_s;        /* 0: none */
+    long timeout_s;        /* -1: not given (0: none) */
     long retry_delay_ms;   /* -1: default */
+    long thinking;         /* --thinking BUDGET tokens; -1: not given */
+    int cont;              /* --continue */
+    const char *resume_id; /* --resume ID */
+    int no_config;         /* --no-config: ignore the config files */
 } cli_options;
 
 /* Parse argv (after the program name). Returns 0, or 2 after printing a usage error. */
 int cli_parse_options(int argc, char **argv, cli_options *co);
-/* Copy the command line's settings into library options. */
-void cli_apply_options(const cli_options *co, struct hew_options *o);
+/* Load the configuration for co and fill library options o (hew_options_init first);
+ * prints what is wrong and returns 2 on a usage or configuration error. *cfg_out receives
+ * the merged configuration, which o borrows strings from: release it (cli_config_release)
+ * after hew_session_new. */
+struct cli_config;
+int cli_setup_options(const cli_options *co, struct hew_options *o, struct cli_config *cfg_out);
+/* The interactive terminal: `hew` and `hew "task"` on a TTY; returns the exit status. */
+int cli_interactive(const cli_options *co);
+/* `hew debug markdown [--width N] [--color] FILE`: render markdown as the terminal does. */
+int cli_debug_markdown(int argc, char **argv);
 /* `hew -p`: run one task headless; returns the exit status. */
 int cli_headless(const cli_options *co);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "config.h"
 #include "hew.h"
 
 struct headless {
@@ -162,8 +163,6 @@ int cli_headless(const cli_options *co)
     struct headless h;
     memset(&h, 0, sizeof h);
     h.json = co->json;
-    h.yolo = co->yolo;
-    h.timeout_s = co->timeout_s;
     if (co->verbose && !co->json) {
         const char *no_color = getenv("NO_COLOR");
         h.show = render_plain_new(stderr, isatty(2) && !(no_color && *no_color));
@@ -184,16 +183,24 @@ int cli_headless(const cli_options *co)
 
     hew_options o;
     hew_options_init(&o);
-    cli_apply_options(co, &o);
+    cli_config cfg;
+    if (cli_setup_options(co, &o, &cfg) != 0) {
+        free(owned);
+        return 2;
+    }
+    h.yolo = o.yolo;
+    h.timeout_s = cfg.num[CFG_TASK_TIMEOUT_S];
     o.on_event = on_event;
     o.event_ud = &h;
     char err[512] = "";
     hew_session *s = hew_session_new(&o, err, sizeof err);
     if (!s) {
-        fprintf(stderr, "hew: %s\n", err);
+        cli_explain_session_error(err, o.provider);
+        cli_config_release(&cfg);
         free(owned);
         return 2;
     }
+    cli_config_release(&cfg);
 
     sigset_t set, old;
     sigemptyset(&set);

@@ -1,11 +1,15 @@
 /* main — the `hew` command's entry point: parses the first words of the command line and
- * dispatches to the file that implements each command. The only place that exits. */
+ * dispatches to the file that implements each command (the interactive terminal on a TTY,
+ * headless runs, `hew config`, `hew debug`). The only place that exits. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "cli.h"
+#include "config.h"
 #include "hew.h"
 
 /* The `hew debug <what>` commands: one row each. argv given to run starts after <what>. */
@@ -17,11 +21,14 @@ static const struct debug_command {
     { "parse", cli_debug_parse, "parse [--tools NAME,...] [--chunk N] FILE   print the blocks the stream parser makes of FILE" },
     { "sse", cli_debug_sse, "sse [--text] [--header H]... [--body JSON] URL   stream the SSE events of a POST" },
     { "decode", cli_debug_decode, "decode --protocol P [--status N] [--header H]... FILE   decode a raw response body" },
+    { "markdown", cli_debug_markdown, "markdown [--width N] [--color] FILE   render markdown as the terminal shows it" },
 };
 
 static void usage(FILE *out)
 {
-    fputs("usage: hew [options] -p \"task\"     run a task headless and print its result\n"
+    fputs("usage: hew [options] [\"task\"]      the interactive terminal (a TTY), starting with task\n"
+          "       hew [options] -p \"task\"     run a task headless and print its result\n"
+          "       hew config [--json]          show the effective configuration (secrets masked)\n"
           "       hew debug <what> ...         look inside hew's machinery\n"
           "\n"
           "options:\n"
@@ -30,15 +37,24 @@ static void usage(FILE *out)
           "  -v, --verbose         show the conversation as it happens (on standard error)\n"
           "  --provider NAME       anthropic, openai, openai-compatible, openrouter, deepseek,\n"
           "                        gemini, xai, groq (default anthropic; or HEW_PROVIDER)\n"
-          "  --model NAME          the model (default: the provider's)\n"
-          "  --base-url URL        the provider's base URL (local servers, proxies, tests)\n"
+          "  --model NAME          the model (default: the provider's; or HEW_MODEL)\n"
+          "  --base-url URL        the provider's base URL (local servers, proxies; HEW_BASE_URL)\n"
           "  --cwd DIR             the workspace (default: the current directory)\n"
           "  --plan, --act         start in plan or act mode (default act)\n"
           "  --yolo                approve every action, never ask\n"
+          "  --auto-approve LIST   what runs without asking: read, read-outside, edit,\n"
+          "                        edit-outside, commands (the model marks safe),\n"
+          "                        all-commands, mcp, all, none (default read)\n"
+          "  --thinking BUDGET     reasoning budget in tokens (needs library support)\n"
           "  --native-tools, --xml-tools   how tools are offered (default: by model)\n"
           "  --timeout SECONDS     give up after this long (exit 1)\n"
           "  --retry-delay-ms N    base delay of automatic retries (default 2000)\n"
+          "  --continue, --resume ID   go on with the latest / a stored task (needs the store)\n"
+          "  --no-config           ignore the config files\n"
           "  --version, --help\n"
+          "\n"
+          "config files: $XDG_CONFIG_HOME/hew/config.json (~/.config/hew/config.json), then\n"
+          ".hew/config.json in the project; the environment and flags win (man hew)\n"
           "\n"
           "exit status: 0 completed, 1 failed, 2 usage error, 130 interrupted\n"
           "\n"
@@ -84,11 +100,7 @@ char *cli_read_file(const char *path)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    const char *cmd = argv[1];
+    const char *cmd = argc > 1 ? argv[1] : "";
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
         printf("hew %s\n", hew_version());
         return 0;
@@ -105,12 +117,43 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (strcmp(cmd, "config") == 0) {
+        int as_json = 0;
+        int first = 2;
+        if (argc > 2 && strcmp(argv[2], "--json") == 0) {
+            as_json = 1;
+            first = 3;
+        } else if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+            fputs("usage: hew config [--json] [options]   the effective configuration and where\n"
+                  "each value comes from; API keys are masked. Options as for a task (--provider,\n"
+                  "--model, --cwd, ...) show their effect. The settings are described in man hew.\n",
+                  stdout);
+            return 0;
+        }
+        cli_options co;
+        if (cli_parse_options(argc - first, argv + first, &co) != 0)
+            return 2;
+        return cli_config_show(&co, as_json);
+    }
+    if (strcmp(cmd, "history") == 0 || strcmp(cmd, "resume") == 0 ||
+        strcmp(cmd, "export") == 0 || strcmp(cmd, "import") == 0) {
+        fprintf(stderr, "hew: '%s' is waiting for the task store in the library (not in "
+                        "include/hew.h yet)\n", cmd);
+        return 2;
+    }
     cli_options co;
     if (cli_parse_options(argc - 1, argv + 1, &co) != 0)
         return 2;
+    if (co.cont || co.resume_id) {
+        fprintf(stderr, "hew: --continue and --resume are waiting for the task store in the "
+                        "library (not in include/hew.h yet)\n");
+        return 2;
+    }
     if (co.headless)
         return cli_headless(&co);
-    fprintf(stderr, "hew: the interactive terminal is not built yet — run a task with "
-                    "hew -p \"task\" (see hew --help)\n");
-    return 2;
+    if (isatty(0) && isatty(1) && !co.json)
+        return cli_interactive(&co);
+    /* no terminal: run the task as -p would */
+    co.headless = 1;
+    return cli_headless(&co);
 }

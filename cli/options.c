@@ -1,12 +1,14 @@
-/* options — the command line's flags for running a task (`hew -p "task" --json …`),
- * parsed into cli_options and copied into the library's hew_options. Prints usage errors;
- * never exits (main does). */
+/* options — the command line's flags for running a task (`hew -p "task" --json …`,
+ * `hew "task"`), parsed into cli_options; cli_setup_options merges them with the config
+ * files (config.c) into the library's hew_options. Prints usage errors; never exits (main
+ * does). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "config.h"
 #include "hew.h"
 
 static int parse_long(const char *flag, const char *s, long *out)
@@ -27,6 +29,8 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
     memset(co, 0, sizeof *co);
     co->native_tools = -1;
     co->retry_delay_ms = -1;
+    co->timeout_s = -1;
+    co->thinking = -1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -75,7 +79,21 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
             if (parse_long(a, next, &co->retry_delay_ms) != 0)
                 return 2;
             i++;
-        } else if (a[0] != '-' && !co->task && co->headless) {
+        } else if (strcmp(a, "--thinking") == 0) {
+            if (parse_long(a, next, &co->thinking) != 0)
+                return 2;
+            i++;
+        } else if (strcmp(a, "--auto-approve") == 0) {
+            TAKE(auto_approve);
+        } else if (strcmp(a, "--continue") == 0 || strcmp(a, "-c") == 0) {
+            co->cont = 1;
+        } else if (strcmp(a, "--resume") == 0) {
+            TAKE(resume_id);
+        } else if (strcmp(a, "--no-config") == 0) {
+            co->no_config = 1;
+        } else if (strcmp(a, "--") == 0 && i + 1 < argc && !co->task) {
+            co->task = argv[++i];
+        } else if (a[0] != '-' && !co->task) {
             co->task = a;
         } else {
             fprintf(stderr, "hew: unknown option '%s' (see hew --help)\n", a);
@@ -86,23 +104,25 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
     return 0;
 }
 
-void cli_apply_options(const cli_options *co, hew_options *o)
+int cli_setup_options(const cli_options *co, hew_options *o, cli_config *cfg_out)
 {
-    if (co->provider)
-        o->provider = co->provider;
-    if (co->model)
-        o->model = co->model;
-    if (co->base_url)
-        o->base_url = co->base_url;
+    cli_config cfg;
+    char err[1024] = "";
+    if (cli_config_load(&cfg, co, err, sizeof err) != 0) {
+        fprintf(stderr, "hew: %s\n", err);
+        return 2;
+    }
+    if (cli_config_apply(&cfg, o, err, sizeof err) != 0) {
+        fprintf(stderr, "hew: %s\n", err);
+        cli_config_release(&cfg);
+        return 2;
+    }
+    if (cfg.num[CFG_THINKING] > 0)
+        fprintf(stderr, "hew: note: a thinking budget (%ld tokens) is not supported by this "
+                        "version of the library yet; the model's default is used\n",
+                cfg.num[CFG_THINKING]);
     if (co->cwd)
         o->cwd = co->cwd;
-    if (co->mode)
-        o->mode = co->mode;
-    o->yolo = co->yolo;
-    o->native_tools = co->native_tools;
-    if (co->retry_delay_ms >= 0)
-        o->retry_base_delay_ms = co->retry_delay_ms;
-    const char *env_provider = getenv("HEW_PROVIDER");
-    if (!co->provider && env_provider && *env_provider)
-        o->provider = env_provider;
+    *cfg_out = cfg; /* o borrows its strings */
+    return 0;
 }

@@ -1,0 +1,703 @@
+/* config — the config files, the environment and the flags merged into one set of
+ * settings (see config.h). Reads files and the environment; never writes a file, never
+ * prints a secret unmasked, never exits. */
+#include "config.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sbuf.h"
+
+enum cfg_type { T_STR, T_BOOL, T_NUM, T_ENUM, T_LIST };
+
+static const struct cfg_def {
+    const char *path;     /* the JSON path in a config file */
+    enum cfg_type type;
+    int project_ok;       /* may a project's file set it? */
+    const char *choices;  /* T_ENUM: the words, '|' between */
+    const char *help;
+} defs[CFG_NKEYS] = {
+    [CFG_PROVIDER] = { "provider", T_ENUM, 1,
+                       "anthropic|openai|openai-compatible|openrouter|deepseek|gemini|xai|groq",
+                       "the provider" },
+    [CFG_MODEL] = { "model", T_STR, 1, NULL, "the model (default: the provider's)" },
+    [CFG_BASE_URL] = { "base_url", T_STR, 0, NULL, "the provider's URL" },
+    [CFG_API_KEY_ENV] = { "api_key_env", T_STR, 0, NULL,
+                          "the environment variable holding the API key" },
+    [CFG_API_KEY] = { "api_key", T_STR, 0, NULL, "the API key itself (prefer api_key_env)" },
+    [CFG_MODE] = { "mode", T_ENUM, 1, "act|plan", "start in act or plan mode" },
+    [CFG_YOLO] = { "yolo", T_BOOL, 0, NULL, "approve everything" },
+    [CFG_AUTO_APPROVE] = { "auto_approve", T_LIST, 0, NULL, "what runs without asking" },
+    [CFG_PARALLEL_TOOL_CALLS] = { "parallel_tool_calls", T_BOOL, 1, NULL,
+                                  "run every tool of a message" },
+    [CFG_TOOLS] = { "tools", T_ENUM, 1, "auto|native|xml", "how tools are offered" },
+    [CFG_THINKING] = { "thinking", T_NUM, 1, NULL, "reasoning budget in tokens (0: off)" },
+    [CFG_MAX_MISTAKES] = { "limits.max_consecutive_mistakes", T_NUM, 1, NULL,
+                           "mistakes in a row before hew asks" },
+    [CFG_REQUEST_TIMEOUT_S] = { "limits.request_timeout_s", T_NUM, 1, NULL,
+                                "deadline of one request" },
+    [CFG_IDLE_TIMEOUT_S] = { "limits.idle_timeout_s", T_NUM, 1, NULL,
+                             "silence from the provider before giving up" },
+    [CFG_RETRY_DELAY_MS] = { "limits.retry_delay_ms", T_NUM, 1, NULL,
+                             "base delay of automatic retries" },
+    [CFG_TASK_TIMEOUT_S] = { "limits.task_timeout_s", T_NUM, 1, NULL,
+                             "headless: give up after this long (0: never)" },
+};
+
+/* The provider table as the CLI needs it: which variable holds the key. */
+static const struct {
+    const char *name, *key_env;
+} key_envs[] = {
+    { "anthropic", "ANTHROPIC_API_KEY" },   { "openai", "OPENAI_API_KEY" },
+    { "openai-compatible", "OPENAI_COMPATIBLE_API_KEY" },
+    { "openrouter", "OPENROUTER_API_KEY" }, { "deepseek", "DEEPSEEK_API_KEY" },
+    { "gemini", "GEMINI_API_KEY" },         { "xai", "XAI_API_KEY" },
+    { "groq", "GROQ_API_KEY" },
+};
+
+const char *cli_provider_key_env(const char *provider)
+{
+    for (size_t i = 0; provider && i < sizeof key_envs / sizeof key_envs[0]; i++)
+        if (strcmp(key_envs[i].name, provider) == 0)
+            return key_envs[i].key_env;
+    return NULL;
+}
+
+static const struct {
+    const char *word;
+    long bits;
+} aa_words[] = {
+    { "read", AA_READ },
+    { "read-outside", AA_READ | AA_READ_OUTSIDE },
+    { "edit", AA_EDIT },
+    { "edit-outside", AA_EDIT | AA_EDIT_OUTSIDE },
+    { "commands", AA_COMMANDS },
+    { "safe-commands", AA_COMMANDS },
+    { "all-commands", AA_COMMANDS | AA_ALL_COMMANDS },
+    { "mcp", AA_MCP },
+    { "all", AA_READ | AA_EDIT | AA_COMMANDS | AA_ALL_COMMANDS | AA_MCP },
+    { "none", 0 },
+};
+
+int cli_auto_approve_parse(const char *list, long *bits, char *err, size_t errlen)
+{
+    long b = 0;
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ", ");
+        if (n) {
+            size_t i;
+            for (i = 0; i < sizeof aa_words / sizeof aa_words[0]; i++)
+                if (strlen(aa_words[i].word) == n && strncmp(aa_words[i].word, p, n) == 0)
+                    break;
+            if (i == sizeof aa_words / sizeof aa_words[0]) {
+                snprintf(err, errlen,
+                         "unknown auto-approve word '%.*s' — use read, read-outside, edit, "
+                         "edit-outside, commands, all-commands, mcp, all or none, separated "
+                         "by commas",
+                         (int)n, p);
+                return -1;
+            }
+            b |= aa_words[i].bits;
+        }
+        p += n;
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    *bits = b;
+    return 0;
+}
+
+const char *cli_auto_approve_str(long bits)
+{
+    static char out[128];
+    static const struct {
+        long bit;
+        const char *word;
+    } names[] = {
+        { AA_READ, "read" },         { AA_READ_OUTSIDE, "read-outside" },
+        { AA_EDIT, "edit" },         { AA_EDIT_OUTSIDE, "edit-outside" },
+        { AA_COMMANDS, "commands" }, { AA_ALL_COMMANDS, "all-commands" },
+        { AA_MCP, "mcp" },
+    };
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (bits & names[i].bit) {
+            if (out[0])
+                strncat(out, ",", sizeof out - strlen(out) - 1);
+            strncat(out, names[i].word, sizeof out - strlen(out) - 1);
+        }
+    if (!out[0])
+        snprintf(out, sizeof out, "none");
+    return out;
+}
+
+static void set_str(cli_config *c, int k, const char *v, const char *source)
+{
+    free(c->str[k]);
+    c->str[k] = v ? strdup(v) : NULL;
+    snprintf(c->source[k], sizeof c->source[k], "%s", source);
+}
+
+static void set_num(cli_config *c, int k, long v, const char *source)
+{
+    c->num[k] = v;
+    snprintf(c->source[k], sizeof c->source[k], "%s", source);
+}
+
+static int in_choices(const char *choices, const char *v)
+{
+    size_t n = strlen(v);
+    for (const char *p = choices; *p;) {
+        size_t len = strcspn(p, "|");
+        if (len == n && strncmp(p, v, n) == 0)
+            return 1;
+        p += len;
+        if (*p)
+            p++;
+    }
+    return 0;
+}
+
+/* Take one value of a config file. */
+static int take_value(cli_config *c, int k, const json_t *v, const char *file, const char *path,
+                      int project, char *err, size_t errlen)
+{
+    const struct cfg_def *d = &defs[k];
+    char src[160];
+    snprintf(src, sizeof src, "%s", file);
+    if (project && !d->project_ok) {
+        snprintf(err, errlen,
+                 "%s: %s: not allowed in a project's config (a repository must not redirect "
+                 "your API key or approve actions for you) — put it in your own config file, "
+                 "%s",
+                 file, path, c->user_path ? c->user_path : "~/.config/hew/config.json");
+        return -1;
+    }
+    switch (d->type) {
+    case T_STR:
+    case T_ENUM:
+        if (!json_is_string(v)) {
+            snprintf(err, errlen, "%s: %s: expected a string", file, path);
+            return -1;
+        }
+        if (d->type == T_ENUM && !in_choices(d->choices, json_string_value(v))) {
+            snprintf(err, errlen, "%s: %s: '%s' is not one of %s", file, path,
+                     json_string_value(v), d->choices);
+            return -1;
+        }
+        set_str(c, k, json_string_value(v), src);
+        return 0;
+    case T_BOOL:
+        if (!json_is_boolean(v)) {
+            snprintf(err, errlen, "%s: %s: expected true or false", file, path);
+            return -1;
+        }
+        set_num(c, k, json_is_true(v), src);
+        return 0;
+    case T_NUM:
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) > LONG_MAX / 1000) {
+            snprintf(err, errlen, "%s: %s: expected a whole number, 0 or more", file, path);
+            return -1;
+        }
+        set_num(c, k, (long)json_integer_value(v), src);
+        return 0;
+    case T_LIST: {
+        sbuf list = SBUF_INIT;
+        if (json_is_string(v)) {
+            sbuf_puts(&list, json_string_value(v));
+        } else if (json_is_array(v)) {
+            size_t i;
+            json_t *e;
+            json_array_foreach(v, i, e) {
+                if (!json_is_string(e)) {
+                    snprintf(err, errlen, "%s: %s[%zu]: expected a string", file, path, i);
+                    sbuf_release(&list);
+                    return -1;
+                }
+                if (i)
+                    sbuf_putc(&list, ',');
+                sbuf_puts(&list, json_string_value(e));
+            }
+        } else {
+            snprintf(err, errlen, "%s: %s: expected a list of words, e.g. [\"read\", \"edit\"]",
+                     file, path);
+            return -1;
+        }
+        long bits = 0;
+        char why[300];
+        int rc = cli_auto_approve_parse(list.data ? list.data : "", &bits, why, sizeof why);
+        sbuf_release(&list);
+        if (rc != 0) {
+            snprintf(err, errlen, "%s: %s: %s", file, path, why);
+            return -1;
+        }
+        set_num(c, k, bits, src);
+        return 0;
+    }
+    }
+    return -1;
+}
+
+/* providers.<name>.{model, base_url, api_key_env}: kept aside until the provider is known. */
+struct provider_overrides {
+    json_t *providers; /* borrowed from the user's file */
+    char file[PATH_MAX];
+};
+
+static int load_file(cli_config *c, const char *path, int project, json_t **keep, char *err,
+                     size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 0; /* no file: nothing to merge */
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        snprintf(err, errlen, "%s:%d:%d: not valid JSON: %s", path, je.line, je.column, je.text);
+        return -1;
+    }
+    if (!json_is_object(root)) {
+        snprintf(err, errlen, "%s: the top level must be an object ({ ... })", path);
+        json_decref(root);
+        return -1;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v) {
+        if (strcmp(key, "limits") == 0) {
+            if (!json_is_object(v)) {
+                snprintf(err, errlen, "%s: limits: expected an object", path);
+                json_decref(root);
+                return -1;
+            }
+            const char *lk;
+            json_t *lv;
+            json_object_foreach(v, lk, lv) {
+                char full[200];
+                snprintf(full, sizeof full, "limits.%s", lk);
+                int k;
+                for (k = 0; k < CFG_NKEYS; k++)
+                    if (strcmp(defs[k].path, full) == 0)
+                        break;
+                if (k == CFG_NKEYS) {
+                    snprintf(err, errlen,
+                             "%s: %s: unknown setting (limits are max_consecutive_mistakes, "
+                             "request_timeout_s, idle_timeout_s, retry_delay_ms, task_timeout_s)",
+                             path, full);
+                    json_decref(root);
+                    return -1;
+                }
+                if (take_value(c, k, lv, path, full, project, err, errlen) != 0) {
+                    json_decref(root);
+                    return -1;
+                }
+            }
+            continue;
+        }
+        if (strcmp(key, "providers") == 0) {
+            if (project) {
+                snprintf(err, errlen,
+                         "%s: providers: not allowed in a project's config — put it in %s", path,
+                         c->user_path ? c->user_path : "~/.config/hew/config.json");
+                json_decref(root);
+                return -1;
+            }
+            if (!json_is_object(v)) {
+                snprintf(err, errlen, "%s: providers: expected an object of providers", path);
+                json_decref(root);
+                return -1;
+            }
+            const char *pk;
+            json_t *pv;
+            json_object_foreach(v, pk, pv) {
+                if (!cli_provider_key_env(pk)) {
+                    snprintf(err, errlen, "%s: providers.%s: unknown provider (%s)", path, pk,
+                             defs[CFG_PROVIDER].choices);
+                    json_decref(root);
+                    return -1;
+                }
+                if (!json_is_object(pv)) {
+                    snprintf(err, errlen, "%s: providers.%s: expected an object", path, pk);
+                    json_decref(root);
+                    return -1;
+                }
+                const char *fk;
+                json_t *fv;
+                json_object_foreach(pv, fk, fv) {
+                    if ((strcmp(fk, "model") && strcmp(fk, "base_url") &&
+                         strcmp(fk, "api_key_env") && strcmp(fk, "api_key")) ||
+                        !json_is_string(fv)) {
+                        snprintf(err, errlen,
+                                 "%s: providers.%s.%s: unknown setting or not a string (use "
+                                 "model, base_url, api_key_env, api_key)",
+                                 path, pk, fk);
+                        json_decref(root);
+                        return -1;
+                    }
+                }
+            }
+            continue;
+        }
+        int k;
+        for (k = 0; k < CFG_NKEYS; k++)
+            if (strcmp(defs[k].path, key) == 0)
+                break;
+        if (k == CFG_NKEYS) {
+            snprintf(err, errlen, "%s: %s: unknown setting (see `hew config --help`)", path, key);
+            json_decref(root);
+            return -1;
+        }
+        if (take_value(c, k, v, path, key, project, err, errlen) != 0) {
+            json_decref(root);
+            return -1;
+        }
+    }
+    *keep = root;
+    return 0;
+}
+
+static char *user_config_path(void)
+{
+    sbuf p = SBUF_INIT;
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    const char *home = getenv("HOME");
+    if (xdg && *xdg == '/')
+        sbuf_printf(&p, "%s/hew/config.json", xdg);
+    else if (home && *home)
+        sbuf_printf(&p, "%s/.config/hew/config.json", home);
+    else
+        return NULL;
+    return sbuf_detach(&p);
+}
+
+/* .hew/config.json in dir or the nearest parent, stopping at a repository's root. */
+static char *project_config_path(const char *cwd)
+{
+    char dir[PATH_MAX];
+    if (cwd) {
+        if (!realpath(cwd, dir))
+            return NULL;
+    } else if (!getcwd(dir, sizeof dir)) {
+        return NULL;
+    }
+    for (;;) {
+        char probe[PATH_MAX + 32];
+        struct stat st;
+        snprintf(probe, sizeof probe, "%s/.hew/config.json", dir);
+        if (stat(probe, &st) == 0)
+            return strdup(probe);
+        snprintf(probe, sizeof probe, "%s/.git", dir);
+        if (stat(probe, &st) == 0)
+            return NULL;
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+            return NULL;
+        *slash = '\0';
+    }
+}
+
+void cli_config_release(cli_config *c)
+{
+    for (int k = 0; k < CFG_NKEYS; k++)
+        free(c->str[k]);
+    free(c->user_path);
+    free(c->project_path);
+    free(c->key_from);
+    memset(c, 0, sizeof *c);
+}
+
+int cli_config_load(cli_config *c, const cli_options *co, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    for (int k = 0; k < CFG_NKEYS; k++)
+        c->num[k] = -1;
+    /* defaults */
+    set_str(c, CFG_PROVIDER, "anthropic", "");
+    set_str(c, CFG_MODE, "act", "");
+    set_str(c, CFG_TOOLS, "auto", "");
+    set_num(c, CFG_AUTO_APPROVE, AA_READ, "");
+    set_num(c, CFG_YOLO, 0, "");
+    hew_options d;
+    hew_options_init(&d);
+    set_num(c, CFG_PARALLEL_TOOL_CALLS, d.parallel_tool_calls, "");
+    set_num(c, CFG_MAX_MISTAKES, d.max_consecutive_mistakes, "");
+    set_num(c, CFG_REQUEST_TIMEOUT_S, d.request_timeout_ms / 1000, "");
+    set_num(c, CFG_IDLE_TIMEOUT_S, d.idle_timeout_ms / 1000, "");
+    set_num(c, CFG_RETRY_DELAY_MS, d.retry_base_delay_ms, "");
+    set_num(c, CFG_TASK_TIMEOUT_S, 0, "");
+    set_num(c, CFG_THINKING, 0, "");
+
+    json_t *user = NULL, *project = NULL;
+    int no_files = co && co->no_config;
+    c->user_path = user_config_path();
+    if (!no_files && c->user_path && load_file(c, c->user_path, 0, &user, err, errlen) != 0)
+        return -1;
+    /* the provider the user's file chose: its top-level model/base_url/key belong to it */
+    char *file_provider = c->user_path && strcmp(c->source[CFG_PROVIDER], c->user_path) == 0
+                              ? strdup(c->str[CFG_PROVIDER])
+                              : NULL;
+    c->project_path = no_files ? NULL : project_config_path(co ? co->cwd : NULL);
+    if (c->project_path && load_file(c, c->project_path, 1, &project, err, errlen) != 0) {
+        json_decref(user);
+        free(file_provider);
+        return -1;
+    }
+
+    /* the environment */
+    static const struct {
+        const char *var;
+        int key;
+    } envs[] = { { "HEW_PROVIDER", CFG_PROVIDER }, { "HEW_MODEL", CFG_MODEL },
+                 { "HEW_BASE_URL", CFG_BASE_URL } };
+    for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
+        const char *v = getenv(envs[i].var);
+        if (v && *v) {
+            char src[64];
+            snprintf(src, sizeof src, "environment %s", envs[i].var);
+            set_str(c, envs[i].key, v, src);
+        }
+    }
+
+    /* the command line */
+    if (co) {
+        if (co->provider)
+            set_str(c, CFG_PROVIDER, co->provider, "flag --provider");
+        if (co->model)
+            set_str(c, CFG_MODEL, co->model, "flag --model");
+        if (co->base_url)
+            set_str(c, CFG_BASE_URL, co->base_url, "flag --base-url");
+        if (co->mode)
+            set_str(c, CFG_MODE, co->mode, co->mode[0] == 'p' ? "flag --plan" : "flag --act");
+        if (co->yolo)
+            set_num(c, CFG_YOLO, 1, "flag --yolo");
+        if (co->native_tools >= 0)
+            set_str(c, CFG_TOOLS, co->native_tools ? "native" : "xml",
+                    co->native_tools ? "flag --native-tools" : "flag --xml-tools");
+        if (co->retry_delay_ms >= 0)
+            set_num(c, CFG_RETRY_DELAY_MS, co->retry_delay_ms, "flag --retry-delay-ms");
+        if (co->timeout_s >= 0)
+            set_num(c, CFG_TASK_TIMEOUT_S, co->timeout_s, "flag --timeout");
+        if (co->thinking >= 0)
+            set_num(c, CFG_THINKING, co->thinking, "flag --thinking");
+        if (co->auto_approve) {
+            long bits;
+            if (cli_auto_approve_parse(co->auto_approve, &bits, err, errlen) != 0) {
+                json_decref(user);
+                json_decref(project);
+                free(file_provider);
+                return -1;
+            }
+            set_num(c, CFG_AUTO_APPROVE, bits, "flag --auto-approve");
+        }
+    }
+    if (!cli_provider_key_env(c->str[CFG_PROVIDER])) {
+        snprintf(err, errlen, "unknown provider '%s' (from %s) — use %s", c->str[CFG_PROVIDER],
+                 c->source[CFG_PROVIDER][0] ? c->source[CFG_PROVIDER] : "the default",
+                 defs[CFG_PROVIDER].choices);
+        json_decref(user);
+        json_decref(project);
+        free(file_provider);
+        return -1;
+    }
+
+    /* A provider chosen later (environment, flag, project) than the user's file takes the
+     * file's model, URL and key settings only when they were meant for it. */
+    const char *prov = c->str[CFG_PROVIDER];
+    if (file_provider && strcmp(file_provider, prov) != 0) {
+        static const int tied[] = { CFG_MODEL, CFG_BASE_URL, CFG_API_KEY_ENV, CFG_API_KEY };
+        for (size_t i = 0; i < sizeof tied / sizeof tied[0]; i++)
+            if (c->source[tied[i]][0] && c->user_path &&
+                strcmp(c->source[tied[i]], c->user_path) == 0)
+                set_str(c, tied[i], NULL, "");
+    }
+    /* providers.<name> from the user's file: under anything more specific */
+    json_t *po = json_object_get(json_object_get(user, "providers"), prov);
+    if (po) {
+        static const struct {
+            const char *field;
+            int key;
+        } fields[] = { { "model", CFG_MODEL }, { "base_url", CFG_BASE_URL },
+                       { "api_key_env", CFG_API_KEY_ENV }, { "api_key", CFG_API_KEY } };
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+            const char *v = json_string_value(json_object_get(po, fields[i].field));
+            const char *cur = c->source[fields[i].key];
+            if (!v || (cur[0] && strcmp(cur, c->user_path) != 0))
+                continue; /* set by the project, the environment or a flag */
+            char src[200];
+            snprintf(src, sizeof src, "%s (providers.%s)", c->user_path, prov);
+            set_str(c, fields[i].key, v, src);
+        }
+    }
+    free(file_provider);
+    json_decref(user);
+    json_decref(project);
+    return 0;
+}
+
+int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errlen)
+{
+    o->provider = c->str[CFG_PROVIDER];
+    o->model = c->str[CFG_MODEL];
+    o->base_url = c->str[CFG_BASE_URL];
+    o->mode = c->str[CFG_MODE];
+    o->yolo = c->num[CFG_YOLO] > 0;
+    long aa = c->num[CFG_AUTO_APPROVE];
+    o->auto_approve_read = !!(aa & AA_READ);
+    o->auto_approve_read_outside = !!(aa & AA_READ_OUTSIDE);
+    o->auto_approve_edit = !!(aa & AA_EDIT);
+    o->auto_approve_edit_outside = !!(aa & AA_EDIT_OUTSIDE);
+    o->auto_approve_safe_commands = !!(aa & AA_COMMANDS);
+    o->auto_approve_all_commands = !!(aa & AA_ALL_COMMANDS);
+    o->auto_approve_mcp = !!(aa & AA_MCP);
+    o->parallel_tool_calls = c->num[CFG_PARALLEL_TOOL_CALLS] != 0;
+    const char *tools = c->str[CFG_TOOLS];
+    o->native_tools = !tools || strcmp(tools, "auto") == 0 ? -1 : strcmp(tools, "native") == 0;
+    o->max_consecutive_mistakes = (int)c->num[CFG_MAX_MISTAKES];
+    o->request_timeout_ms = c->num[CFG_REQUEST_TIMEOUT_S] * 1000;
+    o->idle_timeout_ms = c->num[CFG_IDLE_TIMEOUT_S] * 1000;
+    o->retry_base_delay_ms = c->num[CFG_RETRY_DELAY_MS];
+    o->api_key = NULL;
+    if (c->str[CFG_API_KEY] && *c->str[CFG_API_KEY]) {
+        o->api_key = c->str[CFG_API_KEY];
+    } else if (c->str[CFG_API_KEY_ENV] && *c->str[CFG_API_KEY_ENV]) {
+        const char *v = getenv(c->str[CFG_API_KEY_ENV]);
+        if (!v || !*v) {
+            snprintf(err, errlen,
+                     "the config (%s) says the API key is in $%s, but it is not set — "
+                     "export %s=YOUR_KEY, or remove api_key_env to use the provider's usual "
+                     "variable",
+                     c->source[CFG_API_KEY_ENV], c->str[CFG_API_KEY_ENV],
+                     c->str[CFG_API_KEY_ENV]);
+            return -1;
+        }
+        o->api_key = v;
+    }
+    return 0;
+}
+
+static void mask(sbuf *out, const char *secret)
+{
+    size_t n = strlen(secret);
+    if (n >= 12)
+        sbuf_printf(out, "%.3s***", secret);
+    else
+        sbuf_puts(out, "***");
+}
+
+int cli_config_show(const cli_options *co, int as_json)
+{
+    cli_config c;
+    char err[1024];
+    if (cli_config_load(&c, co, err, sizeof err) != 0) {
+        fprintf(stderr, "hew: %s\n", err);
+        return 2;
+    }
+    /* where the key comes from */
+    const char *key = NULL;
+    sbuf from = SBUF_INIT;
+    if (c.str[CFG_API_KEY] && *c.str[CFG_API_KEY]) {
+        key = c.str[CFG_API_KEY];
+        sbuf_printf(&from, "%s", c.source[CFG_API_KEY]);
+    } else {
+        const char *var = c.str[CFG_API_KEY_ENV] && *c.str[CFG_API_KEY_ENV]
+                              ? c.str[CFG_API_KEY_ENV]
+                              : cli_provider_key_env(c.str[CFG_PROVIDER]);
+        key = var ? getenv(var) : NULL;
+        if ((!key || !*key) && strcmp(c.str[CFG_PROVIDER], "gemini") == 0) {
+            var = "GOOGLE_API_KEY";
+            key = getenv(var);
+        }
+        sbuf_printf(&from, "environment %s", var ? var : "?");
+    }
+    sbuf masked = SBUF_INIT;
+    if (key && *key)
+        mask(&masked, key);
+
+    if (as_json) {
+        json_t *o = json_object();
+        for (int k = 0; k < CFG_NKEYS; k++) {
+            if (k == CFG_API_KEY)
+                continue;
+            json_t *v;
+            if (defs[k].type == T_STR || defs[k].type == T_ENUM)
+                v = c.str[k] ? json_string(c.str[k]) : json_null();
+            else if (defs[k].type == T_BOOL)
+                v = json_boolean(c.num[k] > 0);
+            else if (defs[k].type == T_LIST)
+                v = json_string(cli_auto_approve_str(c.num[k]));
+            else
+                v = json_integer(c.num[k]);
+            json_object_set_new(o, defs[k].path, json_pack("{s:o, s:s}", "value", v, "source",
+                                                           c.source[k][0] ? c.source[k]
+                                                                          : "default"));
+        }
+        json_object_set_new(o, "api_key",
+                            json_pack("{s:o, s:s}", "value",
+                                      masked.len ? json_string(masked.data) : json_null(),
+                                      "source", from.data ? from.data : ""));
+        json_object_set_new(o, "files",
+                            json_pack("{s:o, s:o}", "user",
+                                      c.user_path ? json_string(c.user_path) : json_null(),
+                                      "project",
+                                      c.project_path ? json_string(c.project_path)
+                                                     : json_null()));
+        char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (s)
+            puts(s);
+        free(s);
+        json_decref(o);
+    } else {
+        struct stat st;
+        printf("# user config:    %s%s\n", c.user_path ? c.user_path : "(no $HOME)",
+               c.user_path && stat(c.user_path, &st) != 0 ? " (not there)" : "");
+        printf("# project config: %s\n", c.project_path ? c.project_path : "(none)");
+        for (int k = 0; k < CFG_NKEYS; k++) {
+            if (k == CFG_API_KEY)
+                continue;
+            char val[256];
+            if (defs[k].type == T_STR || defs[k].type == T_ENUM)
+                snprintf(val, sizeof val, "%s",
+                         c.str[k] ? c.str[k]
+                         : k == CFG_MODEL      ? "(the provider's default)"
+                         : k == CFG_BASE_URL   ? "(the provider's URL)"
+                                               : "(not set)");
+            else if (defs[k].type == T_BOOL)
+                snprintf(val, sizeof val, "%s", c.num[k] > 0 ? "true" : "false");
+            else if (defs[k].type == T_LIST)
+                snprintf(val, sizeof val, "%s", cli_auto_approve_str(c.num[k]));
+            else
+                snprintf(val, sizeof val, "%ld", c.num[k]);
+            printf("%-33s %-30s %s\n", defs[k].path, val, c.source[k][0] ? c.source[k] : "default");
+        }
+        printf("%-33s %-30s %s\n", "api_key", masked.len ? masked.data : "(not set)",
+               from.data ? from.data : "");
+    }
+    sbuf_release(&masked);
+    sbuf_release(&from);
+    cli_config_release(&c);
+    return 0;
+}
+
+void cli_explain_session_error(const char *err, const char *provider)
+{
+    fprintf(stderr, "hew: %s\n", err);
+    if (strstr(err, "no API key")) {
+        const char *var = cli_provider_key_env(provider);
+        fprintf(stderr,
+                "  Set the key:        export %s=...   (or name another variable with "
+                "\"api_key_env\" in ~/.config/hew/config.json)\n"
+                "  Or a local model:   hew --provider openai-compatible --base-url "
+                "http://localhost:11434/v1 --model llama3.1   (Ollama; llama.cpp: "
+                "http://localhost:8080/v1)\n",
+                var ? var : "THE_PROVIDERS_API_KEY");
+    }
+}

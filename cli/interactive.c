@@ -1,0 +1,1172 @@
+/* interactive — `hew` on a terminal: a prompt (lineedit.c), tasks run by the library on
+ * their own threads, their events handed over through evq.c and shown by this file on the
+ * screen model of screen.c: finished markdown blocks rendered once (mdrender.c), the
+ * growing tail live, reasoning dimmed, tool asks as a summary line (and a coloured diff)
+ * answered y / n / a / typed feedback, command output as it comes, a status line with a
+ * spinner, retries and the cost of each request. Ctrl-C stops the request or command and
+ * comes back to the prompt; twice in a row leaves; Ctrl-D leaves. Signals reach it only
+ * as flags (sigflags.c). Everything on the terminal is written from this thread; it
+ * never blocks the task's thread and never includes anything from src/. */
+#include <errno.h>
+#include <jansson.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "evq.h"
+#include "lineedit.h"
+#include "mdrender.h"
+#include "sbuf.h"
+#include "screen.h"
+#include "sigflags.h"
+
+#define DOUBLE_INT_MS 2000
+#define TICK_MS 100
+#define DIFF_SHOW_SAY 40
+
+enum stream_kind { K_NONE, K_MD, K_DIM, K_OUT };
+
+struct req {
+    long index;
+    double cost;
+    long long in, out, cache;
+    int reported;
+};
+
+struct ui {
+    const cli_options *co;
+    cli_config cfg;
+    hew_options base;
+    char *model; /* /model NAME (owned), or NULL */
+    char mode[8];
+    int yolo;
+    long always; /* AA_* granted with "a" in this session */
+    hew_session *session;
+    int session_dirty;
+    hew_task *task;
+    evq *q;
+    screen *scr;
+    lined *ed;
+    int color;
+    struct termios tio;
+    int tio_saved, live;
+    /* the message being streamed */
+    long s_index;
+    int s_kind;
+    char *s_text;
+    size_t s_len, s_committed;
+    int s_fence, s_first;
+    int last_out; /* what was printed last: 0 nothing, K_MD, 2 a line */
+    /* a free-form ask waiting for the prompt ("" none) */
+    char pending[32];
+    const char *hint; /* a line to show above the next prompt, or NULL */
+    char *pending_options; /* followup options, as JSON */
+    /* the status line */
+    char activity[200];
+    long long activity_ms, retry_until_ms;
+    int retry_k, retry_n;
+    unsigned spin;
+    /* costs */
+    struct req *reqs;
+    size_t nreqs, capreqs;
+    double session_cost;
+    long long session_in, session_out;
+    long long last_int_ms;
+    int quit;
+};
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const char *sgr(const struct ui *u, const char *code)
+{
+    return u->color ? code : "";
+}
+
+/* ---- terminal modes ---------------------------------------------------------------- */
+
+/* While a task runs: no echo, no line buffering (typed keys wait for the next prompt),
+ * Ctrl-C still a signal. */
+static void enter_live(struct ui *u)
+{
+    if (u->live)
+        return;
+    if (tcgetattr(0, &u->tio) == 0) {
+        u->tio_saved = 1;
+        struct termios t = u->tio;
+        t.c_lflag &= ~(tcflag_t)(ECHO | ICANON);
+        t.c_cc[VMIN] = 1;
+        t.c_cc[VTIME] = 0;
+        tcsetattr(0, TCSANOW, &t);
+    }
+    u->live = 1;
+}
+
+static void leave_live(struct ui *u)
+{
+    screen_release(u->scr);
+    if (!u->live)
+        return;
+    if (u->tio_saved)
+        tcsetattr(0, TCSANOW, &u->tio);
+    u->live = 0;
+}
+
+/* ---- output helpers ------------------------------------------------------------------ */
+
+static void gap(struct ui *u, int kind)
+{
+    if (u->last_out && (u->last_out != kind || kind == K_MD))
+        screen_commit(u->scr, "\n", 1);
+    u->last_out = kind;
+}
+
+static size_t md_width(const struct ui *u)
+{
+    size_t w = screen_width(u->scr);
+    w = w > 2 ? w - 1 : w;
+    return w > 120 ? 120 : w;
+}
+
+static void commit_md(struct ui *u, const char *text, size_t n)
+{
+    sbuf out = SBUF_INIT;
+    mdr_opts o = { md_width(u), u->color, NULL };
+    if (u->s_fence) { /* the block began in lines already shown as code: reopen it */
+        char fence[64];
+        int len = u->s_fence >> 8;
+        if (len > 60)
+            len = 60;
+        memset(fence, u->s_fence & 0xff, (size_t)len);
+        fence[len] = '\n';
+        sbuf tmp = SBUF_INIT;
+        sbuf_add(&tmp, fence, (size_t)len + 1);
+        sbuf_add(&tmp, text, n);
+        if (!tmp.err)
+            mdr_render(&out, tmp.data, tmp.len, &o, &u->s_first);
+        sbuf_release(&tmp);
+    } else {
+        mdr_render(&out, text, n, &o, &u->s_first);
+    }
+    if (!out.err)
+        screen_commit(u->scr, out.data ? out.data : "", out.len);
+    sbuf_release(&out);
+}
+
+/* Whole lines shown as they are (reasoning, command output, a code block too long to
+ * wait for), in style. */
+static void commit_lines(struct ui *u, const char *text, size_t n, const char *style,
+                         const char *indent)
+{
+    sbuf out = SBUF_INIT;
+    for (size_t i = 0; i < n;) {
+        const char *nl = memchr(text + i, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - (text + i)) : n - i;
+        sbuf_puts(&out, indent);
+        sbuf_puts(&out, sgr(u, style));
+        sbuf_add(&out, text + i, len);
+        sbuf_puts(&out, sgr(u, "\033[0m"));
+        sbuf_putc(&out, '\n');
+        i += len + 1;
+    }
+    if (!out.err)
+        screen_commit(u->scr, out.data ? out.data : "", out.len);
+    sbuf_release(&out);
+}
+
+static const char *kind_style(int kind)
+{
+    return kind == K_DIM ? "\033[2;3m" : kind == K_OUT ? "\033[2m" : "";
+}
+
+/* The message being streamed is finished (or replaced): show what is left of it. */
+static void stream_end(struct ui *u)
+{
+    if (u->s_kind != K_NONE && u->s_text && u->s_committed < u->s_len) {
+        const char *rest = u->s_text + u->s_committed;
+        size_t n = u->s_len - u->s_committed;
+        if (u->s_kind == K_MD)
+            commit_md(u, rest, n);
+        else
+            commit_lines(u, rest, n, kind_style(u->s_kind), u->s_kind == K_OUT ? "  " : "");
+    }
+    free(u->s_text);
+    u->s_text = NULL;
+    u->s_len = u->s_committed = 0;
+    u->s_kind = K_NONE;
+    u->s_index = -1;
+    screen_set_live(u->scr, "", 0, NULL);
+}
+
+/* A new version of the streaming message `index` (text taken over). */
+static void stream_feed(struct ui *u, long index, int kind, char **text, int partial,
+                        const char *header)
+{
+    if (u->s_index != index || u->s_kind != kind) {
+        stream_end(u);
+        u->s_index = index;
+        u->s_kind = kind;
+        u->s_fence = 0;
+        u->s_first = 1;
+        gap(u, kind == K_MD ? K_MD : 2);
+        if (header)
+            screen_commitf(u->scr, "%s", header);
+    }
+    free(u->s_text);
+    u->s_text = *text ? *text : strdup("");
+    *text = NULL;
+    if (!u->s_text)
+        return;
+    u->s_len = strlen(u->s_text);
+    if (u->s_committed > u->s_len)
+        u->s_committed = u->s_len;
+    const char *t = u->s_text;
+    if (!partial) {
+        stream_end(u);
+        return;
+    }
+    if (kind == K_MD) {
+        int fence = u->s_fence;
+        size_t end = mdr_stable_end(t, u->s_len, u->s_committed, &fence);
+        if (end > u->s_committed) {
+            commit_md(u, t + u->s_committed, end - u->s_committed);
+            u->s_committed = end;
+            u->s_fence = fence;
+        }
+    }
+    /* a tail too long for the live region: its whole lines go up now, as they are */
+    size_t max = screen_live_max(u->scr);
+    const char *tail = t + u->s_committed;
+    size_t tn = u->s_len - u->s_committed;
+    if (kind != K_MD || screen_live_rows(u->scr, tail, tn) + 1 > max) {
+        const char *nl = tn ? memrchr(tail, '\n', tn) : NULL;
+        if (nl) {
+            size_t upto = (size_t)(nl - t) + 1;
+            if (kind == K_MD) {
+                int in_code = u->s_fence != 0;
+                commit_lines(u, tail, upto - u->s_committed, in_code ? "\033[36m" : "",
+                             in_code ? "  " : "");
+                u->s_fence = mdr_fence_after(t, u->s_committed, upto, u->s_fence);
+            } else {
+                commit_lines(u, tail, upto - u->s_committed, kind_style(kind),
+                             kind == K_OUT ? "  " : "");
+            }
+            u->s_committed = upto;
+        }
+    }
+    screen_set_live(u->scr, t + u->s_committed, u->s_len - u->s_committed,
+                    kind_style(kind));
+}
+
+/* ---- status ---------------------------------------------------------------------------- */
+
+static void set_activity(struct ui *u, const char *what)
+{
+    if (strcmp(u->activity, what) != 0) {
+        snprintf(u->activity, sizeof u->activity, "%s", what);
+        u->activity_ms = now_ms();
+    }
+}
+
+static void update_status(struct ui *u)
+{
+    static const char *const frames[] = { "⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏" };
+    if (!u->task || u->pending[0]) {
+        screen_set_status(u->scr, NULL);
+        return;
+    }
+    long long now = now_ms();
+    char line[400];
+    const char *spin = frames[(u->spin++ / 1) % 10];
+    if (u->retry_until_ms > now) {
+        snprintf(line, sizeof line, "%s%s%s %sretrying in %lld s (%d/%d)  · Ctrl-C to stop%s",
+                 sgr(u, "\033[36m"), spin, sgr(u, "\033[0m"), sgr(u, "\033[2m"),
+                 (u->retry_until_ms - now + 999) / 1000, u->retry_k, u->retry_n,
+                 sgr(u, "\033[0m"));
+    } else {
+        snprintf(line, sizeof line, "%s%s%s %s%s · %llds  · Ctrl-C to stop%s",
+                 sgr(u, "\033[36m"), spin, sgr(u, "\033[0m"), sgr(u, "\033[2m"),
+                 u->activity[0] ? u->activity : "working", (now - u->activity_ms) / 1000,
+                 sgr(u, "\033[0m"));
+    }
+    screen_set_status(u->scr, line);
+}
+
+/* ---- costs ------------------------------------------------------------------------------ */
+
+static struct req *req_of(struct ui *u, long index)
+{
+    for (size_t i = 0; i < u->nreqs; i++)
+        if (u->reqs[i].index == index)
+            return &u->reqs[i];
+    if (u->nreqs == u->capreqs) {
+        size_t cap = u->capreqs ? u->capreqs * 2 : 16;
+        struct req *p = realloc(u->reqs, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        u->reqs = p;
+        u->capreqs = cap;
+    }
+    struct req *r = &u->reqs[u->nreqs++];
+    memset(r, 0, sizeof *r);
+    r->index = index;
+    return r;
+}
+
+static void task_totals(const struct ui *u, double *cost, long long *in, long long *out,
+                        long long *cache)
+{
+    *cost = 0;
+    *in = *out = *cache = 0;
+    for (size_t i = 0; i < u->nreqs; i++) {
+        *cost += u->reqs[i].cost;
+        *in += u->reqs[i].in;
+        *out += u->reqs[i].out;
+        *cache += u->reqs[i].cache;
+    }
+}
+
+static void human(char *buf, size_t n, long long v)
+{
+    if (v >= 1000000)
+        snprintf(buf, n, "%.1fM", (double)v / 1e6);
+    else if (v >= 10000)
+        snprintf(buf, n, "%.1fk", (double)v / 1e3);
+    else
+        snprintf(buf, n, "%lld", v);
+}
+
+static void on_api_req(struct ui *u, const evq_item *it)
+{
+    json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
+    if (!d)
+        return;
+    json_t *out = json_object_get(d, "tokensOut");
+    if (json_object_get(d, "retryStatus")) {
+        json_decref(d);
+        return; /* a failed attempt: error_retry says what happens next */
+    }
+    if (!out && !json_object_get(d, "cancelReason")) {
+        set_activity(u, "waiting for the model");
+        u->retry_until_ms = 0;
+        json_decref(d);
+        return;
+    }
+    struct req *r = req_of(u, it->index);
+    if (r && out && !r->reported) {
+        r->reported = 1;
+        r->in = json_integer_value(json_object_get(d, "tokensIn"));
+        r->out = json_integer_value(out);
+        r->cache = json_integer_value(json_object_get(d, "cacheReads"));
+        json_t *c = json_object_get(d, "cost");
+        r->cost = c ? json_number_value(c) : 0;
+        double tc;
+        long long ti, to, tk;
+        task_totals(u, &tc, &ti, &to, &tk);
+        char a[32], b[32], k[32];
+        human(a, sizeof a, r->in);
+        human(b, sizeof b, r->out);
+        human(k, sizeof k, r->cache);
+        sbuf line = SBUF_INIT;
+        sbuf_printf(&line, "%s  ↳ %s in · %s out", sgr(u, "\033[2m"), a, b);
+        if (r->cache)
+            sbuf_printf(&line, " · %s cached", k);
+        if (c)
+            sbuf_printf(&line, " · $%.4f (task $%.4f)", r->cost, tc);
+        sbuf_printf(&line, "%s\n", sgr(u, "\033[0m"));
+        stream_end(u);
+        if (!line.err)
+            screen_commit(u->scr, line.data, line.len);
+        sbuf_release(&line);
+    }
+    json_decref(d);
+}
+
+/* ---- tools -------------------------------------------------------------------------------- */
+
+static const char *jstr(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+/* Which auto-approve setting an approval belongs to; 0 when "always" is not offered. */
+static long ask_kind(const evq_item *it, const json_t *d, const char **name)
+{
+    if (strcmp(it->type, "command") == 0) {
+        if (json_is_true(json_object_get(d, "requires_approval"))) {
+            *name = "commands the model marks risky";
+            return 0; /* only --auto-approve all-commands or /yolo */
+        }
+        *name = "safe commands";
+        return AA_COMMANDS;
+    }
+    const char *tool = jstr(d, "tool");
+    if (strcmp(it->type, "use_mcp_server") == 0 || strstr(tool, "Mcp") || strstr(tool, "mcp")) {
+        *name = "MCP tools";
+        return AA_MCP;
+    }
+    if (strcmp(tool, "editedExistingFile") == 0 || strcmp(tool, "newFileCreated") == 0 ||
+        strcmp(tool, "fileDeleted") == 0) {
+        *name = "file edits";
+        return AA_EDIT;
+    }
+    if (strcmp(tool, "readFile") == 0 || strncmp(tool, "listFiles", 9) == 0 ||
+        strcmp(tool, "searchFiles") == 0 || strcmp(tool, "listCodeDefinitionNames") == 0) {
+        *name = "reading files";
+        return AA_READ;
+    }
+    *name = "this tool";
+    return 0;
+}
+
+static void diff_lines(struct ui *u, const char *diff, size_t limit)
+{
+    sbuf out = SBUF_INIT;
+    size_t shown = 0, total = 0;
+    for (const char *p = diff; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        total++;
+        if (shown < limit) {
+            const char *style = "";
+            if (len >= 3 && (strncmp(p, "+++", 3) == 0 || strncmp(p, "---", 3) == 0))
+                style = "\033[1m";
+            else if (*p == '+')
+                style = "\033[32m";
+            else if (*p == '-')
+                style = "\033[31m";
+            else if (len >= 2 && strncmp(p, "@@", 2) == 0)
+                style = "\033[36m";
+            else
+                style = "\033[2m";
+            sbuf_printf(&out, "    %s%.*s%s\n", sgr(u, style), (int)len, p, sgr(u, "\033[0m"));
+            shown++;
+        }
+        p += len + (nl ? 1 : 0);
+    }
+    if (total > shown)
+        sbuf_printf(&out, "    %s… %zu more lines%s\n", sgr(u, "\033[2m"), total - shown,
+                    sgr(u, "\033[0m"));
+    if (!out.err)
+        screen_commit(u->scr, out.data ? out.data : "", out.len);
+    sbuf_release(&out);
+}
+
+/* One line for a tool or a command (and the diff of an edit). */
+static void tool_summary(struct ui *u, const evq_item *it, const json_t *d, int asking)
+{
+    static const struct {
+        const char *tool, *verb;
+    } verbs[] = {
+        { "readFile", "Read" },
+        { "newFileCreated", "Create" },
+        { "editedExistingFile", "Edit" },
+        { "fileDeleted", "Delete" },
+        { "listFilesTopLevel", "List" },
+        { "listFilesRecursive", "List (recursive)" },
+        { "listCodeDefinitionNames", "Definitions in" },
+        { "searchFiles", "Search" },
+    };
+    stream_end(u);
+    gap(u, 2);
+    const char *dot = asking ? "\033[33m" : "\033[32m";
+    if (strcmp(it->type, "command") == 0) {
+        screen_commitf(u->scr, "%s●%s %s$ %s%s", sgr(u, dot), sgr(u, "\033[0m"),
+                       sgr(u, "\033[1m"), d ? jstr(d, "command") : (it->text ? it->text : ""),
+                       sgr(u, "\033[0m"));
+        return;
+    }
+    const char *tool = jstr(d, "tool");
+    const char *verb = *tool ? tool : it->type;
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        if (strcmp(tool, verbs[i].tool) == 0)
+            verb = verbs[i].verb;
+    sbuf line = SBUF_INIT;
+    sbuf_printf(&line, "%s●%s %s%s%s %s", sgr(u, dot), sgr(u, "\033[0m"), sgr(u, "\033[1m"),
+                verb, sgr(u, "\033[0m"), jstr(d, "path"));
+    if (*jstr(d, "regex"))
+        sbuf_printf(&line, " /%s/", jstr(d, "regex"));
+    if (*jstr(d, "filePattern"))
+        sbuf_printf(&line, " (%s)", jstr(d, "filePattern"));
+    if (!d && it->text)
+        sbuf_printf(&line, " %s", it->text);
+    if (!line.err)
+        screen_commitf(u->scr, "%s", line.data);
+    sbuf_release(&line);
+    const char *diff = jstr(d, "diff");
+    if (*diff)
+        diff_lines(u, diff, asking ? (size_t)-1 : DIFF_SHOW_SAY);
+}
+
+/* ---- asks answered at an inline prompt --------------------------------------------------- */
+
+static void stop_task(struct ui *u, const char *why)
+{
+    if (u->task)
+        hew_task_abort(u->task, why);
+    set_activity(u, "stopping");
+}
+
+/* Read one answer line under the live output. NULL: interrupted / quit / end of input
+ * (*why says which). */
+static char *ask_line(struct ui *u, const char *prompt, int *why)
+{
+    leave_live(u);
+    char *line = lined_read(u->ed, prompt, 0, why);
+    if (*why == LINED_INTERRUPT)
+        sigflags_take(SIGF_INT);
+    if (*why == LINED_QUIT)
+        u->quit = 1;
+    return line;
+}
+
+static void approval(struct ui *u, const evq_item *it, const json_t *d)
+{
+    const char *kind_name = "";
+    long bit = ask_kind(it, d, &kind_name);
+    tool_summary(u, it, d, !(u->yolo || (bit && (u->always & bit))));
+    if (u->yolo || (bit && (u->always & bit))) {
+        hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+        return;
+    }
+    char prompt[300];
+    snprintf(prompt, sizeof prompt,
+             "  \1%s\1Allow?\1%s\1 y = yes · n = no%s%s%s · or type what to do instead › ",
+             sgr(u, "\033[1;33m"), sgr(u, "\033[0m"), bit ? " · a = always for " : "",
+             bit ? kind_name : "", "");
+    for (;;) {
+        int why;
+        char *line = ask_line(u, prompt, &why);
+        if (!line) {
+            if (why == LINED_EOF) {
+                hew_task_respond(u->task, HEW_ANSWER_NO, NULL);
+            } else {
+                stop_task(u, "interrupted by the user");
+                u->last_int_ms = now_ms();
+            }
+            break;
+        }
+        const char *l = line;
+        while (*l == ' ')
+            l++;
+        if (!*l) {
+            free(line);
+            continue;
+        }
+        if (strcmp(l, "y") == 0 || strcmp(l, "yes") == 0 || strcmp(l, "Y") == 0) {
+            hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+        } else if (strcmp(l, "n") == 0 || strcmp(l, "no") == 0 || strcmp(l, "N") == 0) {
+            hew_task_respond(u->task, HEW_ANSWER_NO, NULL);
+        } else if (strcmp(l, "a") == 0 || strcmp(l, "always") == 0) {
+            if (!bit) {
+                screen_commitf(u->scr, "  %s\"always\" is not offered for %s — use "
+                                       "--auto-approve all-commands or /yolo%s",
+                               sgr(u, "\033[2m"), kind_name, sgr(u, "\033[0m"));
+                screen_draw(u->scr);
+                free(line);
+                continue;
+            }
+            u->always |= bit;
+            screen_commitf(u->scr, "  %sapproved: %s from now on, in this session%s",
+                           sgr(u, "\033[2m"), kind_name, sgr(u, "\033[0m"));
+            hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+        } else {
+            lined_remember(u->ed, l);
+            hew_task_respond(u->task, HEW_ANSWER_NO, l);
+        }
+        free(line);
+        break;
+    }
+    set_activity(u, "working");
+    enter_live(u);
+}
+
+/* yes / no asks that are not approvals (a failed request: retry?) */
+static void yes_no(struct ui *u, const char *question)
+{
+    char prompt[300];
+    snprintf(prompt, sizeof prompt, "  \1%s\1%s\1%s\1 [y/n] › ", sgr(u, "\033[1;33m"), question,
+             sgr(u, "\033[0m"));
+    for (;;) {
+        int why;
+        char *line = ask_line(u, prompt, &why);
+        if (!line) {
+            if (why == LINED_EOF)
+                hew_task_respond(u->task, HEW_ANSWER_NO, NULL);
+            else
+                stop_task(u, "interrupted by the user");
+            break;
+        }
+        int yes = line[0] == 'y' || line[0] == 'Y';
+        int no = line[0] == 'n' || line[0] == 'N';
+        free(line);
+        if (yes || no) {
+            hew_task_respond(u->task, yes ? HEW_ANSWER_YES : HEW_ANSWER_NO, NULL);
+            break;
+        }
+    }
+    set_activity(u, "waiting for the model");
+    enter_live(u);
+}
+
+/* ---- events ------------------------------------------------------------------------------- */
+
+static int is(const evq_item *it, const char *type)
+{
+    return strcmp(it->type, type) == 0;
+}
+
+static void error_line(struct ui *u, const char *mark, const char *text)
+{
+    stream_end(u);
+    gap(u, 2);
+    screen_commitf(u->scr, "%s%s %s%s", sgr(u, "\033[31m"), mark, text ? text : "",
+                   sgr(u, "\033[0m"));
+}
+
+static void handle_event(struct ui *u, evq_item *it)
+{
+    json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
+    if (is(it, "text") && !it->is_ask) {
+        set_activity(u, "writing");
+        stream_feed(u, it->index, K_MD, &it->text, it->partial, NULL);
+    } else if (is(it, "reasoning")) {
+        set_activity(u, "thinking");
+        stream_feed(u, it->index, K_DIM, &it->text, it->partial, NULL);
+    } else if (is(it, "command_output")) {
+        stream_feed(u, it->index, K_OUT, &it->text, it->partial, NULL);
+    } else if (is(it, "completion_result") && !it->is_ask) {
+        char header[64];
+        snprintf(header, sizeof header, "%s✓ Done%s", sgr(u, "\033[1;32m"), sgr(u, "\033[0m"));
+        stream_feed(u, it->index, K_MD, &it->text, it->partial, header);
+    } else if (is(it, "plan_mode_respond") && it->is_ask) {
+        char header[64];
+        snprintf(header, sizeof header, "%s◆ Plan%s", sgr(u, "\033[1;35m"), sgr(u, "\033[0m"));
+        stream_feed(u, it->index, K_MD, &it->text, it->partial, header);
+        if (!it->partial) {
+            snprintf(u->pending, sizeof u->pending, "%s", it->type);
+            u->hint = "reply to discuss the plan, /act to carry it out";
+        }
+    } else if (it->partial) {
+        if (is(it, "tool") && d)
+            set_activity(u, "preparing a tool call");
+    } else if (is(it, "api_req_started")) {
+        on_api_req(u, it);
+    } else if (is(it, "api_req_retried")) {
+        set_activity(u, "waiting for the model (retried)");
+    } else if (is(it, "error_retry") && d) {
+        double delay = json_number_value(json_object_get(d, "delaySeconds"));
+        u->retry_k = (int)json_integer_value(json_object_get(d, "attempt"));
+        u->retry_n = (int)json_integer_value(json_object_get(d, "maxAttempts"));
+        if (json_is_true(json_object_get(d, "failed"))) {
+            error_line(u, "!", jstr(d, "errorMessage"));
+            u->retry_until_ms = 0;
+        } else {
+            u->retry_until_ms = now_ms() + (long long)(delay * 1000);
+            stream_end(u);
+            gap(u, 2);
+            screen_commitf(u->scr, "%s! %s%s", sgr(u, "\033[33m"), jstr(d, "errorMessage"),
+                           sgr(u, "\033[0m"));
+        }
+    } else if (is(it, "error")) {
+        error_line(u, "✗", it->text);
+    } else if (is(it, "task") || is(it, "user_feedback")) {
+        /* the user's own words: already on the screen */
+    } else if (is(it, "deleted_api_reqs")) {
+        stream_end(u);
+        screen_commitf(u->scr, "%s  (older messages left the model's context window)%s",
+                       sgr(u, "\033[2m"), sgr(u, "\033[0m"));
+    } else if (!it->is_ask && (is(it, "tool") || is(it, "command"))) {
+        tool_summary(u, it, d, 0);
+        if (is(it, "command"))
+            set_activity(u, "running the command");
+    } else if (it->is_ask && (is(it, "tool") || is(it, "command") || is(it, "use_mcp_server"))) {
+        approval(u, it, d);
+        if (is(it, "command"))
+            set_activity(u, "running the command");
+    } else if (it->is_ask && is(it, "completion_result")) {
+        stream_end(u);
+        snprintf(u->pending, sizeof u->pending, "%s", it->type);
+        u->hint = "reply to go on with this task · /new starts another";
+    } else if (it->is_ask && is(it, "followup")) {
+        stream_end(u);
+        gap(u, K_MD);
+        screen_commitf(u->scr, "%s?%s %s", sgr(u, "\033[1;33m"), sgr(u, "\033[0m"),
+                       d && *jstr(d, "question") ? jstr(d, "question")
+                                                 : (it->text ? it->text : ""));
+        json_t *opts = json_object_get(d, "options");
+        size_t i;
+        json_t *o;
+        json_array_foreach(opts, i, o) {
+            screen_commitf(u->scr, "  %s%zu.%s %s", sgr(u, "\033[33m"), i + 1, sgr(u, "\033[0m"),
+                           json_string_value(o) ? json_string_value(o) : "");
+        }
+        free(u->pending_options);
+        u->pending_options = opts ? json_dumps(opts, 0) : NULL;
+        snprintf(u->pending, sizeof u->pending, "%s", it->type);
+    } else if (it->is_ask && is(it, "api_req_failed")) {
+        error_line(u, "✗", it->text);
+        yes_no(u, "Retry?");
+    } else if (it->is_ask && is(it, "mistake_limit_reached")) {
+        error_line(u, "!", it->text);
+        u->hint = "type guidance for the model, or y to let it try again, n to stop";
+        snprintf(u->pending, sizeof u->pending, "%s", it->type);
+    } else if (it->is_ask) {
+        /* an ask this terminal does not know: show it, answer at the prompt */
+        stream_end(u);
+        gap(u, 2);
+        screen_commitf(u->scr, "%s? %s%s %s", sgr(u, "\033[33m"), it->type, sgr(u, "\033[0m"),
+                       it->text ? it->text : "");
+        snprintf(u->pending, sizeof u->pending, "%s", it->type);
+    } else if (it->text && *it->text) {
+        stream_end(u);
+        gap(u, 2);
+        screen_commitf(u->scr, "%s%s: %s%s", sgr(u, "\033[2m"), it->type, it->text,
+                       sgr(u, "\033[0m"));
+    }
+    json_decref(d);
+}
+
+/* ---- sessions and tasks ------------------------------------------------------------------ */
+
+static void on_event(void *ud, hew_task *task, const hew_event *ev)
+{
+    (void)task;
+    struct ui *u = ud;
+    evq_push(u->q, ev);
+}
+
+static int ensure_session(struct ui *u)
+{
+    if (u->session && !u->session_dirty)
+        return 0;
+    hew_session_free(u->session);
+    u->session = NULL;
+    hew_options o = u->base;
+    if (u->model)
+        o.model = u->model;
+    o.mode = u->mode;
+    o.yolo = u->yolo;
+    o.on_event = on_event;
+    o.event_ud = u;
+    char err[512] = "";
+    u->session = hew_session_new(&o, err, sizeof err);
+    if (!u->session) {
+        leave_live(u);
+        cli_explain_session_error(err, o.provider);
+        return -1;
+    }
+    u->session_dirty = 0;
+    return 0;
+}
+
+static void finish_task(struct ui *u)
+{
+    hew_task_status st = hew_task_wait(u->task);
+    stream_end(u);
+    double tc;
+    long long ti, to, tk;
+    task_totals(u, &tc, &ti, &to, &tk);
+    u->session_cost += tc;
+    u->session_in += ti;
+    u->session_out += to;
+    const char *result = hew_task_result(u->task);
+    if (st == HEW_TASK_FAILED) {
+        error_line(u, "✗", result && *result ? result : "the task failed");
+    } else if (st == HEW_TASK_ABORTED) {
+        gap(u, 2);
+        screen_commitf(u->scr, "%s⏹ stopped%s — your next message starts a new task%s",
+                       sgr(u, "\033[33m"), sgr(u, "\033[2m"), sgr(u, "\033[0m"));
+    }
+    hew_task_free(u->task);
+    u->task = NULL;
+    u->nreqs = 0;
+    u->pending[0] = '\0';
+    u->retry_until_ms = 0;
+    screen_set_status(u->scr, NULL);
+}
+
+static void start_task(struct ui *u, const char *text)
+{
+    if (ensure_session(u) != 0)
+        return;
+    sigset_t old;
+    sigflags_block(&old); /* the task's threads never take our signals */
+    char err[512] = "";
+    u->task = hew_task_start(u->session, text, err, sizeof err);
+    sigflags_unblock(&old);
+    if (!u->task) {
+        leave_live(u);
+        fprintf(stderr, "hew: %s\n", err);
+        return;
+    }
+    u->nreqs = 0;
+    u->last_out = 2;
+    u->s_index = -1;
+    set_activity(u, "starting");
+    enter_live(u);
+}
+
+/* The user's message: an answer to the waiting ask, or a new task. */
+static void submit(struct ui *u, const char *text)
+{
+    if (u->task && u->pending[0]) {
+        const char *answer = text;
+        char *picked = NULL;
+        if (strcmp(u->pending, "followup") == 0 && u->pending_options) {
+            char *end;
+            long k = strtol(text, &end, 10);
+            json_t *opts = json_loads(u->pending_options, 0, NULL);
+            if (*text && !*end && k >= 1 && (size_t)k <= json_array_size(opts) &&
+                json_string_value(json_array_get(opts, (size_t)k - 1)))
+                picked = strdup(json_string_value(json_array_get(opts, (size_t)k - 1)));
+            json_decref(opts);
+            if (picked)
+                answer = picked;
+        }
+        if (strcmp(u->pending, "mistake_limit_reached") == 0 &&
+            (strcmp(text, "y") == 0 || strcmp(text, "n") == 0))
+            hew_task_respond(u->task, text[0] == 'y' ? HEW_ANSWER_YES : HEW_ANSWER_NO, NULL);
+        else
+            hew_task_respond(u->task, HEW_ANSWER_MESSAGE, answer);
+        free(picked);
+        u->pending[0] = '\0';
+        u->last_out = 2;
+        set_activity(u, "waiting for the model");
+        enter_live(u);
+        return;
+    }
+    if (u->task) /* cannot happen: the prompt shows only when nothing runs */
+        return;
+    start_task(u, text);
+}
+
+/* Run the task's events onto the screen until it waits for the prompt or ends. */
+static void pump(struct ui *u)
+{
+    enter_live(u);
+    while (u->task && !u->pending[0] && !u->quit) {
+        evq_item *it;
+        while (!u->pending[0] && !u->quit && (it = evq_pop(u->q))) {
+            handle_event(u, it);
+            evq_item_free(it);
+            if (!u->task)
+                return;
+        }
+        if (sigflags_take(SIGF_WINCH))
+            screen_resize(u->scr);
+        if (sigflags_peek(SIGF_QUIT)) {
+            u->quit = 1;
+            break;
+        }
+        if (sigflags_take(SIGF_INT)) {
+            long long now = now_ms();
+            if (u->last_int_ms && now - u->last_int_ms < DOUBLE_INT_MS) {
+                u->quit = 1;
+                break;
+            }
+            u->last_int_ms = now;
+            stop_task(u, "interrupted by the user");
+        }
+        if (u->pending[0])
+            break;
+        if (hew_task_status_now(u->task) != HEW_TASK_RUNNING) {
+            while ((it = evq_pop(u->q))) {
+                if (!it->is_ask)
+                    handle_event(u, it);
+                evq_item_free(it);
+            }
+            finish_task(u);
+            screen_draw(u->scr);
+            return;
+        }
+        update_status(u);
+        screen_draw(u->scr);
+        struct pollfd p = { .fd = evq_fd(u->q), .events = POLLIN };
+        poll(&p, 1, TICK_MS);
+    }
+    if (u->pending[0] && u->task) {
+        /* the task waits for the prompt: what it still says (the request's cost) first */
+        long long until = now_ms() + 60;
+        for (;;) {
+            evq_item *it = evq_pop(u->q);
+            if (it) {
+                handle_event(u, it);
+                evq_item_free(it);
+                continue;
+            }
+            long long left = until - now_ms();
+            if (left <= 0)
+                break;
+            struct pollfd p = { .fd = evq_fd(u->q), .events = POLLIN };
+            poll(&p, 1, (int)left);
+        }
+    }
+    update_status(u);
+    screen_draw(u->scr);
+}
+
+/* ---- in-session commands ------------------------------------------------------------------ */
+
+static void say(struct ui *u, const char *fmt, const char *arg)
+{
+    leave_live(u);
+    printf("%s", sgr(u, "\033[2m"));
+    printf(fmt, arg);
+    printf("%s\n", sgr(u, "\033[0m"));
+    fflush(stdout);
+}
+
+static void show_cost(struct ui *u)
+{
+    double tc;
+    long long ti, to, tk;
+    task_totals(u, &tc, &ti, &to, &tk);
+    leave_live(u);
+    if (u->task)
+        printf("this task: %lld in, %lld out, %lld cached, $%.4f\n", ti, to, tk, tc);
+    printf("this session: %lld in, %lld out, $%.4f\n", u->session_in + ti, u->session_out + to,
+           u->session_cost + tc);
+}
+
+static void help(struct ui *u)
+{
+    leave_live(u);
+    printf("%s", sgr(u, "\033[1m"));
+    printf("commands%s\n", sgr(u, "\033[0m"));
+    puts("  /plan, /act      switch mode (in plan mode the model discusses before it acts)\n"
+         "  /model NAME      use another model from the next task on\n"
+         "  /yolo            approve everything from now on (again: ask again)\n"
+         "  /cost            tokens and cost of this task and session\n"
+         "  /new             finish the current task; the next message starts a new one\n"
+         "  /history, /resume ID   stored tasks (waiting for the task store)\n"
+         "  /help, /exit\n"
+         "  other /commands go to the model's prompt layer (/newtask, /smol, workflows)\n"
+         "keys\n"
+         "  Enter sends · Alt-Enter or a trailing \\ continues on a new line · pastes stay one\n"
+         "  message · Ctrl-C stops the running request or command, twice leaves · Ctrl-D leaves\n"
+         "  approvals: y yes · n no · a always for this kind · anything else: what to do instead");
+}
+
+/* 1 when the line was a command of this terminal. */
+static int command(struct ui *u, const char *line)
+{
+    char name[32];
+    size_t n = strcspn(line + 1, " \t");
+    if (n >= sizeof name)
+        return 0;
+    memcpy(name, line + 1, n);
+    name[n] = '\0';
+    const char *arg = line + 1 + n;
+    while (*arg == ' ' || *arg == '\t')
+        arg++;
+    if (strcmp(name, "help") == 0 || strcmp(name, "?") == 0) {
+        help(u);
+    } else if (strcmp(name, "exit") == 0 || strcmp(name, "quit") == 0) {
+        u->quit = 1;
+    } else if (strcmp(name, "plan") == 0 || strcmp(name, "act") == 0) {
+        snprintf(u->mode, sizeof u->mode, "%s", name[0] == 'p' ? "plan" : "act");
+        u->session_dirty = 1;
+        if (u->task)
+            hew_task_set_mode(u->task, name);
+        say(u, "%s mode", name);
+        if (u->task && strcmp(name, "act") == 0 && strcmp(u->pending, "plan_mode_respond") == 0) {
+            hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+            u->pending[0] = '\0';
+            set_activity(u, "waiting for the model");
+            enter_live(u);
+        }
+    } else if (strcmp(name, "model") == 0) {
+        if (!*arg) {
+            say(u, "model: %s", u->model ? u->model : u->base.model ? u->base.model
+                                                                     : "(the provider's default)");
+            return 1;
+        }
+        free(u->model);
+        u->model = strdup(arg);
+        u->session_dirty = 1;
+        say(u, u->task ? "model %s from the next task on (this one keeps its model)"
+                       : "model %s",
+            arg);
+    } else if (strcmp(name, "yolo") == 0) {
+        u->yolo = !u->yolo;
+        u->session_dirty = 1;
+        say(u, "%s", u->yolo ? "yolo: every action is approved without asking"
+                             : "yolo off: actions ask again");
+    } else if (strcmp(name, "cost") == 0) {
+        show_cost(u);
+    } else if (strcmp(name, "new") == 0 || strcmp(name, "clear") == 0) {
+        if (u->task) {
+            if (strcmp(u->pending, "completion_result") == 0)
+                hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+            else
+                hew_task_abort(u->task, "the user started a new task");
+            hew_task_wait(u->task);
+            u->pending[0] = '\0';
+            finish_task(u);
+            screen_release(u->scr);
+        }
+        say(u, "%s", "the next message starts a new task");
+    } else if (strcmp(name, "history") == 0 || strcmp(name, "resume") == 0) {
+        say(u, "/%s is waiting for the task store in the library", name);
+    } else {
+        return 0; /* the prompt layer's: /newtask, /smol, workflows */
+    }
+    return 1;
+}
+
+/* ---- the session ---------------------------------------------------------------------------- */
+
+static char *history_path(void)
+{
+    sbuf p = SBUF_INIT;
+    const char *xdg = getenv("XDG_STATE_HOME");
+    const char *home = getenv("HOME");
+    if (xdg && *xdg == '/')
+        sbuf_printf(&p, "%s/hew/history", xdg);
+    else if (home && *home)
+        sbuf_printf(&p, "%s/.local/state/hew/history", home);
+    else
+        return NULL;
+    return sbuf_detach(&p);
+}
+
+static int want_color(void)
+{
+    const char *nc = getenv("NO_COLOR");
+    const char *term = getenv("TERM");
+    return !(nc && *nc) && !(term && strcmp(term, "dumb") == 0);
+}
+
+static void banner(struct ui *u)
+{
+    printf("%shew %s%s · %s · %s · %s mode · /help for commands, Ctrl-D to leave%s\n",
+           sgr(u, "\033[1m"), hew_version(), sgr(u, "\033[0;2m"), u->base.provider,
+           u->model ? u->model : u->base.model ? u->base.model : "default model", u->mode,
+           sgr(u, "\033[0m"));
+    fflush(stdout);
+}
+
+int cli_interactive(const cli_options *co)
+{
+    if (!setlocale(LC_CTYPE, "") || strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
+        setlocale(LC_CTYPE, "C.UTF-8");
+    struct ui *u = calloc(1, sizeof *u);
+    if (!u)
+        return 1;
+    u->co = co;
+    u->s_index = -1;
+    hew_options_init(&u->base);
+    if (cli_setup_options(co, &u->base, &u->cfg) != 0) {
+        free(u);
+        return 2;
+    }
+    snprintf(u->mode, sizeof u->mode, "%s", u->base.mode ? u->base.mode : "act");
+    u->yolo = u->base.yolo;
+    u->color = want_color();
+    u->q = evq_new();
+    u->scr = screen_new(1, u->color);
+    char *hist = history_path();
+    u->ed = lined_new(stdin, stdout, hist);
+    free(hist);
+    int rc = 0;
+    if (!u->q || !u->scr || !u->ed) {
+        fprintf(stderr, "hew: cannot set up the terminal\n");
+        rc = 1;
+        goto out;
+    }
+    if (ensure_session(u) != 0) {
+        rc = 2;
+        goto out;
+    }
+    sigflags_install();
+    banner(u);
+    if (co->task && *co->task) {
+        printf("%s›%s %s\n", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"), co->task);
+        lined_remember(u->ed, co->task);
+        start_task(u, co->task);
+    }
+    char prompt[64];
+    snprintf(prompt, sizeof prompt, "\1%s\1› \1%s\1", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"));
+    while (!u->quit) {
+        if (u->task && !u->pending[0]) {
+            pump(u);
+            continue;
+        }
+        if (u->hint) {
+            stream_end(u);
+            screen_commitf(u->scr, "%s  %s%s", sgr(u, "\033[2m"), u->hint, sgr(u, "\033[0m"));
+            u->hint = NULL;
+        }
+        leave_live(u);
+        int why;
+        char *line = lined_read(u->ed, prompt, 1, &why);
+        if (!line) {
+            if (why == LINED_INTERRUPT) {
+                sigflags_take(SIGF_INT);
+                long long now = now_ms();
+                if (u->last_int_ms && now - u->last_int_ms < DOUBLE_INT_MS)
+                    break;
+                u->last_int_ms = now;
+                printf("\n%s(Ctrl-C again to leave, or Ctrl-D)%s\n", sgr(u, "\033[2m"),
+                       sgr(u, "\033[0m"));
+                continue;
+            }
+            printf("\n");
+            break; /* Ctrl-D, a quit signal, an error */
+        }
+        u->last_int_ms = 0;
+        const char *t = line;
+        while (*t == ' ' || *t == '\t' || *t == '\n')
+            t++;
+        if (!*t) {
+            free(line);
+            continue;
+        }
+        lined_remember(u->ed, line);
+        if (t[0] == '/' && command(u, t)) {
+            free(line);
+            continue;
+        }
+        submit(u, t);
+        free(line);
+    }
+out:
+    if (u->task) {
+        if (strcmp(u->pending, "completion_result") == 0)
+            hew_task_respond(u->task, HEW_ANSWER_YES, NULL); /* accepted: the task is done */
+        else
+            hew_task_abort(u->task, "the user left");
+        finish_task(u);
+    }
+    if (u->scr)
+        leave_live(u);
+    if (u->session_cost > 0 && rc == 0)
+        printf("%ssession: $%.4f%s\n", sgr(u, "\033[2m"), u->session_cost, sgr(u, "\033[0m"));
+    sigflags_restore();
+    hew_session_free(u->session);
+    lined_free(u->ed);
+    screen_free(u->scr);
+    evq_free(u->q);
+    free(u->s_text);
+    free(u->reqs);
+    free(u->model);
+    free(u->pending_options);
+    cli_config_release(&u->cfg);
+    free(u);
+    fflush(stdout);
+    return rc;
+}

@@ -1,0 +1,32 @@
+/* lineedit — reading what the user types in the interactive terminal, with libedit: line
+ * editing (emacs keys), a history kept in a file, multi-line messages (a line ending in a
+ * backslash, or Alt-Enter, continues the message), bracketed paste (a pasted block is one
+ * piece of the message, newlines included, shown as "[paste #1: 12 lines]" while editing
+ * and expanded when the message is sent), and Ctrl-C / resize / quit signals seen through
+ * sigflags. It reads the terminal only while lined_read runs; it never prints anything but
+ * the prompt and the line being edited. */
+#ifndef HEW_CLI_LINEEDIT_H
+#define HEW_CLI_LINEEDIT_H
+
+#include <stdio.h>
+
+typedef struct lined lined;
+
+enum lined_why { LINED_OK, LINED_EOF, LINED_INTERRUPT, LINED_QUIT, LINED_ERROR };
+
+/* A line editor on in/out (terminals). history_path: the history file ($XDG_STATE_HOME/
+ * hew/history), or NULL for none; read now, written after each new entry. NULL when
+ * libedit cannot start. */
+lined *lined_new(FILE *in, FILE *out, const char *history_path);
+void lined_free(lined *l);
+
+/* Read one message. prompt may hold SGR sequences (they take no room). multiline: allow
+ * continuation lines. Returns a new string without the final newline (the caller frees
+ * it), or NULL with *why saying why: end of input (Ctrl-D on an empty line), Ctrl-C, a
+ * request to quit (SIGTERM/SIGHUP), or an error. */
+char *lined_read(lined *l, const char *prompt, int multiline, int *why);
+
+/* Remember a message in the history (and the file). */
+void lined_remember(lined *l, const char *text);
+
+#endif

@@ -1,0 +1,37 @@
+/* mdrender — finished markdown blocks as terminal text: md4c parses, this file lays the
+ * blocks out (headings, emphasis, inline code, links, lists and task lists, quotes, fenced
+ * code, tables, rules) word-wrapped to a width measured with utf8proc, coloured with ANSI
+ * SGR codes only when asked. It renders into a buffer and never writes to the terminal;
+ * it never moves the cursor (its output is plain lines, safe to print once and scroll). */
+#ifndef HEW_CLI_MDRENDER_H
+#define HEW_CLI_MDRENDER_H
+
+#include <stddef.h>
+
+#include "sbuf.h"
+
+typedef struct mdr_opts {
+    size_t width;     /* wrap paragraphs at this many columns (>= 20 is sensible) */
+    int color;        /* 1: ANSI styles; 0: plain text */
+    const char *base; /* SGR code applied to all text (e.g. dim for reasoning), or NULL */
+} mdr_opts;
+
+/* Render text[0..n) (whole blocks) and append the lines to out; every line ends with
+ * "\n". *first is 1 before the first block of a message: no blank line is put before it;
+ * it becomes 0. Returns 0, or -1 when md4c refused the text (out then holds it plainly). */
+int mdr_render(sbuf *out, const char *text, size_t n, const mdr_opts *o, int *first);
+
+/* Where the finished blocks of a growing markdown text end: the offset just after the
+ * last blank line in text[from..n) that is not inside a fenced code block, or `from` when
+ * there is none yet. from must be the start of a line; *fence is the fence state at from
+ * (0: outside; else the fence's character and length, as this function keeps it; start
+ * with 0) and is set to the state at the returned offset. What lies before the returned
+ * offset does not change meaning when more text arrives (a paragraph, a table, a fenced
+ * block end there; a loose list is rendered in pieces, each keeping its numbers). */
+size_t mdr_stable_end(const char *text, size_t n, size_t from, int *fence);
+
+/* The fence state after the whole lines of text[from..to) (from and to at line starts),
+ * starting from state fence (as mdr_stable_end keeps it). */
+int mdr_fence_after(const char *text, size_t from, size_t to, int fence);
+
+#endif
