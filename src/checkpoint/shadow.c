@@ -227,7 +227,7 @@ hew_code shadow_git(shadow *s, const shadow_call *c, const char *const *args, bu
     while (args[nargs])
         nargs++;
     size_t ncfg = sizeof git_config / sizeof git_config[0];
-    size_t max = 6 + 2 * (ncfg + 1) + nargs + 1;
+    size_t max = 6 + 2 * (ncfg + 2) + nargs + 1;
     const char **argv = calloc(max, sizeof *argv);
     char *sub_arg = NULL;
     if (!argv)
@@ -258,6 +258,10 @@ hew_code shadow_git(shadow *s, const shadow_call *c, const char *const *args, bu
     }
     argv[k++] = "-c";
     argv[k++] = s->arg_excludes;
+    if (c->pack) {
+        argv[k++] = "-c";
+        argv[k++] = "core.bigFileThreshold=1";
+    }
     for (size_t i = 0; i < nargs; i++)
         argv[k++] = args[i];
     argv[k] = NULL;

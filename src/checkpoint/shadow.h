@@ -91,6 +91,10 @@ typedef struct shadow_call {
     size_t out_max;      /* cap on stdout (0: 64 MiB); over it: HEW_E_TOOBIG */
     int *exit_code;      /* non-NULL: any exit code is accepted and stored here */
     bool *truncated;     /* non-NULL: output over the cap is cut and this set, no error */
+    bool pack;           /* new blobs go into one pack (core.bigFileThreshold=1: git's
+                          * bulk check-in), not one file each — much faster for thousands
+                          * of files; only for update-index (it would make diff treat every
+                          * file as binary) */
 } shadow_call;
 
 /* Run `git <globals> args…` (args NULL-terminated, without "git"). stdout goes to out

@@ -15,6 +15,7 @@
 #include "checkpoint/excludes.h"
 
 #define STAGE_NESTED_MAX 512 /* nested repositories followed per workspace */
+#define STAGE_PACK_FROM 200  /* from this many paths on, new blobs go into one pack */
 
 void stage_report_release(stage_report *r)
 {
@@ -232,7 +233,7 @@ hew_code stage_worktree(shadow *s, size_t max_bytes, stage_report *rep, hew_err 
     /* 5. add, refresh and remove by name, then drop what must not be there */
     if (update.n) {
         const char *args[] = { "update-index", "--add", "--remove", "--replace", NULL };
-        shadow_call c = { .work_tree = true };
+        shadow_call c = { .work_tree = true, .pack = update.n >= STAGE_PACK_FROM };
         rc = shadow_git_paths(s, &c, args, update.v, update.n, NULL, err);
         if (rc != HEW_OK)
             goto done;

@@ -163,6 +163,8 @@ static inline int tgit(const char *dir, buf *out, const char *const *args)
     proc_env_unset(&env, "GIT_DIR");
     proc_env_unset(&env, "GIT_WORK_TREE");
     proc_env_unset(&env, "GIT_INDEX_FILE");
+    proc_env_unset(&env, "GIT_CONFIG_PARAMETERS");
+    proc_env_unset(&env, "GIT_OBJECT_DIRECTORY");
     proc_opts o = { .argv = argv, .cwd = dir, .envp = proc_env_list(&env),
                     .separate_stderr = true, .timeout_ms = 30000 };
     buf tmp = BUF_INIT(0);
