@@ -415,7 +415,7 @@ void cli_config_release(cli_config *c)
     memset(c, 0, sizeof *c);
 }
 
-int cli_config_load(cli_config *c, const cli_options *co, char *err, size_t errlen)
+static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     for (int k = 0; k < CFG_NKEYS; k++)
@@ -541,6 +541,14 @@ int cli_config_load(cli_config *c, const cli_options *co, char *err, size_t errl
     json_decref(user);
     json_decref(project);
     return 0;
+}
+
+int cli_config_load(cli_config *c, const cli_options *co, char *err, size_t errlen)
+{
+    int rc = load(c, co, err, errlen);
+    if (rc != 0)
+        cli_config_release(c);
+    return rc;
 }
 
 int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errlen)

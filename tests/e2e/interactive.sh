@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# End to end: the interactive terminal, driven through tmux (send-keys / capture-pane)
+# against the fake provider. A streamed answer with markdown rendered once (no '#' or '**'
+# left, bullets drawn) and a tool approval answered y (the diff shown, the file changed);
+# one answered with typed feedback (the file not written, the feedback in the next
+# request); Ctrl-C while an answer streams comes back to the prompt, a new message then
+# starts a new task, and Ctrl-D leaves with status 0; /plan then a message sends the
+# request in plan mode; a pasted block of lines is one message. Skips without tmux.
+set -uo pipefail
+source "$HEW_E2E_LIB/fakeprov.sh"
+fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t >&2; exit 1; }
+command -v tmux >/dev/null || { echo "skip: no tmux"; exit 0; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-tty.XXXXXX")
+sock=hew-e2e-$$
+cleanup() { tmux -L "$sock" kill-server 2>/dev/null; fake_stop; rm -rf -- "$work"; }
+trap cleanup EXIT
+
+# start_hew SCENARIO: the fake provider, then hew in a fresh tmux session "t"
+start_hew() {
+    fake_start "$1" || fail "fake_start $1"
+    rm -rf "$work/ws"; mkdir -p "$work/ws"
+    printf 'hello\n' >"$work/ws/a.txt"
+    tmux -L "$sock" kill-server 2>/dev/null
+    tmux -L "$sock" -f /dev/null new-session -d -s t -x 100 -y 40 \
+        "env ANTHROPIC_API_KEY=e2e-key XDG_CONFIG_HOME='$work/cfg' XDG_STATE_HOME='$work/state' \
+         TERM=xterm-256color '$HEW_BIN' --provider anthropic --model claude-sonnet-4-5 \
+         --xml-tools --base-url '$FAKE_URL' --cwd '$work/ws' --retry-delay-ms 10; \
+         echo \"EXIT=\$?\"; sleep 60" || fail "tmux"
+    wait_for 'Ctrl-D to leave' || fail "no banner"
+}
+screen() { tmux -L "$sock" capture-pane -p -t t -S -200; }
+wait_for() { # wait_for PATTERN [SECONDS]: the pane shows PATTERN (grep -E)
+    local i
+    for ((i = 0; i < ${2:-10} * 20; i++)); do
+        screen | grep -Eq -- "$1" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+keys() { tmux -L "$sock" send-keys -t t "$@"; }
+stop_hew() { tmux -L "$sock" kill-server 2>/dev/null; fake_stop; }
+
+# 1. streaming + markdown + an approval answered y + one answered with feedback
+cat >"$work/s1.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "delay_ms": 5, "text": "## The plan\n\nI will **change** the greeting:\n\n- read it\n- edit it\n\n<replace_in_file>\n<path>a.txt</path>\n<diff>\n------- SEARCH\nhello\n=======\ngoodbye\n+++++++ REPLACE\n</diff>\n</replace_in_file>", "usage": {"input": 1200, "output": 85, "cache_read": 1024}},
+  {"protocol": "anthropic", "text": "<write_to_file>\n<path>b.txt</path>\n<content>\nnew file\n</content>\n</write_to_file>"},
+  {"protocol": "anthropic", "text": "<attempt_completion>\n<result>\nThe greeting says **goodbye**.\n</result>\n</attempt_completion>"}
+]}
+JSON
+start_hew "$work/s1.json"
+keys 'Change the greeting' Enter
+wait_for 'Allow\?' || fail "no approval prompt"
+s=$(screen)
+grep -q '^The plan' <<<"$s" || fail "heading not rendered"
+grep -q '##' <<<"$s" && fail "markdown heading marks left on screen"
+grep -q 'I will change the greeting:' <<<"$s" || fail "emphasis not rendered"
+grep -q '• read it' <<<"$s" || fail "list not rendered"
+grep -q 'Edit a.txt' <<<"$s" || fail "no tool summary"
+grep -q -- '-hello' <<<"$s" && grep -q -- '+goodbye' <<<"$s" || fail "no diff"
+keys y Enter
+wait_for 'Create b.txt' || fail "no second ask"
+wait_for 'Allow\?.*$' || fail "no second prompt"
+grep -q goodbye "$work/ws/a.txt" || fail "approved edit not on disk"
+wait_for '1200 in · 85 out · 1024 cached' || fail "no usage line"
+keys 'call it c.txt instead' Enter
+wait_for 'Done' || fail "no completion"
+wait_for 'The greeting says goodbye' || fail "completion text"
+[[ -e $work/ws/b.txt ]] && fail "denied file was written"
+python3 - "$FAKE_RECORD" <<'PY' || fail "feedback did not reach the model"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+last = json.dumps(reqs[2]["body"]["messages"][-1])
+assert "denied" in last and "call it c.txt instead" in last, last
+PY
+keys C-d
+wait_for 'EXIT=0' || fail "Ctrl-D did not leave cleanly"
+stop_hew
+
+# 2. Ctrl-C while the answer streams: back to the prompt; the next message is a new task;
+#    Ctrl-C twice at the prompt leaves.
+cat >"$work/s2.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "text": "Thinking about it for a very long time indeed, word after word after word", "delta_size": 4, "stall_after_bytes": 900, "stall_ms": 30000},
+  {"protocol": "anthropic", "text": "<attempt_completion>\n<result>\nsecond task\n</result>\n</attempt_completion>"}
+]}
+JSON
+start_hew "$work/s2.json"
+keys 'Go slowly' Enter
+wait_for 'Think' || fail "stream not shown"
+wait_for 'Ctrl-C to stop' || fail "no status line"
+keys C-c
+wait_for 'stopped' 5 || fail "Ctrl-C did not stop the stream"
+wait_for '^› ?$' 5 || fail "no prompt after Ctrl-C"
+keys 'again' Enter
+wait_for 'second task' || fail "no new task after the stop"
+python3 - "$FAKE_RECORD" <<'PY' || fail "second message was not a new task"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(reqs) == 2
+assert "<task>\nagain\n</task>" in json.dumps(reqs[1]["body"]["messages"][0]).replace("\\n", "\n"), reqs[1]
+PY
+keys C-c; sleep 0.2; keys C-c
+wait_for 'EXIT=0' || fail "Ctrl-C twice did not leave cleanly"
+stop_hew
+
+# 3. /plan, then a message: the request is in plan mode; a pasted block is one message
+cat >"$work/s3.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "text": "<plan_mode_respond>\n<response>\nFirst **read**, then edit.\n</response>\n</plan_mode_respond>"},
+  {"protocol": "anthropic", "text": "<plan_mode_respond>\n<response>\nok\n</response>\n</plan_mode_respond>"}
+]}
+JSON
+start_hew "$work/s3.json"
+keys '/plan' Enter
+wait_for 'plan mode' || fail "/plan not acknowledged"
+keys 'Make a plan' Enter
+wait_for 'First read, then edit.' || fail "plan not shown"
+wait_for '/act to carry it out' || fail "no plan hint"
+tmux -L "$sock" set-buffer -b p "$(printf 'line one\nline two\nline three')"
+tmux -L "$sock" paste-buffer -p -b p -t t
+wait_for 'paste #1: 3 lines' || fail "paste placeholder"
+keys Enter
+wait_for '^ok$' || fail "pasted reply not answered"
+python3 - "$FAKE_RECORD" <<'PY' || fail "plan mode / paste not in the requests"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+first = json.dumps(reqs[0]["body"]["messages"][0])
+assert "PLAN MODE" in first, first[:2000]
+assert "line one\\nline two\\nline three" in json.dumps(reqs[1]["body"]["messages"][-1]), reqs[1]["body"]["messages"][-1]
+PY
+keys C-d
+wait_for 'EXIT=0' || fail "Ctrl-D did not leave cleanly"
+stop_hew
+echo "interactive: ok"
