@@ -139,17 +139,25 @@ const char *cli_auto_approve_str(long bits)
     return out;
 }
 
+/* where a value came from (a long path is cut: it is only shown) */
+static void set_source(cli_config *c, int k, const char *source)
+{
+    size_t n = strnlen(source, sizeof c->source[k] - 1);
+    memcpy(c->source[k], source, n);
+    c->source[k][n] = '\0';
+}
+
 static void set_str(cli_config *c, int k, const char *v, const char *source)
 {
     free(c->str[k]);
     c->str[k] = v ? strdup(v) : NULL;
-    snprintf(c->source[k], sizeof c->source[k], "%s", source);
+    set_source(c, k, source);
 }
 
 static void set_num(cli_config *c, int k, long v, const char *source)
 {
     c->num[k] = v;
-    snprintf(c->source[k], sizeof c->source[k], "%s", source);
+    set_source(c, k, source);
 }
 
 static int in_choices(const char *choices, const char *v)
@@ -171,8 +179,7 @@ static int take_value(cli_config *c, int k, const json_t *v, const char *file, c
                       int project, char *err, size_t errlen)
 {
     const struct cfg_def *d = &defs[k];
-    char src[160];
-    snprintf(src, sizeof src, "%s", file);
+    const char *src = file;
     if (project && !d->project_ok) {
         snprintf(err, errlen,
                  "%s: %s: not allowed in a project's config (a repository must not redirect "

@@ -51,7 +51,7 @@ enum {
 typedef struct cli_config {
     char *str[CFG_NKEYS];    /* string values (provider, model, ...) or NULL */
     long num[CFG_NKEYS];     /* numbers and booleans; -1: not set */
-    char source[CFG_NKEYS][160]; /* where the value came from ("" = default) */
+    char source[CFG_NKEYS][256]; /* where the value came from ("" = default) */
     char *user_path;         /* the user's file (may not exist) */
     char *project_path;      /* the project's file found, or NULL */
     char *key_from;          /* where the API key comes from, for `hew config` */
