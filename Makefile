@@ -48,5 +48,14 @@ fuzz: deps
 	        build/fuzz/corpus/$$n fuzz/corpus/$$n >build/fuzz/$$n.log 2>&1; then tail -n 3 build/fuzz/$$n.log; \
 	    else tail -n 40 build/fuzz/$$n.log; echo "fuzz: $$n failed (log: build/fuzz/$$n.log)"; exit 1; fi; fi; done
 
+# install: the release build's binary, man page, completions, libhew + hew.h + hew.pc
+# under PREFIX (default /usr/local); DESTDIR=/tmp/stage for packaging.
+PREFIX ?= /usr/local
+.PHONY: install
+install: deps
+	$(CMAKE) -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	$(CMAKE) --build build/release -j $(JOBS) --target hew_cli hew
+	DESTDIR=$(DESTDIR) $(CMAKE) --install build/release
+
 clean:
 	rm -rf build

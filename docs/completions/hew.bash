@@ -1,0 +1,37 @@
+# bash completion for hew, the coding agent — installed as
+# share/bash-completion/completions/hew. Completes subcommands, flags and their values.
+_hew() {
+    local cur prev
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD-1]}
+    case $prev in
+        --provider)
+            COMPREPLY=($(compgen -W "anthropic openai openai-compatible openrouter deepseek gemini xai groq" -- "$cur"))
+            return ;;
+        --cwd)
+            COMPREPLY=($(compgen -d -- "$cur"))
+            return ;;
+        --auto-approve)
+            local words="read read-outside edit edit-outside commands all-commands mcp all none"
+            local prefix=${cur%,*}
+            if [[ $cur == *,* ]]; then
+                COMPREPLY=($(compgen -P "$prefix," -W "$words" -- "${cur##*,}"))
+            else
+                COMPREPLY=($(compgen -W "$words" -- "$cur"))
+            fi
+            return ;;
+        --model|--base-url|--timeout|--retry-delay-ms|--thinking|--resume)
+            return ;;
+        debug)
+            COMPREPLY=($(compgen -W "parse sse decode markdown" -- "$cur"))
+            return ;;
+    esac
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "-p --print --json -v --verbose --provider --model --base-url
+            --cwd --plan --act --yolo --auto-approve --thinking --native-tools --xml-tools
+            --timeout --retry-delay-ms --continue --resume --no-config --version --help" -- "$cur"))
+    elif [[ $COMP_CWORD -eq 1 ]]; then
+        COMPREPLY=($(compgen -W "config debug help" -- "$cur"))
+    fi
+}
+complete -F _hew hew
