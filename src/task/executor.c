@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/message.h"
+#include "prompt/prompt.h"
 #include "task/responses.h"
 #include "task/task.h"
 #include "tools/proc.h"
@@ -21,9 +22,12 @@ static hew_task *task_of(tool_env *env)
     return env->task;
 }
 
+/* A tool's complete say or ask replaces the partial preview of the same type it showed
+ * while its block streamed (Cline's handlers remove that preview before asking), so both
+ * 0 and 2 complete a trailing partial message of the same type; otherwise they append. */
 static uimsg_partial partial_of(int p)
 {
-    return p == 1 ? UIMSG_PARTIAL : p == 2 ? UIMSG_FINAL : UIMSG_WHOLE;
+    return p == 1 ? UIMSG_PARTIAL : UIMSG_FINAL;
 }
 
 static void env_say(tool_env *env, const char *type, const char *text, json_t *data, int partial)
@@ -244,6 +248,21 @@ hew_code executor_run(hew_task *t, const tool_call *call)
     if (!def) {
         resp_unknown_tool(&msg, call->name);
         push_result(t, call, msg.data, true);
+        t->consecutive_mistakes++;
+        goto mark_used;
+    }
+    char mode[8];
+    prompt_ctx pc;
+    task_prompt_ctx(t, &pc, mode);
+    if (!prompt_tool_offered(&pc, def)) {
+        buf why = BUF_INIT(0);
+        buf_printf(&why, "The tool %s is not available now (%s MODE%s). Use one of the tools "
+                         "offered in the system prompt.",
+                   def->name, strcmp(mode, "plan") == 0 ? "PLAN" : "ACT",
+                   t->settings->yolo ? ", every action approved automatically" : "");
+        resp_tool_error(&msg, why.data ? why.data : "");
+        buf_release(&why);
+        push_described(t, def, call, msg.data, true);
         t->consecutive_mistakes++;
         goto mark_used;
     }

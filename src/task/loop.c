@@ -10,7 +10,10 @@
 
 #include "api/cost.h"
 #include "api/message.h"
+#include "prompt/env_details.h"
 #include "prompt/prompt.h"
+#include "prompt/slash.h"
+#include "tools/execute_command.h"
 #include "task/responses.h"
 #include "task/task.h"
 
@@ -24,17 +27,66 @@ static bool tools_blocked(const hew_task *t)
     return t->did_reject_tool || (!t->settings->parallel_tool_calls && t->did_already_use_tool);
 }
 
-static void env_details(hew_task *t, bool first_turn, buf *out)
+/* The <environment_details> block of a turn: time, the workspace listing on the first
+ * turn, commands running in the background, context window usage, the mode. */
+static void env_details_for(hew_task *t, bool first_turn, buf *out)
 {
-    prompt_ctx pc = { 0 };
-    prompt_ctx_machine(&pc);
-    pc.cwd = t->settings->cwd;
-    pthread_mutex_lock(&t->mu);
     char mode[8];
-    memcpy(mode, t->mode, sizeof mode);
-    pthread_mutex_unlock(&t->mu);
-    pc.mode = mode;
-    prompt_env_details(&pc, first_turn, (long long)time(NULL), out);
+    prompt_ctx pc;
+    task_prompt_ctx(t, &pc, mode);
+    buf listing = BUF_INIT((size_t)1 << 20);
+    if (first_turn)
+        env_details_listing(t->settings->cwd, &listing, NULL);
+    const api_usage *u = &t->request_usage;
+    env_details e = {
+        .cwd = t->settings->cwd,
+        .mode = mode,
+        .yolo = t->settings->yolo,
+        .ask_tool = !t->settings->yolo,
+        .now_epoch_s = (long long)time(NULL),
+        .first_turn = first_turn,
+        .listing = first_turn && listing.data ? listing.data : NULL,
+        .tokens_used = (u->input_total > 0 ? u->input_total : 0) + (u->output > 0 ? u->output : 0),
+        .context_window = u->input_total >= 0 ? t->session->model.context_window : 0,
+    };
+    size_t start = out->len;
+    env_details_build(&e, out);
+    buf_release(&listing);
+    /* Commands the user let run in the background: their news goes in before the end tag. */
+    buf bg = BUF_INIT((size_t)1 << 20);
+    execute_command_background_report(&t->env, &bg);
+    static const char end_tag[] = "</environment_details>";
+    if (bg.len && out->len - start >= sizeof end_tag - 1 &&
+        memcmp(out->data + out->len - (sizeof end_tag - 1), end_tag, sizeof end_tag - 1) == 0) {
+        buf_truncate(out, out->len - (sizeof end_tag - 1));
+        buf_puts(out, "\n# Commands Running in the Background\n");
+        buf_append(out, bg.data, bg.len);
+        buf_puts(out, "\n");
+        buf_puts(out, end_tag);
+    }
+    buf_release(&bg);
+}
+
+/* Slash commands and workflows in the user's text blocks (task, feedback, answers). */
+static void rewrite_slash_commands(hew_task *t, json_t *content)
+{
+    slash_opts so = slash_defaults(t->settings->cwd);
+    so.xml_tools = !t->session->native_tools;
+    size_t i;
+    json_t *b;
+    json_array_foreach(content, i, b) {
+        const char *text = json_string_value(json_object_get(b, "text"));
+        if (!text || strcmp(api_msg_block_type(b), "text") != 0)
+            continue;
+        slash_result r = SLASH_RESULT_INIT;
+        if (slash_rewrite(text, &so, &r, NULL) == HEW_OK && r.kind != SLASH_NONE && r.text) {
+            json_object_set_new(b, "text", json_string(r.text));
+            json_t *info = json_pack("{s:s}", "command", r.command ? r.command : "");
+            task_say(t, "info", NULL, info, UIMSG_WHOLE);
+            json_decref(info);
+        }
+        slash_result_release(&r);
+    }
 }
 
 /* Tool results first (in their order), then the rest: what every protocol wants right
@@ -80,8 +132,9 @@ static char *request_text(const json_t *content)
 /* Append the turn's user message and announce the request. */
 static void begin_request(hew_task *t, bool first_turn)
 {
+    rewrite_slash_commands(t, t->user_content);
     buf details = BUF_INIT(0);
-    env_details(t, first_turn, &details);
+    env_details_for(t, first_turn, &details);
     task_push_user_text(t, details.data ? details.data : "");
     buf_release(&details);
 

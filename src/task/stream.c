@@ -8,6 +8,7 @@
 #include "api/request.h"
 #include "api/stream.h"
 #include "prompt/prompt.h"
+#include "prompt/rules.h"
 #include "task/task.h"
 #include "tools/registry.h"
 
@@ -128,21 +129,38 @@ static void *stream_main(void *arg)
     return NULL;
 }
 
-/* The native tool schemas: {"type":"object","properties":{p:{"type":"string",
- * "description":…}},"required":[…]} from the tool table. */
-static json_t *tool_schema(const tool_def *def)
+/* The paths in play for conditional rules: those named in the latest user message. */
+static size_t paths_in_play(const hew_task *t, char **out, size_t cap)
 {
-    json_t *props = json_object();
-    json_t *required = json_array();
-    for (size_t i = 0; i < def->nparams; i++) {
-        json_object_set_new(props, def->params[i].name,
-                            json_pack("{s:s, s:s}", "type", "string", "description",
-                                      def->params[i].description));
-        if (def->params[i].required)
-            json_array_append_new(required, json_string(def->params[i].name));
+    size_t n = json_array_size(t->history);
+    const json_t *last = n ? json_array_get(t->history, n - 1) : NULL;
+    const json_t *content = json_object_get(last, "content");
+    size_t count = 0, i;
+    const json_t *b;
+    json_array_foreach(content, i, b) {
+        const char *text = json_string_value(json_object_get(b, "text"));
+        if (text && count < cap)
+            count += rules_paths_in_text(text, out + count, cap - count);
     }
-    return json_pack("{s:s, s:o, s:o}", "type", "object", "properties", props, "required",
-                     required);
+    return count;
+}
+
+void task_prompt_ctx(hew_task *t, prompt_ctx *pc, char mode[8])
+{
+    prompt_ctx_init(pc);
+    prompt_ctx_machine(pc);
+    pthread_mutex_lock(&t->mu);
+    memcpy(mode, t->mode, 8);
+    pthread_mutex_unlock(&t->mu);
+    pc->cwd = t->settings->cwd;
+    pc->provider = t->settings->provider;
+    pc->model = t->session->provider.model;
+    pc->images = t->session->model.images;
+    pc->mode = mode;
+    pc->native_tools = t->session->native_tools;
+    pc->parallel_tools = t->settings->parallel_tool_calls;
+    pc->yolo = t->settings->yolo;
+    pc->tools = registry_tools(&pc->ntools);
 }
 
 void task_stream_reset(hew_task *t)
@@ -181,38 +199,46 @@ hew_code task_stream_start(hew_task *t, hew_err *err)
     job->task = t;
     job->provider = t->session->provider;
 
-    size_t ntools = 0;
-    const tool_def *const *tools = registry_tools(&ntools);
-    prompt_ctx pc = { 0 };
-    prompt_ctx_machine(&pc);
-    pc.cwd = t->settings->cwd;
-    pc.model = job->provider.model;
-    pthread_mutex_lock(&t->mu);
     char mode[8];
-    memcpy(mode, t->mode, sizeof mode);
-    pthread_mutex_unlock(&t->mu);
-    pc.mode = mode;
-    pc.native_tools = t->session->native_tools;
-    pc.yolo = t->settings->yolo;
-    pc.tools = tools;
-    pc.ntools = ntools;
+    prompt_ctx pc;
+    task_prompt_ctx(t, &pc, mode);
+    rules_opts ro = rules_defaults();
+    rules_set rs;
+    buf rules_text = BUF_INIT(0);
+    char *paths[64];
+    size_t npaths = paths_in_play(t, paths, 64);
+    if (rules_load(t->settings->cwd, &ro, &rs, NULL) == HEW_OK) {
+        rules_render(&rs, (const char *const *)paths, npaths, &rules_text);
+        pc.rules = rules_text.data;
+        pc.clineignore = rs.clineignore;
+    } else {
+        memset(&rs, 0, sizeof rs);
+    }
     buf prompt = BUF_INIT(0);
     prompt_build(&pc, &prompt);
+    rules_set_release(&rs);
+    buf_release(&rules_text);
+    for (size_t i = 0; i < npaths; i++)
+        free(paths[i]);
     job->system = buf_detach(&prompt, NULL);
     job->messages = task_ctx_view(t);
-    if (t->session->native_tools) {
-        job->tools = calloc(ntools, sizeof *job->tools);
-        job->schemas = calloc(ntools, sizeof *job->schemas);
+    if (pc.native_tools) {
+        const tool_def *offered[64];
+        size_t ntools = prompt_tools_offered(&pc, offered, 64);
+        if (ntools > 64)
+            ntools = 64;
+        job->tools = calloc(ntools ? ntools : 1, sizeof *job->tools);
+        job->schemas = calloc(ntools ? ntools : 1, sizeof *job->schemas);
         if (job->tools && job->schemas) {
             for (size_t i = 0; i < ntools; i++) {
-                job->schemas[i] = tool_schema(tools[i]);
-                job->tools[i] = (api_tool){ tools[i]->name, tools[i]->description,
+                job->schemas[i] = prompt_tool_schema(offered[i]);
+                job->tools[i] = (api_tool){ offered[i]->name, offered[i]->description,
                                             job->schemas[i] };
             }
             job->ntools = ntools;
         }
     }
-    if (!job->system || !job->messages || (t->session->native_tools && !job->ntools)) {
+    if (!job->system || !job->messages || (pc.native_tools && !job->tools)) {
         job_free(job);
         return hew_err_set(err, HEW_E_NOMEM, "out of memory building a request");
     }

@@ -141,6 +141,11 @@ void task_stream_reset(hew_task *t);
 
 long long task_now_ms(void);
 
+/* The prompt context of the task as it stands (stream.c): mode, tools, model facts. mode
+ * is the caller's buffer the context points into. */
+struct prompt_ctx;
+void task_prompt_ctx(hew_task *t, struct prompt_ctx *pc, char mode[8]);
+
 /* The context window (ctx.c): cut before a request when the last one came close to the
  * window; truncate on a context-window error; the view the model gets. */
 void task_ctx_prepare(hew_task *t);

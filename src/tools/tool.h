@@ -66,7 +66,9 @@ struct tool_env {
     bool yolo; /* auto-approve everything; questions to the user are not possible */
     const char *mode; /* "act" or "plan"; change it with set_mode */
     void (*set_mode)(tool_env *env, const char *mode);
-    /* Tell the user something; partial per uimsg's rule (0 whole, 1 partial, 2 final). */
+    /* Tell the user something. partial: 1 = a preview that will grow (replaces a trailing
+     * preview of the same type), 0 or 2 = complete (also completes such a preview, else
+     * a new message). The same for ask. */
     void (*say)(tool_env *env, const char *type, const char *text, json_t *data, int partial);
     /* Ask and wait for the answer (HEW_E_ABORTED when the task is aborted meanwhile). A
      * partial ask (partial=1) only updates the screen and returns HEW_OK with no answer. */

@@ -229,6 +229,9 @@ static size_t request_message_count(json_t *reqs, size_t i)
     "</result>\\n</attempt_completion>\",\"usage\":{\"input\":1200,\"output\":40}}"
 #define PROSE(txt) "{\"protocol\":\"anthropic\",\"text\":\"" txt "\"}"
 
+#define LIST_DOT                                                                           \
+    "{\"protocol\":\"anthropic\",\"text\":\"<list_files><path>.</path></list_files>\"}"
+
 static void yolo(hew_options *o)
 {
     o->yolo = 1;
@@ -350,9 +353,9 @@ static void test_mistake_limit_asks_for_feedback(void)
 static void test_identical_calls_warn_then_hit_the_limit(void)
 {
     run r;
-    REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("Same?") "," FOLLOWUP("Same?") ","
-                          FOLLOWUP("Same?") "," FOLLOWUP("Same?") "," FOLLOWUP("Same?") ","
-                          COMPLETE("never") "]}", "loop", yolo) == 0);
+    /* The same listing five times (in yolo: approved without asking). */
+    REQUIRE(run_start(&r, "{\"responses\":[" LIST_DOT "," LIST_DOT "," LIST_DOT "," LIST_DOT ","
+                          LIST_DOT "," COMPLETE("never") "]}", "loop", yolo) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_FAILED);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 5);
