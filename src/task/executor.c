@@ -294,6 +294,8 @@ hew_code executor_run(hew_task *t, const tool_call *call)
         }
     }
 
+    if (def->ends_turn_interaction)
+        task_request_done(t); /* the request's cost is shown before the question */
     int repeats = loop_track(t, call);
     tool_result result = { BUF_INIT(RESULT_MAX), false, false };
     rc = def->run(&t->env, call, &result);

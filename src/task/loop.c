@@ -148,6 +148,7 @@ static void begin_request(hew_task *t, bool first_turn)
     json_decref(info);
     json_array_append_new(t->history, api_msg_new("user", content));
 
+    t->api_req_finished = false;
     /* Per-turn state (Cline's step 9). */
     t->did_reject_tool = false;
     t->did_already_use_tool = false;
@@ -156,11 +157,12 @@ static void begin_request(hew_task *t, bool first_turn)
     t->presented_seq = 0;
 }
 
-/* Usage and cost of the request onto its api_req_started message. */
+/* Usage and cost of the request onto its api_req_started message (once per request). */
 static void finish_api_req(hew_task *t, const char *cancel_reason, const char *failure)
 {
-    if (t->api_req_index < 0)
+    if (t->api_req_index < 0 || t->api_req_finished)
         return;
+    t->api_req_finished = true;
     api_usage u = t->stream.turn.usage;
     if (t->stream.turn.have_usage)
         t->request_usage = u;
@@ -245,6 +247,17 @@ static bool record_answer(hew_task *t, const char *marker)
     ensure_results(t, msg);
     json_array_append_new(t->history, msg);
     return has_content;
+}
+
+void task_request_done(hew_task *t)
+{
+    pthread_mutex_lock(&t->mu);
+    while (!t->stream.done && !abort_is_set(t->abort))
+        pthread_cond_wait(&t->cv, &t->mu);
+    bool ok = t->stream.done && t->stream.rc == HEW_OK;
+    pthread_mutex_unlock(&t->mu);
+    if (ok)
+        finish_api_req(t, NULL, NULL);
 }
 
 /* ---- consuming the stream ----------------------------------------------------------------- */

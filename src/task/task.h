@@ -84,6 +84,7 @@ struct hew_task {
     char *loop_signature;              /* loop detection: the last call's signature */
     int loop_count;
     long api_req_index;                /* ui index of the current api_req_started */
+    bool api_req_finished;             /* its usage and cost were recorded */
     api_usage request_usage;           /* of the current request */
     double task_cost;
     context_range deleted;             /* context: the deleted range of the history */
@@ -108,6 +109,10 @@ hew_code present_assistant_message(hew_task *t);
 /* The checkpoint gate (seed 000): wait, without holding mu afterwards, while the initial
  * checkpoint commit is in progress. HEW_E_ABORTED when the task is aborted meanwhile. */
 hew_code task_checkpoint_wait(hew_task *t);
+
+/* Wait for the request's stream to end and record its usage and cost now (before a tool
+ * asks the user something, so the front end shows the request's cost first). */
+void task_request_done(hew_task *t);
 
 /* Run one complete tool block through approval, execution and result formatting. */
 hew_code executor_run(hew_task *t, const tool_call *call);

@@ -273,6 +273,20 @@ static void test_three_turn_task_completes(void)
     json_t *req = last_of(&r, "api_req_started", 1);
     json_t *data = json_object_get(req, "data");
     CHECK_INT(json_integer_value(json_object_get(data, "tokensOut")), 40);
+    /* The last request's usage reaches the front end before the completion ask. */
+    long usage_at = -1, ask_at = -1;
+    size_t i;
+    json_t *ev;
+    json_array_foreach(r.events, i, ev) {
+        json_t *d = json_object_get(ev, "data");
+        if (strcmp(ev_type(ev), "api_req_started") == 0 &&
+            json_integer_value(json_object_get(d, "tokensOut")) == 40 && usage_at < 0)
+            usage_at = (long)i;
+        if (strcmp(ev_type(ev), "completion_result") == 0 &&
+            strcmp(json_string_value(json_object_get(ev, "kind")), "ask") == 0)
+            ask_at = (long)i;
+    }
+    CHECK(usage_at >= 0 && ask_at >= 0 && usage_at < ask_at);
     json_decref(reqs);
     run_free(&r);
 }
