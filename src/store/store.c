@@ -958,160 +958,235 @@ void store_loaded_release(store_loaded *l)
     l->history = l->ui = l->rewrites = NULL;
 }
 
-/* Rows of one SELECT (number, JSON text) copied out of SQLite, to be parsed. */
-typedef struct rows {
-    buf text;             /* all texts, one after the other */
-    size_t *off;          /* row i is text[off[i], off[i + 1]) */
-    sqlite3_int64 *num;   /* its ord / idx */
-    size_t len, cap;
-} rows;
+/* Loading a long history: the task thread steps through the rows and parses every
+ * k-th batch of rows itself, straight from SQLite's memory; the other batches are copied
+ * out and parsed by up to LOAD_THREADS - 1 helper threads meanwhile. Short histories
+ * (and UI messages) are parsed inline. */
+#define LOAD_PARALLEL_ROWS 512
+#define LOAD_THREADS 4
+#define LOAD_BATCH 32
 
-static void rows_release(rows *r)
+typedef struct load_batch {
+    struct load_batch *next;
+    size_t first, count;
+    size_t off[LOAD_BATCH + 1];
+    buf text;
+} load_batch;
+
+typedef struct load_queue {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    load_batch *head, *tail;
+    bool closed;
+    json_t **vals;
+    const char *what;
+    hew_code rc; /* the first error, with err */
+    hew_err err;
+} load_queue;
+
+static void load_fail(load_queue *q, hew_code rc, const hew_err *err)
 {
-    buf_release(&r->text);
-    free(r->off);
-    free(r->num);
+    pthread_mutex_lock(&q->mu);
+    if (q->rc == HEW_OK) {
+        q->rc = rc;
+        q->err = *err;
+    }
+    pthread_mutex_unlock(&q->mu);
 }
 
-/* Parsing rows [from, to) into out[], on its own thread or the caller's. */
-typedef struct parse_job {
-    const rows *r;
-    size_t from, to;
-    json_t **out;
-    const char *what;
-    hew_code rc;
-    hew_err err;
-} parse_job;
-
-static void *parse_rows(void *arg)
+static void *load_worker(void *arg)
 {
-    parse_job *j = arg;
+    load_queue *q = arg;
     jload jl = JLOAD_INIT;
-    for (size_t i = j->from; i < j->to; i++) {
-        char name[64];
-        snprintf(name, sizeof name, "stored %s %lld", j->what, (long long)j->r->num[i]);
-        j->out[i] = jload_parse_with(&jl, j->r->text.data + j->r->off[i],
-                                     j->r->off[i + 1] - j->r->off[i], name, &j->err);
-        if (!j->out[i]) {
-            j->rc = j->err.code ? j->err.code : HEW_E_INVALID;
-            break;
+    for (;;) {
+        pthread_mutex_lock(&q->mu);
+        while (!q->head && !q->closed)
+            pthread_cond_wait(&q->cv, &q->mu);
+        load_batch *b = q->head;
+        if (b) {
+            q->head = b->next;
+            if (!q->head)
+                q->tail = NULL;
         }
+        pthread_mutex_unlock(&q->mu);
+        if (!b)
+            break;
+        for (size_t i = 0; i < b->count; i++) {
+            hew_err e = HEW_ERR_INIT;
+            char name[64];
+            snprintf(name, sizeof name, "stored %s %zu", q->what, b->first + i);
+            json_t *v = jload_parse_with(&jl, b->text.data + b->off[i],
+                                         b->off[i + 1] - b->off[i], name, &e);
+            if (!v) {
+                load_fail(q, e.code ? e.code : HEW_E_INVALID, &e);
+                break;
+            }
+            q->vals[b->first + i] = v;
+        }
+        buf_release(&b->text);
+        free(b);
     }
     jload_release(&jl);
     return NULL;
 }
 
-/* Below this many bytes one thread parses; above, up to LOAD_THREADS share the rows. */
-#define LOAD_PARALLEL_BYTES ((size_t)2 << 20)
-#define LOAD_THREADS 4
-
-static hew_code parse_all(const rows *r, json_t **out, const char *what, hew_err *err)
+static void load_push(load_queue *q, load_batch *b)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t k = r->text.len < LOAD_PARALLEL_BYTES || cpus < 2 ? 1
-               : cpus > LOAD_THREADS                       ? LOAD_THREADS
-                                                           : (size_t)cpus;
-    if (k > r->len)
-        k = r->len ? r->len : 1;
-    parse_job jobs[LOAD_THREADS];
-    pthread_t th[LOAD_THREADS];
-    bool started[LOAD_THREADS] = { false };
-    if (k > 1)
-        json_object_seed(0); /* jansson's hash seed, before any thread makes objects */
-    /* split by bytes, not rows: messages differ a lot in size */
-    size_t row = 0;
-    for (size_t t = 0; t < k; t++) {
-        size_t goal = r->text.len / k * (t + 1);
-        size_t to = row;
-        if (t == k - 1)
-            to = r->len;
-        else
-            while (to < r->len && r->off[to] < goal)
-                to++;
-        jobs[t] = (parse_job){ r, row, to, out, what, HEW_OK, HEW_ERR_INIT };
-        row = to;
-    }
-    for (size_t t = 1; t < k; t++)
-        started[t] = pthread_create(&th[t], NULL, parse_rows, &jobs[t]) == 0;
-    parse_rows(&jobs[0]);
-    for (size_t t = 1; t < k; t++) {
-        if (started[t])
-            pthread_join(th[t], NULL);
-        else
-            parse_rows(&jobs[t]);
-    }
-    for (size_t t = 0; t < k; t++)
-        if (jobs[t].rc != HEW_OK) {
-            if (err)
-                *err = jobs[t].err;
-            return jobs[t].rc;
-        }
-    return HEW_OK;
+    pthread_mutex_lock(&q->mu);
+    if (q->tail)
+        q->tail->next = b;
+    else
+        q->head = b;
+    q->tail = b;
+    pthread_cond_signal(&q->cv);
+    pthread_mutex_unlock(&q->mu);
 }
 
+/* Parse the dense rows 0..count-1 of a SELECT (ord, json) into vals, in parallel. */
+static hew_code load_parallel(store *s, sqlite3_stmt *st, size_t count, size_t helpers,
+                              json_t **vals, const char *what, hew_err *err)
+{
+    load_queue q = { .vals = vals, .what = what, .rc = HEW_OK };
+    pthread_mutex_init(&q.mu, NULL);
+    pthread_cond_init(&q.cv, NULL);
+    json_object_seed(0); /* jansson's hash seed, before any thread makes objects */
+    pthread_t th[LOAD_THREADS];
+    size_t started = 0;
+    for (; started < helpers; started++)
+        if (pthread_create(&th[started], NULL, load_worker, &q) != 0)
+            break;
+    size_t share = started + 1; /* batch b is the task thread's when b % share == 0 */
+    hew_code out = HEW_OK;
+    load_batch *cur = NULL;
+    size_t i = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        sqlite3_int64 n = sqlite3_column_int64(st, 0);
+        const char *text = (const char *)sqlite3_column_text(st, 1);
+        size_t len = (size_t)sqlite3_column_bytes(st, 1);
+        if (n != (sqlite3_int64)i || i >= count) {
+            out = hew_err_set(err, HEW_E_INVALID, "store %s: %s %lld is out of order", s->path,
+                              what, (long long)n);
+            break;
+        }
+        if ((i / LOAD_BATCH) % share == 0) {
+            char name[64];
+            snprintf(name, sizeof name, "stored %s %zu", what, i);
+            if (!(vals[i] = jload_parse_with(&s->jl, text ? text : "", len, name, err))) {
+                out = err ? err->code : HEW_E_INVALID;
+                break;
+            }
+        } else {
+            if (!cur) {
+                if (!(cur = calloc(1, sizeof *cur))) {
+                    out = hew_err_set(err, HEW_E_NOMEM, "out of memory");
+                    break;
+                }
+                cur->first = i;
+                buf_init(&cur->text, 0);
+            }
+            cur->off[cur->count++] = cur->text.len;
+            buf_append(&cur->text, text ? text : "", len);
+            cur->off[cur->count] = cur->text.len;
+            if (cur->text.err) {
+                out = buf_check(&cur->text, "stored messages", err);
+                break;
+            }
+            if (cur->count == LOAD_BATCH || (i + 1) % LOAD_BATCH == 0) {
+                load_push(&q, cur);
+                cur = NULL;
+            }
+        }
+        i++;
+    }
+    if (out == HEW_OK && rc != SQLITE_DONE)
+        out = st_err(s, rc, "reading messages", err);
+    if (cur) {
+        if (out == HEW_OK)
+            load_push(&q, cur);
+        else {
+            buf_release(&cur->text);
+            free(cur);
+        }
+    }
+    pthread_mutex_lock(&q.mu);
+    q.closed = true;
+    pthread_cond_broadcast(&q.cv);
+    pthread_mutex_unlock(&q.mu);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    if (started == 0)
+        load_worker(&q); /* no thread could start: parse the queue here */
+    if (out == HEW_OK && q.rc != HEW_OK) {
+        out = q.rc;
+        if (err)
+            *err = q.err;
+    }
+    if (out == HEW_OK && i != count)
+        out = hew_err_set(err, HEW_E_INVALID, "store %s: %zu %ss, %zu expected", s->path, i,
+                          what, count);
+    pthread_cond_destroy(&q.cv);
+    pthread_mutex_destroy(&q.mu);
+    return out;
+}
+
+/* Rows of a SELECT (number, JSON) into arr: dense (0..n-1, expected of them) or with gaps
+ * (missing numbers read as null). */
 static hew_code load_rows(store *s, store_stmt which, sqlite3_int64 tid, json_t *arr,
-                          bool dense, const char *what, hew_err *err)
+                          bool dense, size_t expected, const char *what, hew_err *err)
 {
     sqlite3_stmt *st = st_get(s, which, err);
     if (!st)
         return err ? err->code : HEW_E_IO;
     sqlite3_bind_int64(st, 1, tid);
     hew_code out = HEW_OK;
-    rows r = { BUF_INIT(0), NULL, NULL, 0, 0 };
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (dense && expected >= LOAD_PARALLEL_ROWS && cpus >= 2) {
+        json_t **vals = calloc(expected, sizeof *vals);
+        if (!vals) {
+            st_done(st);
+            return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+        }
+        size_t helpers = (size_t)(cpus < LOAD_THREADS ? cpus : LOAD_THREADS) - 1;
+        out = load_parallel(s, st, expected, helpers, vals, what, err);
+        st_done(st);
+        for (size_t i = 0; i < expected; i++) {
+            if (out == HEW_OK && json_array_append_new(arr, vals[i]) != 0)
+                out = hew_err_set(err, HEW_E_NOMEM, "out of memory");
+            else if (out != HEW_OK)
+                json_decref(vals[i]);
+        }
+        free(vals);
+        return out;
+    }
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         sqlite3_int64 n = sqlite3_column_int64(st, 0);
         const char *text = (const char *)sqlite3_column_text(st, 1);
         size_t len = (size_t)sqlite3_column_bytes(st, 1);
-        sqlite3_int64 have = r.len ? r.num[r.len - 1] + 1 : 0;
+        sqlite3_int64 have = (sqlite3_int64)json_array_size(arr);
         if (n < have || (dense && n != have)) {
             out = hew_err_set(err, HEW_E_INVALID, "store %s: %s %lld is out of order", s->path,
                               what, (long long)n);
             break;
         }
-        if (r.len + 2 > r.cap) {
-            size_t cap = r.cap ? r.cap * 2 : 256;
-            size_t *off = realloc(r.off, cap * sizeof *off);
-            if (off)
-                r.off = off;
-            sqlite3_int64 *num = realloc(r.num, cap * sizeof *num);
-            if (num)
-                r.num = num;
-            if (!off || !num) {
-                out = hew_err_set(err, HEW_E_NOMEM, "out of memory");
-                break;
-            }
-            r.cap = cap;
+        while ((sqlite3_int64)json_array_size(arr) < n)
+            json_array_append_new(arr, json_null());
+        char name[64];
+        snprintf(name, sizeof name, "stored %s %lld", what, (long long)n);
+        json_t *v = jload_parse_with(&s->jl, text ? text : "", len, name, err);
+        if (!v) {
+            out = err ? err->code : HEW_E_INVALID;
+            break;
         }
-        r.off[r.len] = r.text.len;
-        r.num[r.len] = n;
-        buf_append(&r.text, text ? text : "", len);
-        r.len++;
+        if (json_array_append_new(arr, v) != 0) {
+            out = hew_err_set(err, HEW_E_NOMEM, "out of memory");
+            break;
+        }
     }
     if (out == HEW_OK && rc != SQLITE_DONE)
         out = st_err(s, rc, "reading messages", err);
     st_done(st);
-    if (out == HEW_OK)
-        out = buf_check(&r.text, "stored messages", err);
-    json_t **vals = NULL;
-    if (out == HEW_OK && r.len) {
-        r.off[r.len] = r.text.len;
-        vals = calloc(r.len, sizeof *vals);
-        out = vals ? parse_all(&r, vals, what, err)
-                   : hew_err_set(err, HEW_E_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; vals && i < r.len; i++) {
-        if (out == HEW_OK) {
-            while ((sqlite3_int64)json_array_size(arr) < r.num[i])
-                json_array_append_new(arr, json_null());
-            if (json_array_append_new(arr, vals[i]) != 0)
-                out = hew_err_set(err, HEW_E_NOMEM, "out of memory");
-        } else {
-            json_decref(vals[i]);
-        }
-    }
-    free(vals);
-    rows_release(&r);
     return out;
 }
 
@@ -1161,8 +1236,9 @@ hew_code store_task_load(store *s, const char *id, store_loaded *out, hew_err *e
     sqlite3_int64 tid;
     if ((rc = get_task(s, id, &out->task, err)) != HEW_OK ||
         (rc = store_tid(s, id, &tid, err)) != HEW_OK ||
-        (rc = load_rows(s, ST_LOAD_API, tid, out->history, true, "API message", err)) != HEW_OK ||
-        (rc = load_rows(s, ST_LOAD_UI, tid, out->ui, false, "UI message", err)) != HEW_OK ||
+        (rc = load_rows(s, ST_LOAD_API, tid, out->history, true, (size_t)out->task.api_count,
+                        "API message", err)) != HEW_OK ||
+        (rc = load_rows(s, ST_LOAD_UI, tid, out->ui, false, 0, "UI message", err)) != HEW_OK ||
         (rc = load_rewrites(s, tid, out->rewrites, err)) != HEW_OK) {
         tx_rollback(s);
         store_loaded_release(out);
