@@ -2,7 +2,8 @@
  * decision: which views of a file are collapsed (XML text results, native tool_result
  * blocks, line windows, write/replace final contents, <file_content> mentions, errors,
  * paths spelled differently), what the rewrites say, idempotence, the savings ratio and
- * its 30 % rule, and context_plan_make below and above the threshold. */
+ * its 30 % rule, and context_plan_make below and above the threshold. Pure: it never
+ * touches a file. */
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>

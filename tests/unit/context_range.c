@@ -1,7 +1,8 @@
 /* Unit tests for context/: the deleted-range arithmetic (every keep mode, odd lengths,
  * accumulated ranges, against Cline's formula for every small case), the threshold table
  * and the trigger, the truncated view (tool_use/tool_result pairing after every cut, in
- * native and XML mode, on random histories), and rewrites applied by the view. */
+ * native and XML mode, on random histories), and rewrites applied by the view. Pure: it
+ * never touches a file. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,8 @@
  * holes refused, truncation), UI messages with held partials, context rewrites, loading,
  * history list/search/delete, the per-task lock (also across processes), two processes
  * writing at once, export → import round trips (hew's and Cline's own layout), and the
- * fast JSON loader against jansson. */
+ * fast JSON loader against jansson. Every database lives in a scratch directory: it never
+ * touches the user's hew.db. */
 #include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>

@@ -5,7 +5,8 @@
  * write is there, byte for byte, that the history has no holes, and that the dead
  * child's task lock is free. The next child resumes the same task where the store says
  * it stopped. HEW_KILL_SEED and HEW_KILL_COUNT change the seed (default 20240601) and
- * the number of kills (default 60). */
+ * the number of kills (default 60). It never kills anything but the children it forked,
+ * and never touches the user's hew.db. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
