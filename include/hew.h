@@ -71,6 +71,10 @@ typedef struct hew_options {
     long retry_base_delay_ms;       /* automatic retries wait 1, 2, 4 times this (2000) */
     long request_timeout_ms;        /* overall deadline per request (default 600000) */
     long idle_timeout_ms;           /* no data from the provider (default 120000) */
+    int checkpoints;                /* snapshot the workspace in a shadow git repository
+                                       as the task goes (default 1) */
+    const char *data_dir;           /* hew's data (checkpoints, tasks); NULL:
+                                       $XDG_DATA_HOME/hew, else ~/.local/share/hew */
     hew_event_fn on_event;
     void *event_ud;
 } hew_options;

@@ -24,6 +24,7 @@ void hew_options_init(hew_options *o)
     o->retry_base_delay_ms = 2000;
     o->request_timeout_ms = 600000;
     o->idle_timeout_ms = 120000;
+    o->checkpoints = 1;
 }
 
 static char *dup_opt(const char *s)
@@ -38,6 +39,7 @@ static void settings_release(task_settings *s)
     free(s->api_key);
     free(s->base_url);
     free(s->cwd);
+    free(s->data_dir);
 }
 
 static void set_err(char *err, size_t errlen, const char *msg)
@@ -84,6 +86,8 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     st->retry_base_delay_ms = o->retry_base_delay_ms >= 0 ? o->retry_base_delay_ms : 2000;
     st->request_timeout_ms = o->request_timeout_ms;
     st->idle_timeout_ms = o->idle_timeout_ms;
+    st->checkpoints = o->checkpoints != 0;
+    st->data_dir = dup_opt(o->data_dir);
     st->on_event = o->on_event;
     st->event_ud = o->event_ud;
 
@@ -123,6 +127,7 @@ static void task_free_state(hew_task *t)
     task_stream_reset(t);
     api_turn_release(&t->stream.turn);
     abort_free(t->stream.abort);
+    abort_free(t->ckpt_abort);
     abort_free(t->abort);
     uimsg_list_release(&t->ui);
     json_decref(t->history);
@@ -155,6 +160,8 @@ hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t err
     pthread_cond_init(&t->cv, NULL);
     t->abort = abort_new();
     t->stream.abort = abort_new();
+    t->ckpt_abort = abort_new();
+    snprintf(t->task_id, sizeof t->task_id, "%lld", uimsg_now_ms());
     t->task_text = strdup(text);
     t->history = json_array();
     t->status = HEW_TASK_RUNNING;
@@ -164,7 +171,7 @@ hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t err
     t->request_usage = (api_usage)API_USAGE_UNKNOWN;
     api_turn_init(&t->stream.turn);
     memcpy(t->mode, s->settings.mode, sizeof t->mode);
-    if (!t->abort || !t->stream.abort || !t->task_text || !t->history) {
+    if (!t->abort || !t->stream.abort || !t->ckpt_abort || !t->task_text || !t->history) {
         set_err(err, errlen, "out of memory");
         task_free_state(t);
         return NULL;

@@ -302,6 +302,8 @@ hew_code executor_run(hew_task *t, const tool_call *call)
     if (rc == HEW_OK) {
         if (repeats >= 3)
             resp_loop_warning(&result.text, call->name, repeats);
+        if (!def->read_only && !result.is_error)
+            t->turn_changed = true; /* worth a checkpoint after the turn */
         if (repeats >= 5)
             t->consecutive_mistakes = t->settings->max_consecutive_mistakes;
         else if (!result.is_error)

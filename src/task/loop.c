@@ -10,6 +10,7 @@
 
 #include "api/cost.h"
 #include "api/message.h"
+#include "checkpoint/checkpoint.h"
 #include "prompt/env_details.h"
 #include "prompt/prompt.h"
 #include "prompt/slash.h"
@@ -410,7 +411,10 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
             return TURN_END;
         if (check_mistake_limit(t) == TURN_END)
             return TURN_END;
+        task_ckpt_flush(t);
         begin_request(t, first_turn);
+        if (first_turn)
+            task_ckpt_initial(t); /* asynchronous: tools that change files wait for it */
 
         hew_code rc = attempt_api_request(t);
         if (rc != HEW_OK)
@@ -459,6 +463,13 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
         bool used_tool = has_tool_use(t);
         bool had_content = record_answer(t, marker);
         task_stream_reset(t); /* the answer is in the history now: drop its other copies */
+        task_ckpt_flush(t);
+        if (t->did_complete) {
+            task_ckpt_commit(t, CHECKPOINT_COMPLETION);
+        } else if (t->turn_changed) {
+            task_ckpt_commit(t, CHECKPOINT_TURN);
+        }
+        t->turn_changed = false;
         if (!had_content && !marker) {
             /* An empty answer: nothing to show, nothing to run. */
             task_say(t, "error",
@@ -521,6 +532,9 @@ void *task_main(void *arg)
         t->consecutive_mistakes++;
     }
     task_stream_join(t);
+    if (abort_is_set(t->abort))
+        abort_trigger(t->ckpt_abort, "the task was aborted"); /* no waiting on git */
+    task_ckpt_close(t);
     if (abort_is_set(t->abort))
         task_finish(t, HEW_TASK_ABORTED, abort_reason(t->abort));
     else

@@ -30,6 +30,8 @@ typedef struct task_settings {
     long retry_base_delay_ms;
     long request_timeout_ms;
     long idle_timeout_ms;
+    bool checkpoints;
+    char *data_dir;             /* NULL: $XDG_DATA_HOME/hew */
     hew_event_fn on_event;
     void *event_ud;
 } task_settings;

@@ -29,6 +29,18 @@
 #include "task/uimsg.h"
 #include "tools/tool.h"
 
+/* A finished checkpoint commit, waiting to be put on its message (ckpt.c). */
+typedef struct task_ckpt_result {
+    long msg_index;
+    bool ok;
+    char hash[72]; /* CHECKPOINT_HASH_MAX (65) fits */
+    char error[HEW_ERR_MSG_MAX];
+} task_ckpt_result;
+
+#define TASK_CKPT_RESULTS_MAX 16
+
+struct checkpoint;
+
 /* One request's stream, between the stream thread and the task thread. */
 typedef struct task_stream {
     pthread_t thread;           /* [task] */
@@ -67,6 +79,8 @@ struct hew_task {
     char mode[8];                      /* "act" / "plan" */
     task_stream stream;
     bool checkpoint_pending;           /* the initial checkpoint commit is in progress */
+    task_ckpt_result ckpt_results[TASK_CKPT_RESULTS_MAX]; /* finished, not yet shown */
+    size_t ckpt_nresults;
 
     /* [task] */
     uimsg_list ui;
@@ -89,6 +103,11 @@ struct hew_task {
     double task_cost;
     context_range deleted;             /* context: the deleted range of the history */
     tool_env env;                      /* what tools get */
+    char task_id[32];                  /* [const] */
+    struct checkpoint *ckpt;           /* the workspace's checkpoints, or NULL */
+    bool ckpt_off;                     /* checkpoints could not start (said once) */
+    hew_abort *ckpt_abort;             /* stops checkpoint git calls at task end only */
+    bool turn_changed;                 /* a tool of this turn may have changed files */
     buf say_scratch;                   /* presenter: the cleaned text of a block */
     buf event_line;                    /* task_emit: the event's JSON line */
 };
@@ -109,6 +128,14 @@ hew_code present_assistant_message(hew_task *t);
 /* The checkpoint gate (seed 000): wait, without holding mu afterwards, while the initial
  * checkpoint commit is in progress. HEW_E_ABORTED when the task is aborted meanwhile. */
 hew_code task_checkpoint_wait(hew_task *t);
+
+/* Checkpoints (ckpt.c): the initial one (first request, asynchronous, gates tools that
+ * may change files), one of a kind (checkpoint_kind), results onto their messages, and
+ * the end (waits for commits in flight). */
+void task_ckpt_initial(hew_task *t);
+void task_ckpt_commit(hew_task *t, int kind);
+void task_ckpt_flush(hew_task *t);
+void task_ckpt_close(hew_task *t);
 
 /* Wait for the request's stream to end and record its usage and cost now (before a tool
  * asks the user something, so the front end shows the request's cost first). */

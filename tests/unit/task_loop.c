@@ -14,6 +14,7 @@
 #include "check.h"
 #include "fakeprov.h"
 #include "hew.h"
+#include "tmpdir.h"
 
 /* ---- harness ------------------------------------------------------------------------------ */
 
@@ -92,6 +93,7 @@ static int run_start(run *r, const char *scenario, const char *task,
     o.base_url = r->fp.url;
     o.native_tools = 0;
     o.retry_base_delay_ms = 10;
+    o.checkpoints = 0; /* the tests of checkpoints turn them on in a workspace of their own */
     o.on_event = on_event;
     o.event_ud = r;
     if (tweak)
@@ -763,6 +765,51 @@ static void auto_commands(hew_options *o)
     o->auto_approve_safe_commands = 1;
 }
 
+static char ckpt_data[300];
+
+static void with_checkpoints(hew_options *o)
+{
+    o->cwd = workspace;
+    o->checkpoints = 1;
+    o->data_dir = ckpt_data;
+}
+
+static void test_checkpoints_follow_the_task(void)
+{
+    snprintf(workspace, sizeof workspace, "/tmp/hew-ckpt-ws-XXXXXX");
+    REQUIRE(mkdtemp(workspace) != NULL);
+    snprintf(ckpt_data, sizeof ckpt_data, "/tmp/hew-ckpt-data-XXXXXX");
+    REQUIRE(mkdtemp(ckpt_data) != NULL);
+    char path[400];
+    snprintf(path, sizeof path, "%s/notes.txt", workspace);
+    FILE *f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs("first\n", f);
+    fclose(f);
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"<write_to_file>"
+                          "<path>notes.txt</path><content>second</content></write_to_file>\"},"
+                          COMPLETE("edited") "]}",
+                      "edit the notes", with_checkpoints) == 0);
+    r.policy = NULL;
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    /* initial, after the edit, at completion: each with its commit */
+    CHECK_INT(count_messages(&r, "checkpoint_created"), 3);
+    size_t with_hash = 0, i;
+    json_t *ev;
+    json_array_foreach(r.events, i, ev)
+        if (strcmp(ev_type(ev), "checkpoint_created") == 0 &&
+            json_string_value(json_object_get(json_object_get(ev, "data"), "hash")))
+            with_hash++;
+    CHECK_INT(with_hash, 3);
+    /* the shadow repository lives in hew's data folder, never in the workspace */
+    snprintf(path, sizeof path, "%s/.git", workspace);
+    CHECK(access(path, F_OK) != 0);
+    run_free(&r);
+    tmpdir_remove(workspace);
+    tmpdir_remove(ckpt_data);
+}
+
 /* ---- abort -------------------------------------------------------------------------------- */
 
 static long now_ms(void)
@@ -847,6 +894,7 @@ int main(void)
     RUN(test_native_tool_results_are_paired_by_id);
     RUN(test_reasoning_is_shown_and_sent_back_signed);
     RUN(test_rejection_with_feedback_skips_the_rest);
+    RUN(test_checkpoints_follow_the_task);
     RUN(test_abort_during_stream);
     RUN(test_abort_during_a_command);
     RUN(test_abort_during_ask);

@@ -1,0 +1,124 @@
+/* ckpt — the task's checkpoints (seed 000's gate, cline-spec §1.3 step 4, §10): the
+ * initial commit started asynchronously on the first request (non-read-only tools wait
+ * for it through task_checkpoint_wait), a checkpoint after each turn whose tools changed
+ * something and at attempt_completion, each announced as a checkpoint_created message
+ * that gets its commit hash when the commit is done. The commits run on the checkpoint
+ * object's worker thread; its callback only records the result under mu, and the task
+ * thread puts it on the message (task_ckpt_flush). Checkpoints that cannot work (no git, a
+ * home folder as workspace) are turned off with one note, never an error of the task. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint/checkpoint.h"
+#include "task/task.h"
+
+/* What the worker hands back for one commit. */
+typedef struct ckpt_note {
+    hew_task *task;
+    long msg_index;
+    bool initial;
+} ckpt_note;
+
+static void commit_done(void *ud, hew_code code, const checkpoint_commit_info *info,
+                        const hew_err *err)
+{
+    ckpt_note *note = ud;
+    hew_task *t = note->task;
+    pthread_mutex_lock(&t->mu);
+    if (t->ckpt_nresults < TASK_CKPT_RESULTS_MAX) {
+        task_ckpt_result *r = &t->ckpt_results[t->ckpt_nresults++];
+        r->msg_index = note->msg_index;
+        r->ok = code == HEW_OK;
+        snprintf(r->hash, sizeof r->hash, "%s", code == HEW_OK ? info->hash : "");
+        snprintf(r->error, sizeof r->error, "%s", code == HEW_OK || !err ? "" : err->msg);
+    }
+    if (note->initial)
+        t->checkpoint_pending = false; /* open the gate, also on failure */
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    free(note);
+}
+
+static void commit(hew_task *t, checkpoint_kind kind)
+{
+    json_t *data = json_pack("{s:s}", "kind", checkpoint_kind_name(kind));
+    long idx = task_say(t, "checkpoint_created", NULL, data, UIMSG_WHOLE);
+    json_decref(data);
+    ckpt_note *note = calloc(1, sizeof *note);
+    hew_err err = HEW_ERR_INIT;
+    if (!note) {
+        hew_err_set(&err, HEW_E_NOMEM, "out of memory");
+    } else {
+        *note = (ckpt_note){ t, idx, kind == CHECKPOINT_INITIAL };
+        if (kind == CHECKPOINT_INITIAL) {
+            pthread_mutex_lock(&t->mu);
+            t->checkpoint_pending = true;
+            pthread_mutex_unlock(&t->mu);
+        }
+        if (checkpoint_commit_async(t->ckpt, kind, commit_done, note, &err) == HEW_OK)
+            return;
+        free(note);
+    }
+    pthread_mutex_lock(&t->mu);
+    t->checkpoint_pending = false;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    task_say(t, "error", err.msg, NULL, UIMSG_WHOLE);
+}
+
+void task_ckpt_initial(hew_task *t)
+{
+    if (!t->settings->checkpoints || t->ckpt || t->ckpt_off)
+        return;
+    checkpoint_opts o;
+    checkpoint_opts_default(&o);
+    o.workspace = t->settings->cwd;
+    o.task_id = t->task_id;
+    o.data_dir = t->settings->data_dir;
+    o.abort = t->ckpt_abort;
+    hew_err err = HEW_ERR_INIT;
+    if (checkpoint_open(&o, &t->ckpt, &err) != HEW_OK) {
+        t->ckpt_off = true;
+        task_say(t, "info", err.msg, NULL, UIMSG_WHOLE);
+        return;
+    }
+    commit(t, CHECKPOINT_INITIAL);
+}
+
+void task_ckpt_commit(hew_task *t, int kind)
+{
+    if (t->ckpt)
+        commit(t, (checkpoint_kind)kind);
+}
+
+void task_ckpt_flush(hew_task *t)
+{
+    task_ckpt_result done[TASK_CKPT_RESULTS_MAX];
+    pthread_mutex_lock(&t->mu);
+    size_t n = t->ckpt_nresults;
+    memcpy(done, t->ckpt_results, n * sizeof done[0]);
+    t->ckpt_nresults = 0;
+    pthread_mutex_unlock(&t->mu);
+    for (size_t i = 0; i < n; i++) {
+        if (done[i].msg_index < 0 || (size_t)done[i].msg_index >= t->ui.len)
+            continue;
+        json_t *data = json_deep_copy(t->ui.items[done[i].msg_index].data);
+        if (done[i].ok)
+            json_object_set_new(data, "hash", json_string(done[i].hash));
+        else
+            json_object_set_new(data, "error", json_string(done[i].error));
+        uimsg_update(&t->ui, (size_t)done[i].msg_index, NULL, data);
+        json_decref(data);
+        task_emit(t, done[i].msg_index);
+    }
+}
+
+void task_ckpt_close(hew_task *t)
+{
+    if (!t->ckpt)
+        return;
+    checkpoint_drain(t->ckpt);
+    task_ckpt_flush(t);
+    checkpoint_free(t->ckpt);
+    t->ckpt = NULL;
+}
