@@ -71,6 +71,8 @@ typedef struct hew_options {
     long retry_base_delay_ms;       /* automatic retries wait 1, 2, 4 times this (2000) */
     long request_timeout_ms;        /* overall deadline per request (default 600000) */
     long idle_timeout_ms;           /* no data from the provider (default 120000) */
+    int persist;                    /* keep every task in hew's store (data_dir/hew.db) so
+                                       it can be resumed and listed (default 1) */
     int checkpoints;                /* snapshot the workspace in a shadow git repository
                                        as the task goes (default 1) */
     const char *data_dir;           /* hew's data (checkpoints, tasks); NULL:
@@ -90,6 +92,17 @@ void hew_session_free(hew_session *s);
 /* Start a task with the user's text; the loop runs on a new thread. NULL with a message
  * in err when it cannot start. */
 hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t errlen);
+
+/* Resume a stored task (its id from hew_task_id or the history): the conversation so far
+ * is replayed through on_event, then a resume_task (or resume_completed_task) ask asks
+ * whether to go on — yes, or a message with new instructions. NULL with a message in err
+ * when it cannot start; a task that cannot be loaded fails with the reason. */
+hew_task *hew_task_resume(hew_session *s, const char *task_id, char *err, size_t errlen);
+
+/* The task's id in the store (stable across resumes; set when the task starts, changed
+ * only in the rare case of two tasks started in the same millisecond, before the task's
+ * first event). Valid until hew_task_free. */
+const char *hew_task_id(const hew_task *t);
 
 typedef enum hew_answer { HEW_ANSWER_YES, HEW_ANSWER_NO, HEW_ANSWER_MESSAGE } hew_answer;
 

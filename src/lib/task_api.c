@@ -25,6 +25,7 @@ void hew_options_init(hew_options *o)
     o->request_timeout_ms = 600000;
     o->idle_timeout_ms = 120000;
     o->checkpoints = 1;
+    o->persist = 1;
 }
 
 static char *dup_opt(const char *s)
@@ -87,6 +88,7 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     st->request_timeout_ms = o->request_timeout_ms;
     st->idle_timeout_ms = o->idle_timeout_ms;
     st->checkpoints = o->checkpoints != 0;
+    st->persist = o->persist != 0;
     st->data_dir = dup_opt(o->data_dir);
     st->on_event = o->on_event;
     st->event_ud = o->event_ud;
@@ -137,18 +139,16 @@ static void task_free_state(hew_task *t)
     buf_release(&t->event_line);
     free(t->loop_signature);
     free(t->task_text);
+    free(t->resume_id);
     free(t->result);
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);
     free(t);
 }
 
-hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t errlen)
+static hew_task *task_launch(hew_session *s, const char *text, const char *resume_id,
+                             char *err, size_t errlen)
 {
-    if (!s || !text || !*text) {
-        set_err(err, errlen, "no task text given");
-        return NULL;
-    }
     hew_task *t = calloc(1, sizeof *t);
     if (!t) {
         set_err(err, errlen, "out of memory");
@@ -163,6 +163,7 @@ hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t err
     t->ckpt_abort = abort_new();
     snprintf(t->task_id, sizeof t->task_id, "%lld", uimsg_now_ms());
     t->task_text = strdup(text);
+    t->resume_id = resume_id ? strdup(resume_id) : NULL;
     t->history = json_array();
     t->status = HEW_TASK_RUNNING;
     t->api_req_index = -1;
@@ -170,8 +171,10 @@ hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t err
     buf_init(&t->event_line, 0);
     t->request_usage = (api_usage)API_USAGE_UNKNOWN;
     api_turn_init(&t->stream.turn);
+    t->totals = (api_usage){ 0, 0, 0, 0, 0, 0, -1.0 };
     memcpy(t->mode, s->settings.mode, sizeof t->mode);
-    if (!t->abort || !t->stream.abort || !t->ckpt_abort || !t->task_text || !t->history) {
+    if (!t->abort || !t->stream.abort || !t->ckpt_abort || !t->task_text || !t->history ||
+        (resume_id && !t->resume_id)) {
         set_err(err, errlen, "out of memory");
         task_free_state(t);
         return NULL;
@@ -186,6 +189,33 @@ hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t err
     }
     t->thread_started = true;
     return t;
+}
+
+hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t errlen)
+{
+    if (!s || !text || !*text) {
+        set_err(err, errlen, "no task text given");
+        return NULL;
+    }
+    return task_launch(s, text, NULL, err, errlen);
+}
+
+hew_task *hew_task_resume(hew_session *s, const char *task_id, char *err, size_t errlen)
+{
+    if (!s || !task_id || !*task_id) {
+        set_err(err, errlen, "no task id given");
+        return NULL;
+    }
+    if (!s->settings.persist) {
+        set_err(err, errlen, "cannot resume: the task store is turned off (persist = 0)");
+        return NULL;
+    }
+    return task_launch(s, "", task_id, err, errlen);
+}
+
+const char *hew_task_id(const hew_task *t)
+{
+    return t->task_id;
 }
 
 int hew_task_respond(hew_task *t, hew_answer answer, const char *text)

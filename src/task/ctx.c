@@ -1,6 +1,7 @@
 /* ctx — the task's side of context management: when to cut (the last request's total
  * tokens against the model's usable window), recording the deleted range with a note for
  * the user, and the view a request is built from. The arithmetic is in context/. */
+#include "store/store.h"
 #include "task/task.h"
 
 void task_ctx_truncate(hew_task *t, context_keep keep)
@@ -8,6 +9,7 @@ void task_ctx_truncate(hew_task *t, context_keep keep)
     context_range next = context_next_range(t->history, t->deleted, keep);
     if (next.has && (!t->deleted.has || next.end != t->deleted.end)) {
         t->deleted = next;
+        task_persist_row(t, STORE_SET_DELETED); /* persisted the moment it changes */
         json_t *info = json_pack("{s:I, s:I}", "start", (json_int_t)next.start, "end",
                                  (json_int_t)next.end);
         task_say(t, "deleted_api_reqs", NULL, info, UIMSG_WHOLE);

@@ -11,6 +11,7 @@
 #include "api/cost.h"
 #include "api/message.h"
 #include "checkpoint/checkpoint.h"
+#include "store/store.h"
 #include "prompt/env_details.h"
 #include "prompt/prompt.h"
 #include "prompt/slash.h"
@@ -148,6 +149,8 @@ static void begin_request(hew_task *t, bool first_turn)
     t->api_req_index = task_say(t, "api_req_started", NULL, info, UIMSG_WHOLE);
     json_decref(info);
     json_array_append_new(t->history, api_msg_new("user", content));
+    task_persist_api(t);
+    task_persist_row(t, STORE_SET_MODE);
 
     t->api_req_finished = false;
     /* Per-turn state (Cline's step 9). */
@@ -170,6 +173,14 @@ static void finish_api_req(hew_task *t, const char *cancel_reason, const char *f
     double cost = t->stream.turn.have_usage ? api_cost_usd(&t->session->model, &u) : -1;
     if (cost > 0)
         t->task_cost += cost;
+    if (t->stream.turn.have_usage) {
+        api_usage *tot = &t->totals;
+        tot->input_uncached += u.input_uncached > 0 ? u.input_uncached : 0;
+        tot->output += u.output > 0 ? u.output : 0;
+        tot->cache_read += u.cache_read > 0 ? u.cache_read : 0;
+        tot->cache_write += u.cache_write > 0 ? u.cache_write : 0;
+        task_persist_row(t, STORE_SET_USAGE);
+    }
     json_t *data = json_deep_copy(t->ui.items[t->api_req_index].data);
     if (t->stream.turn.have_usage) {
         json_object_set_new(data, "tokensIn", json_integer(u.input_uncached > 0 ? u.input_uncached : 0));
@@ -247,6 +258,7 @@ static bool record_answer(hew_task *t, const char *marker)
         append_marker(msg, marker);
     ensure_results(t, msg);
     json_array_append_new(t->history, msg);
+    task_persist_api(t);
     return has_content;
 }
 
@@ -481,6 +493,7 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
                                               json_pack("[o]", api_msg_text(
                                                   RESP_EMPTY_ANSWER_PLACEHOLDER,
                                                   strlen(RESP_EMPTY_ANSWER_PLACEHOLDER)))));
+            task_persist_api(t);
             const char *why = "No answer was received from the model.";
             if (t->auto_retry_attempts < MAX_AUTO_RETRIES) {
                 if (!retry_pause(t, why))
@@ -513,13 +526,25 @@ void *task_main(void *arg)
 {
     hew_task *t = arg;
     executor_env_init(t);
-    task_say(t, "task", t->task_text, NULL, UIMSG_WHOLE);
-    buf first = BUF_INIT(0);
-    buf_printf(&first, "<task>\n%s\n</task>", t->task_text);
-    task_push_user_text(t, first.data);
-    buf_release(&first);
-
     bool first_turn = true;
+    task_persist_open(t, t->resume_id);
+    if (t->resume_id) {
+        if (task_resume_prepare(t) != HEW_OK) {
+            task_persist_close(t);
+            if (abort_is_set(t->abort))
+                task_finish(t, HEW_TASK_ABORTED, abort_reason(t->abort));
+            return NULL; /* task_resume_prepare said why */
+        }
+        first_turn = false;
+    } else {
+        task_persist_note_failure(t);
+        task_say(t, "task", t->task_text, NULL, UIMSG_WHOLE);
+        buf first = BUF_INIT(0);
+        buf_printf(&first, "<task>\n%s\n</task>", t->task_text);
+        task_push_user_text(t, first.data);
+        buf_release(&first);
+    }
+
     while (!abort_is_set(t->abort)) {
         turn_outcome out = make_requests(t, first_turn);
         first_turn = false;
@@ -539,5 +564,6 @@ void *task_main(void *arg)
         task_finish(t, HEW_TASK_ABORTED, abort_reason(t->abort));
     else
         task_finish(t, HEW_TASK_FAILED, "the task ended without a result");
+    task_persist_close(t);
     return NULL;
 }

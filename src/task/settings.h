@@ -31,6 +31,7 @@ typedef struct task_settings {
     long request_timeout_ms;
     long idle_timeout_ms;
     bool checkpoints;
+    bool persist;               /* keep the conversation in the store (hew.db) */
     char *data_dir;             /* NULL: $XDG_DATA_HOME/hew */
     hew_event_fn on_event;
     void *event_ud;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "api/message.h"
+#include "store/store.h"
 #include "base/json.h"
 #include "tools/execute_command.h"
 
@@ -41,6 +42,7 @@ void task_emit(hew_task *t, long i)
         .partial = m->partial,
         .json = line->data && !line->err ? line->data : "{}",
     };
+    task_persist_ui(t, i, line->data, line->len, m->partial);
     t->settings->on_event(t->settings->event_ud, t, &ev);
     buf_release(&data);
     if (line->cap > ((size_t)1 << 20))
@@ -109,11 +111,14 @@ void task_finish(hew_task *t, hew_task_status status, const char *result)
     /* nothing the task started may outlive it (commands left running in the background) */
     execute_command_stop_background(&t->env);
     pthread_mutex_lock(&t->mu);
-    if (t->status == HEW_TASK_RUNNING) {
+    bool changed = t->status == HEW_TASK_RUNNING;
+    if (changed) {
         t->status = status;
         free(t->result);
         t->result = strdup(result ? result : "");
     }
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
+    if (changed)
+        task_persist_row(t, STORE_SET_STATUS | STORE_SET_USAGE);
 }

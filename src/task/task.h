@@ -40,6 +40,8 @@ typedef struct task_ckpt_result {
 #define TASK_CKPT_RESULTS_MAX 16
 
 struct checkpoint;
+struct store;
+struct store_lock;
 
 /* One request's stream, between the stream thread and the task thread. */
 typedef struct task_stream {
@@ -108,6 +110,12 @@ struct hew_task {
     bool ckpt_off;                     /* checkpoints could not start (said once) */
     hew_abort *ckpt_abort;             /* stops checkpoint git calls at task end only */
     bool turn_changed;                 /* a tool of this turn may have changed files */
+    struct store *store;               /* the conversation's persistence, or NULL */
+    struct store_lock *store_lock;     /* this process owns the task */
+    hew_err store_err;                 /* why the store could not open (said once) */
+    size_t api_stored;                 /* history entries already in the store */
+    api_usage totals;                  /* the task's token totals */
+    char *resume_id;                   /* [const] the stored task to resume, or NULL */
     buf say_scratch;                   /* presenter: the cleaned text of a block */
     buf event_line;                    /* task_emit: the event's JSON line */
 };
@@ -136,6 +144,19 @@ void task_ckpt_initial(hew_task *t);
 void task_ckpt_commit(hew_task *t, int kind);
 void task_ckpt_flush(hew_task *t);
 void task_ckpt_close(hew_task *t);
+
+/* Persistence (persist.c): open (create the task row, or take a stored one), every UI
+ * event, new history entries, the task row, close; and the note when it cannot work. */
+hew_code task_persist_open(hew_task *t, const char *resume_id);
+void task_persist_note_failure(hew_task *t);
+void task_persist_ui(hew_task *t, long index, const char *json, size_t len, bool partial);
+void task_persist_api(hew_task *t);
+void task_persist_row(hew_task *t, unsigned fields);
+void task_persist_close(hew_task *t);
+
+/* Resume (resume.c): rebuild the loop state of a stored task and ask the user how to go
+ * on; fills t->user_content with the resumption message. HEW_OK to run the loop. */
+hew_code task_resume_prepare(hew_task *t);
 
 /* Wait for the request's stream to end and record its usage and cost now (before a tool
  * asks the user something, so the front end shows the request's cost first). */

@@ -105,6 +105,32 @@ buf *uimsg_put_text(uimsg_list *l, uimsg_kind kind, const char *type, uimsg_part
     return &m->text;
 }
 
+long uimsg_load(uimsg_list *l, const json_t *ev)
+{
+    const char *kind = json_string_value(json_object_get(ev, "kind"));
+    const char *type = json_string_value(json_object_get(ev, "type"));
+    if (!kind || !type)
+        return -1;
+    json_t *data = json_object_get(ev, "data");
+    long index = uimsg_put(l, strcmp(kind, "ask") == 0 ? UIMSG_ASK : UIMSG_SAY, type,
+                           json_string_value(json_object_get(ev, "text")),
+                           json_is_object(data) ? data : NULL, UIMSG_WHOLE);
+    if (index >= 0) {
+        uimsg *m = &l->items[index];
+        json_t *ts = json_object_get(ev, "ts");
+        if (json_is_integer(ts))
+            m->ts = json_integer_value(ts);
+        m->partial = json_is_true(json_object_get(ev, "partial"));
+    }
+    return index;
+}
+
+void uimsg_truncate(uimsg_list *l, size_t n)
+{
+    while (l->len > n)
+        uimsg_release_one(&l->items[--l->len]);
+}
+
 const char *uimsg_text(const uimsg_list *l, size_t i)
 {
     if (i >= l->len || !l->items[i].has_text)

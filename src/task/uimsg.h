@@ -64,6 +64,13 @@ void uimsg_update(uimsg_list *l, size_t i, const char *text, json_t *data);
 buf *uimsg_put_text(uimsg_list *l, uimsg_kind kind, const char *type, uimsg_partial partial,
                     long *index);
 
+/* Append a message from its JSON form (uimsg_to_json), keeping its ts: for resume.
+ * Returns its index, or -1 when ev is not a message. */
+long uimsg_load(uimsg_list *l, const json_t *ev);
+
+/* Drop the messages from index n on. */
+void uimsg_truncate(uimsg_list *l, size_t n);
+
 /* Message i's text, or NULL. */
 const char *uimsg_text(const uimsg_list *l, size_t i);
 

@@ -810,6 +810,57 @@ static void test_checkpoints_follow_the_task(void)
     tmpdir_remove(ckpt_data);
 }
 
+static void test_interrupted_task_resumes_with_its_history(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"Reading the "
+                          "whole thing carefully first, this takes a while\",\"delta_size\":4,"
+                          "\"stall_after_bytes\":700,\"stall_ms\":30000},"
+                          COMPLETE("finished after the resume") "]}",
+                      "a long job", NULL) == 0);
+    CHECK(wait_event(&r, "text"));
+    hew_task_abort(r.t, "the laptop lid closed");
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
+    char id[64];
+    snprintf(id, sizeof id, "%s", hew_task_id(r.t));
+    hew_task_free(r.t);
+    size_t before = json_array_size(r.events);
+
+    /* The same session resumes it: the history is replayed, the user is asked, and the
+     * model gets the conversation so far plus the resumption note. */
+    r.feedback = NULL;
+    r.policy = NULL;
+    char err[256];
+    r.t = hew_task_resume(r.s, id, err, sizeof err);
+    REQUIRE(r.t != NULL);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK_STR(hew_task_result(r.t), "finished after the resume");
+    CHECK_STR(hew_task_id(r.t), id);
+    int replayed_task = 0, asked = 0;
+    for (size_t i = before; i < json_array_size(r.events); i++) {
+        json_t *ev = json_array_get(r.events, i);
+        if (strcmp(ev_type(ev), "task") == 0)
+            replayed_task = 1;
+        if (strcmp(ev_type(ev), "resume_task") == 0)
+            asked = 1;
+    }
+    CHECK(replayed_task && asked);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    char *task = request_message_text(reqs, 1, 0);
+    CHECK(strstr(task, "<task>\na long job\n</task>") != NULL);
+    free(task);
+    char *partial = request_message_text(reqs, 1, 1);
+    CHECK(strstr(partial, "Reading") != NULL);
+    CHECK(strstr(partial, "[Answer interrupted by the user]") != NULL);
+    free(partial);
+    char *note = request_message_text(reqs, 1, -1);
+    CHECK(strstr(note, "[TASK RESUMPTION]") != NULL);
+    free(note);
+    json_decref(reqs);
+    run_free(&r);
+}
+
 /* ---- abort -------------------------------------------------------------------------------- */
 
 static long now_ms(void)
@@ -895,6 +946,7 @@ int main(void)
     RUN(test_reasoning_is_shown_and_sent_back_signed);
     RUN(test_rejection_with_feedback_skips_the_rest);
     RUN(test_checkpoints_follow_the_task);
+    RUN(test_interrupted_task_resumes_with_its_history);
     RUN(test_abort_during_stream);
     RUN(test_abort_during_a_command);
     RUN(test_abort_during_ask);

@@ -1,0 +1,151 @@
+/* persist — the task's conversation kept in the store as it is made (issue #7: nothing is
+ * ever lost): the task row when the task starts, every API message as it joins the
+ * history, every say/ask as it is emitted (the store holds partial updates for at most a
+ * second), the usage totals, the deleted range and the status as they change; and the
+ * way back: a stored task turned into loop state for resume. A store that cannot be
+ * opened turns persistence off with one note; it never stops the task. Task thread only:
+ * the connection belongs to it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store.h"
+#include "task/task.h"
+
+static char *db_path(const hew_task *t, hew_err *err)
+{
+    if (!t->settings->data_dir)
+        return store_default_path(err);
+    size_t n = strlen(t->settings->data_dir) + sizeof "/hew.db";
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/hew.db", t->settings->data_dir);
+    return p;
+}
+
+static void persistence_off(hew_task *t, const char *why)
+{
+    store_lock_free(t->store_lock);
+    t->store_lock = NULL;
+    store_free(t->store);
+    t->store = NULL;
+    buf note = BUF_INIT(0);
+    buf_printf(&note, "This task is not being saved: %s", why);
+    task_say(t, "error", note.data, NULL, UIMSG_WHOLE);
+    buf_release(&note);
+}
+
+hew_code task_persist_open(hew_task *t, const char *resume_id)
+{
+    if (!t->settings->persist)
+        return HEW_OK;
+    hew_err err = HEW_ERR_INIT;
+    char *path = db_path(t, &err);
+    store_options so = STORE_OPTIONS_INIT;
+    so.path = path;
+    hew_code rc = path ? store_open(&so, &t->store, &err) : err.code;
+    free(path);
+    if (rc != HEW_OK)
+        return hew_err_set(&t->store_err, rc, "%s", err.msg);
+    if (!resume_id) {
+        store_task init = STORE_TASK_INIT;
+        init.workspace = t->settings->cwd;
+        init.title = t->task_text;
+        init.provider = t->settings->provider;
+        init.model = t->session->provider.model;
+        init.mode = t->mode;
+        char *id = NULL;
+        init.id = t->task_id; /* the id hew_task_id already gave out */
+        rc = store_task_create(t->store, &init, &id, &err);
+        if (rc == HEW_E_INVALID) { /* taken (two tasks in the same millisecond) */
+            init.id = NULL;
+            rc = store_task_create(t->store, &init, &id, &err);
+        }
+        if (rc == HEW_OK) {
+            snprintf(t->task_id, sizeof t->task_id, "%s", id);
+            free(id);
+        }
+    } else {
+        snprintf(t->task_id, sizeof t->task_id, "%s", resume_id);
+    }
+    if (rc == HEW_OK)
+        rc = store_task_lock(t->store, t->task_id, 0, &t->store_lock, &err);
+    if (rc != HEW_OK) {
+        hew_err_set(&t->store_err, rc, "%s", err.msg);
+        store_free(t->store);
+        t->store = NULL;
+    }
+    return rc;
+}
+
+void task_persist_note_failure(hew_task *t)
+{
+    if (t->store_err.code != HEW_OK && !t->store)
+        persistence_off(t, t->store_err.msg);
+    hew_err_clear(&t->store_err);
+}
+
+void task_persist_ui(hew_task *t, long index, const char *json, size_t len, bool partial)
+{
+    if (!t->store || index < 0)
+        return;
+    hew_err err = HEW_ERR_INIT;
+    if (store_ui_put(t->store, t->task_id, index, json, len, partial, &err) != HEW_OK)
+        persistence_off(t, err.msg);
+}
+
+void task_persist_api(hew_task *t)
+{
+    if (!t->store)
+        return;
+    hew_err err = HEW_ERR_INIT;
+    size_t n = json_array_size(t->history);
+    for (; t->api_stored < n; t->api_stored++) {
+        if (store_api_put(t->store, t->task_id, t->api_stored,
+                          json_array_get(t->history, t->api_stored), &err) != HEW_OK) {
+            persistence_off(t, err.msg);
+            return;
+        }
+    }
+}
+
+void task_persist_row(hew_task *t, unsigned fields)
+{
+    if (!t->store)
+        return;
+    store_task row = STORE_TASK_INIT;
+    row.id = t->task_id;
+    row.tokens_in = t->totals.input_uncached;
+    row.tokens_out = t->totals.output;
+    row.cache_reads = t->totals.cache_read;
+    row.cache_writes = t->totals.cache_write;
+    row.cost = t->task_cost;
+    row.has_deleted = t->deleted.has;
+    row.deleted_start = (int64_t)t->deleted.start;
+    row.deleted_end = (int64_t)t->deleted.end;
+    row.mode = t->mode;
+    pthread_mutex_lock(&t->mu);
+    hew_task_status st = t->status;
+    char *result = t->result ? strdup(t->result) : NULL;
+    pthread_mutex_unlock(&t->mu);
+    row.status = st == HEW_TASK_COMPLETED ? "completed"
+                 : st == HEW_TASK_FAILED  ? "failed"
+                 : st == HEW_TASK_ABORTED ? "aborted"
+                                          : "running";
+    row.result = result;
+    hew_err err = HEW_ERR_INIT;
+    if (store_task_update(t->store, &row, fields, &err) != HEW_OK)
+        persistence_off(t, err.msg);
+    free(result);
+}
+
+void task_persist_close(hew_task *t)
+{
+    if (!t->store)
+        return;
+    hew_err err = HEW_ERR_INIT;
+    store_flush(t->store, &err);
+    store_lock_free(t->store_lock);
+    t->store_lock = NULL;
+    store_free(t->store);
+    t->store = NULL;
+}

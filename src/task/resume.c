@@ -1,0 +1,144 @@
+/* resume — a stored task back into the loop, as Cline's resumeTaskFromHistory does: the
+ * messages replayed to the front end; a trailing resume ask and an unfinished request
+ * record dropped; the user asked whether (and how) to go on; the model told that the task
+ * was interrupted and how long ago, with the user's new instructions if any. A last user
+ * message that never got an answer is taken back and sent again with the resumption.
+ * Task thread only; everything it changes is written back to the store. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/message.h"
+#include "store/store.h"
+#include "task/task.h"
+
+static bool unfinished_request(const uimsg *m)
+{
+    if (strcmp(m->type, "api_req_started") != 0 || !m->data)
+        return false;
+    return !json_object_get(m->data, "cost") && !json_object_get(m->data, "cancelReason") &&
+           !json_object_get(m->data, "tokensOut");
+}
+
+static void ago(long long ms, buf *out)
+{
+    long long s = ms / 1000;
+    if (s < 60)
+        buf_printf(out, "%lld seconds ago", s);
+    else if (s < 3600)
+        buf_printf(out, "%lld minutes ago", s / 60);
+    else if (s < 86400)
+        buf_printf(out, "%lld hours ago", s / 3600);
+    else
+        buf_printf(out, "%lld days ago", s / 86400);
+}
+
+hew_code task_resume_prepare(hew_task *t)
+{
+    if (!t->store) {
+        buf why = BUF_INIT(0);
+        buf_printf(&why, "cannot resume task %s: %s", t->resume_id,
+                   t->store_err.msg[0] ? t->store_err.msg : "the task store is turned off");
+        task_say(t, "error", why.data, NULL, UIMSG_WHOLE);
+        task_finish(t, HEW_TASK_FAILED, why.data);
+        buf_release(&why);
+        return HEW_E_NOTFOUND;
+    }
+    store_loaded l = STORE_LOADED_INIT;
+    hew_err err = HEW_ERR_INIT;
+    if (store_task_load(t->store, t->task_id, &l, &err) != HEW_OK) {
+        task_say(t, "error", err.msg, NULL, UIMSG_WHOLE);
+        task_finish(t, HEW_TASK_FAILED, err.msg);
+        return err.code;
+    }
+    /* The loop state. */
+    json_decref(t->history);
+    t->history = json_incref(l.history);
+    t->api_stored = json_array_size(t->history);
+    t->deleted.has = l.task.has_deleted;
+    t->deleted.start = (size_t)l.task.deleted_start;
+    t->deleted.end = (size_t)l.task.deleted_end;
+    t->totals.input_uncached = l.task.tokens_in;
+    t->totals.output = l.task.tokens_out;
+    t->totals.cache_read = l.task.cache_reads;
+    t->totals.cache_write = l.task.cache_writes;
+    t->task_cost = l.task.cost;
+    if (l.task.mode)
+        snprintf(t->mode, sizeof t->mode, "%s", strcmp(l.task.mode, "plan") == 0 ? "plan" : "act");
+    free(t->task_text);
+    t->task_text = strdup(l.task.title ? l.task.title : "");
+    long long last_ms = l.task.updated_ms;
+
+    /* The messages, without a trailing resume ask or an unfinished request record. */
+    size_t i;
+    json_t *ev;
+    json_array_foreach(l.ui, i, ev)
+        uimsg_load(&t->ui, ev);
+    while (t->ui.len) {
+        const uimsg *m = &t->ui.items[t->ui.len - 1];
+        if ((m->kind == UIMSG_ASK && (strcmp(m->type, "resume_task") == 0 ||
+                                      strcmp(m->type, "resume_completed_task") == 0)) ||
+            unfinished_request(m))
+            uimsg_truncate(&t->ui, t->ui.len - 1);
+        else
+            break;
+    }
+    store_ui_truncate(t->store, t->task_id, t->ui.len, NULL);
+    bool completed = l.task.status && strcmp(l.task.status, "completed") == 0;
+    store_loaded_release(&l);
+    for (size_t k = 0; k < t->ui.len; k++)
+        task_emit(t, (long)k); /* the front end sees the conversation so far */
+
+    /* Ask how to go on. */
+    tool_answer answer = { TOOL_ANSWER_YES, NULL };
+    hew_code rc = task_ask(t, completed ? "resume_completed_task" : "resume_task", NULL, NULL,
+                           UIMSG_WHOLE, &answer);
+    if (rc != HEW_OK)
+        return rc;
+    if (answer.kind == TOOL_ANSWER_NO && !(answer.text && *answer.text)) {
+        tool_answer_release(&answer);
+        task_finish(t, HEW_TASK_ABORTED, "the user did not resume the task");
+        return HEW_E_ABORTED;
+    }
+    pthread_mutex_lock(&t->mu);
+    t->status = HEW_TASK_RUNNING;
+    pthread_mutex_unlock(&t->mu);
+
+    /* A last user message with no answer is taken back and goes again. */
+    size_t n = json_array_size(t->history);
+    json_t *last = n ? json_array_get(t->history, n - 1) : NULL;
+    const char *role = json_string_value(json_object_get(last, "role"));
+    if (role && strcmp(role, "user") == 0) {
+        json_t *tmp = NULL;
+        json_t *blocks = api_msg_blocks(last, &tmp);
+        size_t j;
+        json_t *b;
+        json_array_foreach(blocks, j, b) {
+            const char *text = json_string_value(json_object_get(b, "text"));
+            if (text && strstr(text, "<environment_details>") == text)
+                continue; /* fresh details come with the new message */
+            task_push_user_block(t, json_deep_copy(b));
+        }
+        json_decref(tmp);
+        json_array_remove(t->history, n - 1);
+        t->api_stored = n - 1;
+        store_api_truncate(t->store, t->task_id, n - 1, NULL);
+    }
+    buf note = BUF_INIT(0);
+    buf_puts(&note, "[TASK RESUMPTION] This task was interrupted ");
+    ago(uimsg_now_ms() - last_ms, &note);
+    buf_puts(&note, ". It may or may not be finished: look at where it stopped before going "
+                    "on. The workspace may have changed since, so read files again before "
+                    "relying on what you saw earlier. If the last tool use was not answered, "
+                    "assume it did not happen.");
+    if (answer.text && *answer.text) {
+        task_say(t, "user_feedback", answer.text, NULL, UIMSG_WHOLE);
+        buf_printf(&note, "\n\nNew instructions for the rest of the task:\n<user_message>\n%s\n"
+                          "</user_message>",
+                   answer.text);
+    }
+    task_push_user_text(t, note.data);
+    buf_release(&note);
+    tool_answer_release(&answer);
+    task_persist_row(t, STORE_SET_STATUS);
+    return HEW_OK;
+}
