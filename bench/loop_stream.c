@@ -4,6 +4,7 @@
  * answers the final ask). Prints wall time, hew's CPU time and peak RSS. Exits non-zero
  * when the task does not complete with the expected result (so it cannot silently
  * measure nothing). */
+#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,12 @@ static int run_task(const char *url)
     o.api_key = "bench-key";
     o.base_url = url;
     o.native_tools = 0;
+    o.checkpoints = 0;
+    /* The store is part of the path measured (HEW_BENCH_NO_STORE=1 leaves it out); its
+     * database goes to a scratch folder, never the user's. */
+    char data[] = "/tmp/hew-bench-loop-XXXXXX";
+    o.persist = getenv("HEW_BENCH_NO_STORE") ? 0 : 1;
+    o.data_dir = mkdtemp(data);
     o.on_event = on_event;
     char err[512];
     hew_session *s = hew_session_new(&o, err, sizeof err);
@@ -99,6 +106,27 @@ static int run_task(const char *url)
     fprintf(stderr, "loop_stream: %zu events\n", events_seen);
     hew_task_free(t);
     hew_session_free(s);
+    if (o.data_dir) { /* hew.db and its WAL/lock files */
+        static const char *const names[] = { "hew.db", "hew.db-wal", "hew.db-shm" };
+        char path[128];
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            snprintf(path, sizeof path, "%s/%s", o.data_dir, names[i]);
+            unlink(path);
+        }
+        snprintf(path, sizeof path, "%s/hew.db.locks", o.data_dir);
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            char f[512];
+            snprintf(f, sizeof f, "%s/%s", path, e->d_name);
+            if (e->d_name[0] != '.')
+                unlink(f);
+        }
+        if (d)
+            closedir(d);
+        rmdir(path);
+        rmdir(o.data_dir);
+    }
     return ok ? 0 : 1;
 }
 
