@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/utf8.h"
+#include "tools/ignore.h"
 #include "tools/proc.h"
 #include "tools/workspace.h"
 
@@ -608,6 +609,87 @@ static void finish_result(struct run *r, const proc_status *st, long timeout_s, 
     }
 }
 
+/* Programs that read the files they are given: a command running one of them on a file
+ * .clineignore blocks is refused, as the file tools would refuse it (Cline's rule). */
+static const char *const file_readers[] = {
+    "cat", "tac", "less", "more", "head", "tail", "nl", "grep", "egrep", "fgrep", "rg",
+    "awk", "gawk", "sed", "cut", "sort", "uniq", "wc", "od", "xxd", "hexdump", "strings",
+    "base64", "bat", "view", "vi", "vim", "nano", "emacs", "diff", "cp", "scp", "file",
+};
+
+static bool is_file_reader(const char *word, size_t n)
+{
+    const char *slash = memrchr(word, '/', n); /* /usr/bin/cat reads like cat */
+    if (slash) {
+        n -= (size_t)(slash + 1 - word);
+        word = slash + 1;
+    }
+    for (size_t i = 0; i < sizeof file_readers / sizeof file_readers[0]; i++)
+        if (strlen(file_readers[i]) == n && memcmp(word, file_readers[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* The first argument of a file-reading program in command that names a file .clineignore
+ * blocks, copied into found (relative path); false when there is none (or no ignore file).
+ * A light shell reading: words split at white space and at ; | & ( ) < >, quotes removed;
+ * enough for what a model writes, and it only ever refuses. */
+static bool reads_ignored_file(const char *cwd, const char *command, char *found, size_t cap)
+{
+    ignore *ig = NULL;
+    if (ignore_load_cline(cwd, &ig, NULL) != HEW_OK || !ig)
+        return false;
+    bool blocked = false, at_program = true, reader = false;
+    const char *p = command;
+    while (*p && !blocked) {
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        if (strchr(";|&()<>", *p)) {
+            at_program = *p != '<' && *p != '>';
+            if (at_program)
+                reader = false;
+            p++;
+            continue;
+        }
+        char word[1024];
+        size_t n = 0;
+        while (*p && !strchr(" \t\n;|&()<>", *p)) {
+            if (*p == '\'' || *p == '"') {
+                char q = *p++;
+                while (*p && *p != q) {
+                    if (n + 1 < sizeof word)
+                        word[n++] = *p;
+                    p++;
+                }
+                if (*p)
+                    p++;
+            } else {
+                if (n + 1 < sizeof word)
+                    word[n++] = *p;
+                p++;
+            }
+        }
+        word[n] = '\0';
+        if (at_program) {
+            reader = is_file_reader(word, n);
+            at_program = false;
+        } else if (reader && n && word[0] != '-') {
+            ws_path wp;
+            if (ws_resolve(cwd, word, &wp, NULL) == HEW_OK) {
+                if (ws_ignored(ig, &wp, false)) {
+                    snprintf(found, cap, "%s", wp.rel);
+                    blocked = true;
+                }
+                ws_path_release(&wp);
+            }
+        }
+    }
+    ignore_free(ig);
+    return blocked;
+}
+
 static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
 {
     const char *command = tool_call_param(call, "command");
@@ -617,6 +699,11 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     if (!command || !*command) {
         env->mistake(env, true);
         tool_result_error(out, "No command given: call execute_command with a command.");
+        return HEW_OK;
+    }
+    char ignored[512];
+    if (reads_ignored_file(env->cwd, command, ignored, sizeof ignored)) {
+        ws_blocked_result(env, ignored, out);
         return HEW_OK;
     }
 

@@ -521,6 +521,51 @@ static const char *command_message_kind(const char *req, int safe, int all, int 
     return kind ? out : NULL;
 }
 
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void test_commands_reading_ignored_files_are_refused(void)
+{
+    char *ws = tmpdir_make("ignored-cmd");
+    REQUIRE(ws != NULL);
+    write_file(ws, ".clineignore", "secrets.env\nprivate/\n");
+    write_file(ws, "secrets.env", "TOKEN=hunter2\n");
+    write_file(ws, "notes.txt", "fine\n");
+    toolenv te;
+    toolenv_init(&te, ws);
+    tool_result r;
+    static const char *const refused[] = {
+        "cat secrets.env", "head -n 3 ./secrets.env", "grep TOKEN 'secrets.env'",
+        "echo x && /bin/cat secrets.env | wc -l", "sed -n 1p private/key.pem",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        CHECK_INT(yolo_run(&te, &r, refused[i], NULL), HEW_OK);
+        CHECK(r.is_error);
+        CHECK(r.text.data && strstr(r.text.data, ".clineignore") != NULL);
+        buf_release(&r.text);
+    }
+    CHECK(toolenv_count(&te, "say", "clineignore_error") == 5);
+    /* Reading other files, or merely naming an ignored one, runs. */
+    static const char *const allowed[] = { "cat notes.txt", "echo secrets.env",
+                                           "ls -la > secrets.listing" };
+    for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
+        CHECK_INT(yolo_run(&te, &r, allowed[i], NULL), HEW_OK);
+        CHECK(!r.is_error);
+        buf_release(&r.text);
+    }
+    toolenv_release(&te);
+    tmpdir_remove(ws);
+    free(ws);
+}
+
 static void test_approval_settings(void)
 {
     char k[16];
@@ -554,6 +599,7 @@ int main(void)
     RUN(test_proceed_while_running);
     RUN(test_new_task_and_condense);
     RUN(test_approval_settings);
+    RUN(test_commands_reading_ignored_files_are_refused);
     if (chdir("/") != 0)
         return 1;
     tmpdir_remove(workdir);
