@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -861,6 +862,72 @@ static void test_interrupted_task_resumes_with_its_history(void)
     run_free(&r);
 }
 
+static void test_workflow_reaches_the_request(void)
+{
+    snprintf(workspace, sizeof workspace, "/tmp/hew-task-wf-XXXXXX");
+    REQUIRE(mkdtemp(workspace) != NULL);
+    char path[400];
+    snprintf(path, sizeof path, "%s/.clinerules/workflows", workspace);
+    char cmd_dir[400];
+    snprintf(cmd_dir, sizeof cmd_dir, "%s/.clinerules", workspace);
+    REQUIRE(mkdir(cmd_dir, 0755) == 0 && mkdir(path, 0755) == 0);
+    snprintf(path, sizeof path, "%s/.clinerules/workflows/release.md", workspace);
+    FILE *f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs("Bump the version number, then tag the release.\n", f);
+    fclose(f);
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" COMPLETE("released") "]}", "/release v2.1",
+                      in_workspace) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 1);
+    char *first = request_message_text(reqs, 0, 0);
+    CHECK(strstr(first, "Bump the version number, then tag the release.") != NULL);
+    CHECK(strstr(first, "explicit_instructions") != NULL);
+    CHECK(strstr(first, "v2.1") != NULL);
+    free(first);
+    json_decref(reqs);
+    run_free(&r);
+    tmpdir_remove(workspace);
+}
+
+static int plan_then_act_policy(run *r, hew_task *t, const json_t *ev)
+{
+    if (strcmp(ev_type(ev), "plan_mode_respond") == 0) {
+        hew_task_set_mode(t, "act"); /* the user switches, then lets the plan go ahead */
+        return hew_task_respond(t, HEW_ANSWER_YES, NULL);
+    }
+    return default_policy(r, t, ev);
+}
+
+static void plan_mode(hew_options *o)
+{
+    o->mode = "plan";
+}
+
+static void test_plan_mode_then_act(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\""
+                          "<plan_mode_respond><response>Plan: 1. read 2. fix</response>"
+                          "</plan_mode_respond>\"}," COMPLETE("fixed") "]}",
+                      "fix the bug", plan_mode) == 0);
+    r.policy = plan_then_act_policy;
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    char *first = request_message_text(reqs, 0, -1);
+    CHECK(strstr(first, "PLAN MODE") != NULL);
+    free(first);
+    char *second = request_message_text(reqs, 1, -1);
+    CHECK(strstr(second, "# Current Mode\nACT MODE") != NULL);
+    CHECK(strstr(second, "ACT MODE: carry out the plan") != NULL);
+    free(second);
+    json_decref(reqs);
+    run_free(&r);
+}
+
 /* ---- abort -------------------------------------------------------------------------------- */
 
 static long now_ms(void)
@@ -946,6 +1013,8 @@ int main(void)
     RUN(test_reasoning_is_shown_and_sent_back_signed);
     RUN(test_rejection_with_feedback_skips_the_rest);
     RUN(test_checkpoints_follow_the_task);
+    RUN(test_workflow_reaches_the_request);
+    RUN(test_plan_mode_then_act);
     RUN(test_interrupted_task_resumes_with_its_history);
     RUN(test_abort_during_stream);
     RUN(test_abort_during_a_command);
