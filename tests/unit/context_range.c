@@ -364,7 +364,7 @@ static void test_view_random(void)
         for (size_t p = 0; p < pairs; p++) {
             st = st * 6364136223846793005ULL + 1;
             int calls = (int)((st >> 33) % 4);
-            char ids[3][16];
+            char ids[3][24]; /* "toolu_" and any int */
             const char *idp[3];
             for (int c = 0; c < calls; c++) {
                 snprintf(ids[c], sizeof ids[c], "toolu_%d", id++);
