@@ -805,6 +805,12 @@ static void test_big_load(void)
 
 /* ---- jload ---------------------------------------------------------------------------------- */
 
+/* One long string literal in two pieces (kept apart from the table so that clang's
+ * -Wstring-concatenation does not take it for a missing comma). */
+#define LONG_LINE_CASE                                                                    \
+    "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a long line of text "     \
+    "with no escapes at all, long enough to use the eight byte path many times\"}]}"
+
 static void jload_same(const char *text)
 {
     json_error_t e;
@@ -833,8 +839,7 @@ static void test_jload(void)
         "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "{\"a\":1,\"a\":2}", "{\"k\\u00e9y\":\"v\"}",
         "{\"\\u0000\":1}", " \t\n{ \"a\" : [ 1 , 2 ] } \r\n", "{} x", "[[[[[]]]]]",
         "\"0123456789abcdef0123456789abcdef\\n0123456789abcdef\"",
-        "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a long line of text "
-        "with no escapes at all, long enough to use the eight byte path many times\"}]}",
+        LONG_LINE_CASE,
         "",
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
