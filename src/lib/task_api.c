@@ -133,6 +133,7 @@ static void task_free_state(hew_task *t)
     abort_free(t->abort);
     uimsg_list_release(&t->ui);
     json_decref(t->history);
+    context_rewrites_release(&t->rewrites);
     json_decref(t->user_content);
     tool_answer_release(&t->ask_answer);
     buf_release(&t->say_scratch);

@@ -4,17 +4,22 @@
 #include "store/store.h"
 #include "task/task.h"
 
+/* Record a new deleted range: the task state, the store, a note for the user. */
+static void set_range(hew_task *t, context_range next)
+{
+    if (!next.has || (t->deleted.has && next.end == t->deleted.end))
+        return;
+    t->deleted = next;
+    task_persist_row(t, STORE_SET_DELETED); /* persisted the moment it changes */
+    json_t *info = json_pack("{s:I, s:I}", "start", (json_int_t)next.start, "end",
+                             (json_int_t)next.end);
+    task_say(t, "deleted_api_reqs", NULL, info, UIMSG_WHOLE);
+    json_decref(info);
+}
+
 void task_ctx_truncate(hew_task *t, context_keep keep)
 {
-    context_range next = context_next_range(t->history, t->deleted, keep);
-    if (next.has && (!t->deleted.has || next.end != t->deleted.end)) {
-        t->deleted = next;
-        task_persist_row(t, STORE_SET_DELETED); /* persisted the moment it changes */
-        json_t *info = json_pack("{s:I, s:I}", "start", (json_int_t)next.start, "end",
-                                 (json_int_t)next.end);
-        task_say(t, "deleted_api_reqs", NULL, info, UIMSG_WHOLE);
-        json_decref(info);
-    }
+    set_range(t, context_next_range(t->history, t->deleted, keep));
 }
 
 void task_ctx_prepare(hew_task *t)
@@ -22,11 +27,22 @@ void task_ctx_prepare(hew_task *t)
     const api_usage *u = &t->request_usage;
     if (u->input_total < 0 && u->output < 0)
         return;
+    /* input_total already counts cache reads and writes (normalized usage). */
     int64_t total = (u->input_total > 0 ? u->input_total : 0) + (u->output > 0 ? u->output : 0);
-    int64_t allowed = context_max_allowed(t->session->model.context_window);
-    if (total < allowed)
+    context_plan plan;
+    if (context_plan_make(t->history, t->deleted, &t->rewrites, total,
+                          t->session->model.context_window, &plan) != HEW_OK)
         return;
-    task_ctx_truncate(t, total / 2 > allowed ? CONTEXT_KEEP_QUARTER : CONTEXT_KEEP_HALF);
+    /* Repeated reads collapsed first: each rewrite persisted, then applied. */
+    for (size_t i = 0; i < plan.rewrites.len; i++) {
+        const context_rewrite *rw = &plan.rewrites.items[i];
+        if (t->store)
+            store_rewrite_add(t->store, t->task_id, rw->msg, rw->block, rw->text, NULL);
+        context_rewrites_add(&t->rewrites, rw->msg, rw->block, rw->text);
+    }
+    if (plan.truncate)
+        set_range(t, plan.range);
+    context_plan_release(&plan);
 }
 
 size_t task_ctx_active_messages(const hew_task *t)
@@ -36,5 +52,5 @@ size_t task_ctx_active_messages(const hew_task *t)
 
 json_t *task_ctx_view(const hew_task *t)
 {
-    return context_view(t->history, t->deleted);
+    return context_view_rw(t->history, t->deleted, &t->rewrites);
 }

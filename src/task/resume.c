@@ -62,6 +62,7 @@ hew_code task_resume_prepare(hew_task *t)
     t->totals.cache_read = l.task.cache_reads;
     t->totals.cache_write = l.task.cache_writes;
     t->task_cost = l.task.cost;
+    context_rewrites_from_json(&t->rewrites, l.rewrites, NULL);
     if (l.task.mode)
         snprintf(t->mode, sizeof t->mode, "%s", strcmp(l.task.mode, "plan") == 0 ? "plan" : "act");
     free(t->task_text);

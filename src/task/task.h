@@ -104,6 +104,7 @@ struct hew_task {
     api_usage request_usage;           /* of the current request */
     double task_cost;
     context_range deleted;             /* context: the deleted range of the history */
+    context_rewrites rewrites;         /* context: blocks replaced (repeated reads) */
     tool_env env;                      /* what tools get */
     char task_id[32];                  /* [const] */
     struct checkpoint *ckpt;           /* the workspace's checkpoints, or NULL */

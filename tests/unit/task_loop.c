@@ -545,6 +545,31 @@ static void test_context_window_error_truncates_once_and_succeeds(void)
     run_free(&r);
 }
 
+#define BIG_FOLLOWUP(q)                                                                    \
+    "{\"protocol\":\"anthropic\",\"text\":\"<ask_followup_question><question>" q                 \
+    "</question></ask_followup_question>\",\"usage\":{\"input\":30000,\"output\":500}}"
+
+static void test_usage_over_the_window_truncates_and_goes_on(void)
+{
+    /* An unknown model gets a 32k window: 30k tokens per request crosses its threshold,
+     * so the history is cut (half kept) while the task goes on. */
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" BIG_FOLLOWUP("a?") "," BIG_FOLLOWUP("b?") ","
+                          BIG_FOLLOWUP("c?") "," BIG_FOLLOWUP("d?") "," COMPLETE("done") "]}",
+                      "a big task", NULL) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK(count_messages(&r, "deleted_api_reqs") >= 1);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 5);
+    /* Without the cut the last request would hold 9 messages. */
+    CHECK(request_message_count(reqs, 4) < 9);
+    char *task = request_message_text(reqs, 4, 0);
+    CHECK(strstr(task, "<task>\na big task\n</task>") != NULL);
+    free(task);
+    json_decref(reqs);
+    run_free(&r);
+}
+
 static void test_bricked_conversation_is_explained(void)
 {
     run r;
@@ -1006,6 +1031,7 @@ int main(void)
     RUN(test_401_is_not_retried_and_explained);
     RUN(test_context_window_error_truncates_once_and_succeeds);
     RUN(test_bricked_conversation_is_explained);
+    RUN(test_usage_over_the_window_truncates_and_goes_on);
     RUN(test_thinking_tags_and_partial_tags_are_not_shown);
     RUN(test_one_tool_per_message_when_parallel_is_off);
     RUN(test_every_tool_runs_in_order_when_parallel_is_on);
