@@ -59,5 +59,8 @@ void render_plain_free(render_plain *r);
 /* Read a whole file into a new NUL-terminated string the caller frees; prints an error and
  * returns NULL on failure. */
 char *cli_read_file(const char *path);
+/* The same, binary-safe: at most max bytes (a larger file is refused with a message),
+ * "-" reads standard input, *len_out (may be NULL) gets the length. */
+char *cli_read_file_n(const char *path, size_t max, size_t *len_out);
 
 #endif

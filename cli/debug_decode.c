@@ -25,51 +25,6 @@ static void usage(FILE *out)
           out);
 }
 
-/* Read the whole file (binary-safe). NULL and a message on failure. */
-static char *read_all(const char *path, size_t *len_out)
-{
-    bool is_stdin = strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "hew: cannot open %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *data = malloc(cap);
-    while (data) {
-        if (len == cap) {
-            if (cap >= MAX_FILE) {
-                fprintf(stderr, "hew: %s is larger than %zu bytes\n", path, MAX_FILE);
-                free(data);
-                data = NULL;
-                break;
-            }
-            char *grown = realloc(data, cap * 2);
-            if (!grown) {
-                free(data);
-                data = NULL;
-                break;
-            }
-            data = grown;
-            cap *= 2;
-        }
-        size_t n = fread(data + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    int failed = ferror(f);
-    if (!is_stdin)
-        fclose(f);
-    if (!data || failed) {
-        if (data || failed)
-            fprintf(stderr, "hew: cannot read %s\n", path);
-        free(data);
-        return NULL;
-    }
-    *len_out = len;
-    return data;
-}
 
 int cli_debug_decode(int argc, char **argv)
 {
@@ -121,7 +76,7 @@ int cli_debug_decode(int argc, char **argv)
         return 2;
     }
     size_t len = 0;
-    char *body = read_all(file, &len);
+    char *body = cli_read_file_n(file, MAX_FILE, &len);
     if (!body)
         return 1;
     char err[512] = "";

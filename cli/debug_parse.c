@@ -21,50 +21,6 @@ static void usage(FILE *out)
           out);
 }
 
-/* Read the whole file (binary) into a new buffer; NULL with a message printed. */
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "hew: cannot open %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *data = malloc(cap);
-    while (data) {
-        size_t got = fread(data + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-        if (n == cap) {
-            if (cap >= MAX_FILE) {
-                fprintf(stderr, "hew: %s is larger than %zu bytes\n", path, MAX_FILE);
-                free(data);
-                data = NULL;
-                break;
-            }
-            char *grown = realloc(data, cap * 2);
-            if (!grown) {
-                free(data);
-                data = NULL;
-                break;
-            }
-            data = grown;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (data && bad) {
-        fprintf(stderr, "hew: cannot read %s: %s\n", path, strerror(errno ? errno : EIO));
-        free(data);
-        return NULL;
-    }
-    if (!data)
-        fprintf(stderr, "hew: cannot read %s: out of memory\n", path);
-    *len = n;
-    return data;
-}
 
 /* Split "a,b,c" into a new NULL-terminated array of new strings (empty names skipped). */
 static char **split_tools(const char *list)
@@ -138,7 +94,7 @@ int cli_debug_parse(int argc, char **argv)
         return 1;
     }
     size_t len = 0;
-    char *text = read_all(path, &len);
+    char *text = cli_read_file_n(path, MAX_FILE, &len);
     if (!text) {
         free_tools(tools);
         return 1;

@@ -64,19 +64,24 @@ static void usage(FILE *out)
         fprintf(out, "  debug %s\n", debug_commands[i].summary);
 }
 
-char *cli_read_file(const char *path)
+char *cli_read_file_n(const char *path, size_t max, size_t *len_out)
 {
-    FILE *f = fopen(path, "rb");
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) {
         fprintf(stderr, "hew: cannot open %s: %s\n", path, strerror(errno));
         return NULL;
     }
-    size_t cap = 4096, len = 0;
+    size_t cap = 1 << 16, len = 0;
     char *data = malloc(cap);
-    size_t n;
-    while (data && (n = fread(data + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (len + 1 == cap) {
+    while (data) {
+        if (len + 1 >= cap) { /* room for the NUL */
+            if (cap > max) {
+                fprintf(stderr, "hew: %s is larger than %zu bytes\n", path, max);
+                free(data);
+                data = NULL;
+                break;
+            }
             char *grown = realloc(data, cap * 2);
             if (!grown) {
                 free(data);
@@ -86,16 +91,32 @@ char *cli_read_file(const char *path)
             data = grown;
             cap *= 2;
         }
+        size_t n = fread(data + len, 1, cap - len - 1, f);
+        len += n;
+        if (n == 0)
+            break;
     }
     int failed = ferror(f);
-    fclose(f);
-    if (!data || failed) {
+    if (!is_stdin)
+        fclose(f);
+    if (data && failed) {
         fprintf(stderr, "hew: cannot read %s\n", path);
         free(data);
-        return NULL;
+        data = NULL;
+    } else if (!data) {
+        fprintf(stderr, "hew: cannot read %s: out of memory\n", path);
     }
+    if (!data)
+        return NULL;
     data[len] = '\0';
+    if (len_out)
+        *len_out = len;
     return data;
+}
+
+char *cli_read_file(const char *path)
+{
+    return cli_read_file_n(path, (size_t)1 << 30, NULL);
 }
 
 int main(int argc, char **argv)
