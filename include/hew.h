@@ -135,6 +135,43 @@ const char *hew_task_result(const hew_task *t);
 /* Free a task (aborts and waits if still running). NULL is a no-op. */
 void hew_task_free(hew_task *t);
 
+/* ---- Task history --------------------------------------------------------------------
+ *
+ * The tasks hew keeps (hew_options.persist) in its store, <data_dir>/hew.db: of o only
+ * data_dir is used (and cwd by hew_history_latest); o may be NULL (the defaults). Each call
+ * opens the store, does one thing and closes it; any number of hew processes may share
+ * the store. Failures return NULL / -1 with a message a user can act on in err.
+ * A task is a JSON object: {"id", "title", "workspace", "created_ms", "updated_ms",
+ * "status" ("running", "completed", "failed", "aborted", "imported"), "result" (or null),
+ * "provider", "model", "mode", "tokens_in", "tokens_out", "cache_reads", "cache_writes",
+ * "cost" (USD), "messages" (API messages stored)}. Strings returned are new (free()). */
+
+/* The tasks, newest first (last written first), as a JSON array. search NULL/"": all,
+ * else a case-insensitive substring of the title, workspace, result or id; workspace
+ * NULL: any, else only that directory's tasks; limit <= 0: no limit. */
+char *hew_history_json(const hew_options *o, const char *search, const char *workspace,
+                       int limit, char *err, size_t errlen);
+/* One task as a JSON object; with_events non-zero adds "events": its messages as the
+ * event objects of docs/events.md, by index (a missing index is null). */
+char *hew_history_task_json(const hew_options *o, const char *id, int with_events,
+                            char *err, size_t errlen);
+/* Delete a task and everything of it. -1 when there is no such task or it is running
+ * (another hew holds it). */
+int hew_history_delete(const hew_options *o, const char *id, char *err, size_t errlen);
+/* Write the task to dir (created if needed) in Cline's layout: api_conversation_history
+ * .json, ui_messages.json, task_metadata.json. */
+int hew_history_export(const hew_options *o, const char *id, const char *dir, char *err,
+                       size_t errlen);
+/* Import a task directory of that layout (one hew exported, or one of Cline's); workspace
+ * (may be NULL) overrides the recorded one. The new task's id goes to id_out (may be
+ * NULL; 64 bytes are enough). */
+int hew_history_import(const hew_options *o, const char *dir, const char *workspace,
+                       char *id_out, size_t id_len, char *err, size_t errlen);
+/* The id of the newest task of workspace (NULL: o->cwd, else the current directory), for
+ * "go on with the latest task"; NULL with the reason when there is none. */
+char *hew_history_latest(const hew_options *o, const char *workspace, char *err,
+                         size_t errlen);
+
 /* ---- Debug surface (for `hew debug`, tests and bug reports; not a stable API) ---- */
 
 /* Called for each Server-Sent Event as it arrives: type is "" when the event had no

@@ -1,0 +1,286 @@
+/* history — the "Task history" part of include/hew.h: listing, showing, deleting,
+ * exporting and importing the tasks hew keeps in its store (store/store.h), for front
+ * ends. Each call opens the store (<data_dir>/hew.db, the rule of task/persist.c), does
+ * one thing and closes it. Never prints or exits: errors are messages a user can act on. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "hew.h"
+#include "store/store.h"
+
+static void set_err(char *err, size_t errlen, const char *msg)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s", msg);
+}
+
+/* Open the store named by o->data_dir (NULL: the default path). */
+static store *open_store(const hew_options *o, char *err, size_t errlen)
+{
+    hew_err e = HEW_ERR_INIT;
+    char *path = NULL;
+    const char *dir = o ? o->data_dir : NULL;
+    if (dir && *dir) {
+        size_t n = strlen(dir) + sizeof "/hew.db";
+        path = malloc(n);
+        if (path)
+            snprintf(path, n, "%s/hew.db", dir);
+        else
+            hew_err_set(&e, HEW_E_NOMEM, "out of memory");
+    } else {
+        path = store_default_path(&e);
+    }
+    if (!path) {
+        set_err(err, errlen, e.msg[0] ? e.msg : "cannot tell where hew keeps its tasks");
+        return NULL;
+    }
+    store_options so = STORE_OPTIONS_INIT;
+    so.path = path;
+    store *s = NULL;
+    if (store_open(&so, &s, &e) != HEW_OK) {
+        if (err && errlen)
+            snprintf(err, errlen, "cannot open the task store %s: %s", path, e.msg);
+        s = NULL;
+    }
+    free(path);
+    return s;
+}
+
+/* The error of a store call on task `id`, in words a user can act on. */
+static void task_err(char *err, size_t errlen, const char *id, const hew_err *e)
+{
+    if (!err || !errlen)
+        return;
+    if (e->code == HEW_E_NOTFOUND)
+        snprintf(err, errlen, "no task '%s' in the history (see `hew history`)", id);
+    else if (e->code == HEW_E_INVALID && id && !*id)
+        snprintf(err, errlen, "no task id given");
+    else
+        snprintf(err, errlen, "%s", e->msg);
+}
+
+/* A workspace as the tasks record it: the real path when it resolves. */
+static char *workspace_key(const char *ws)
+{
+    char cwd[PATH_MAX];
+    if (!ws)
+        ws = getcwd(cwd, sizeof cwd);
+    if (!ws)
+        return NULL;
+    char *real = realpath(ws, NULL);
+    return real ? real : strdup(ws);
+}
+
+static json_t *task_to_json(const store_task *t)
+{
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "id", json_string(t->id ? t->id : ""));
+    json_object_set_new(o, "title", json_string(t->title ? t->title : ""));
+    json_object_set_new(o, "workspace", json_string(t->workspace ? t->workspace : ""));
+    json_object_set_new(o, "created_ms", json_integer(t->created_ms));
+    json_object_set_new(o, "updated_ms", json_integer(t->updated_ms));
+    json_object_set_new(o, "status", json_string(t->status ? t->status : ""));
+    json_object_set_new(o, "result", t->result ? json_string(t->result) : json_null());
+    json_object_set_new(o, "provider", json_string(t->provider ? t->provider : ""));
+    json_object_set_new(o, "model", json_string(t->model ? t->model : ""));
+    json_object_set_new(o, "mode", json_string(t->mode ? t->mode : ""));
+    json_object_set_new(o, "tokens_in", json_integer(t->tokens_in));
+    json_object_set_new(o, "tokens_out", json_integer(t->tokens_out));
+    json_object_set_new(o, "cache_reads", json_integer(t->cache_reads));
+    json_object_set_new(o, "cache_writes", json_integer(t->cache_writes));
+    json_object_set_new(o, "cost", json_real(t->cost));
+    json_object_set_new(o, "messages", json_integer(t->api_count));
+    return o;
+}
+
+static char *dump_or_err(json_t *j, char *err, size_t errlen)
+{
+    char *out = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(j);
+    if (!out)
+        set_err(err, errlen, "out of memory");
+    return out;
+}
+
+char *hew_history_json(const hew_options *o, const char *search, const char *workspace,
+                       int limit, char *err, size_t errlen)
+{
+    store *s = open_store(o, err, errlen);
+    if (!s)
+        return NULL;
+    char *ws = workspace ? workspace_key(workspace) : NULL;
+    store_query q = STORE_QUERY_INIT;
+    q.text = search;
+    q.workspace = ws;
+    q.limit = limit > 0 ? (size_t)limit : 0;
+    store_task *items = NULL;
+    size_t n = 0;
+    hew_err e = HEW_ERR_INIT;
+    char *out = NULL;
+    if (store_task_list(s, &q, &items, &n, &e) != HEW_OK) {
+        set_err(err, errlen, e.msg);
+    } else {
+        json_t *arr = json_array();
+        for (size_t i = 0; arr && i < n; i++) {
+            json_t *t = task_to_json(&items[i]);
+            if (!t || json_array_append_new(arr, t) != 0) {
+                json_decref(arr);
+                arr = NULL;
+            }
+        }
+        out = dump_or_err(arr, err, errlen);
+        store_task_list_free(items, n);
+    }
+    free(ws);
+    store_free(s);
+    return out;
+}
+
+char *hew_history_task_json(const hew_options *o, const char *id, int with_events,
+                            char *err, size_t errlen)
+{
+    if (!id || !*id) {
+        set_err(err, errlen, "no task id given");
+        return NULL;
+    }
+    store *s = open_store(o, err, errlen);
+    if (!s)
+        return NULL;
+    hew_err e = HEW_ERR_INIT;
+    char *out = NULL;
+    if (with_events) {
+        store_loaded l = STORE_LOADED_INIT;
+        if (store_task_load(s, id, &l, &e) != HEW_OK) {
+            task_err(err, errlen, id, &e);
+        } else {
+            json_t *t = task_to_json(&l.task);
+            if (t)
+                json_object_set(t, "events", l.ui ? l.ui : json_array());
+            out = dump_or_err(t, err, errlen);
+            store_loaded_release(&l);
+        }
+    } else {
+        store_task t = STORE_TASK_INIT;
+        if (store_task_get(s, id, &t, &e) != HEW_OK) {
+            task_err(err, errlen, id, &e);
+        } else {
+            out = dump_or_err(task_to_json(&t), err, errlen);
+            store_task_release(&t);
+        }
+    }
+    store_free(s);
+    return out;
+}
+
+int hew_history_delete(const hew_options *o, const char *id, char *err, size_t errlen)
+{
+    if (!id || !*id) {
+        set_err(err, errlen, "no task id given");
+        return -1;
+    }
+    store *s = open_store(o, err, errlen);
+    if (!s)
+        return -1;
+    hew_err e = HEW_ERR_INIT;
+    int rc = 0;
+    if (store_task_delete(s, id, &e) != HEW_OK) {
+        rc = -1;
+        if (e.code == HEW_E_TIMEOUT && err && errlen)
+            snprintf(err, errlen, "task '%s' is running in a hew right now: stop it first "
+                                  "(%s)", id, e.msg);
+        else
+            task_err(err, errlen, id, &e);
+    }
+    store_free(s);
+    return rc;
+}
+
+int hew_history_export(const hew_options *o, const char *id, const char *dir, char *err,
+                       size_t errlen)
+{
+    if (!id || !*id || !dir || !*dir) {
+        set_err(err, errlen, !id || !*id ? "no task id given" : "no directory given");
+        return -1;
+    }
+    store *s = open_store(o, err, errlen);
+    if (!s)
+        return -1;
+    hew_err e = HEW_ERR_INIT;
+    int rc = 0;
+    if (store_task_export(s, id, dir, &e) != HEW_OK) {
+        rc = -1;
+        task_err(err, errlen, id, &e);
+    }
+    store_free(s);
+    return rc;
+}
+
+int hew_history_import(const hew_options *o, const char *dir, const char *workspace,
+                       char *id_out, size_t id_len, char *err, size_t errlen)
+{
+    if (!dir || !*dir) {
+        set_err(err, errlen, "no directory given");
+        return -1;
+    }
+    store *s = open_store(o, err, errlen);
+    if (!s)
+        return -1;
+    char *ws = workspace ? workspace_key(workspace) : NULL;
+    hew_err e = HEW_ERR_INIT;
+    char *id = NULL;
+    int rc = 0;
+    if (store_task_import(s, dir, ws, &id, &e) != HEW_OK) {
+        rc = -1;
+        if (err && errlen)
+            snprintf(err, errlen, "cannot import %s: %s", dir, e.msg);
+    } else if (id_out && id_len) {
+        snprintf(id_out, id_len, "%s", id);
+    }
+    free(id);
+    free(ws);
+    store_free(s);
+    return rc;
+}
+
+char *hew_history_latest(const hew_options *o, const char *workspace, char *err,
+                         size_t errlen)
+{
+    char *ws = workspace_key(workspace ? workspace : (o ? o->cwd : NULL));
+    if (!ws) {
+        set_err(err, errlen, "the workspace directory cannot be read");
+        return NULL;
+    }
+    store *s = open_store(o, err, errlen);
+    if (!s) {
+        free(ws);
+        return NULL;
+    }
+    store_query q = STORE_QUERY_INIT;
+    q.workspace = ws;
+    q.limit = 1;
+    store_task *items = NULL;
+    size_t n = 0;
+    hew_err e = HEW_ERR_INIT;
+    char *out = NULL;
+    if (store_task_list(s, &q, &items, &n, &e) != HEW_OK) {
+        set_err(err, errlen, e.msg);
+    } else if (n == 0) {
+        if (err && errlen)
+            snprintf(err, errlen, "no stored task in %s yet (see `hew history`)", ws);
+    } else {
+        out = strdup(items[0].id);
+        if (!out)
+            set_err(err, errlen, "out of memory");
+    }
+    store_task_list_free(items, n);
+    free(ws);
+    store_free(s);
+    return out;
+}
