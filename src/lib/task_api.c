@@ -134,6 +134,8 @@ static void task_free_state(hew_task *t)
     uimsg_list_release(&t->ui);
     json_decref(t->history);
     context_rewrites_release(&t->rewrites);
+    if (t->rules_loaded)
+        rules_set_release(&t->rules);
     json_decref(t->user_content);
     tool_answer_release(&t->ask_answer);
     buf_release(&t->say_scratch);

@@ -129,6 +129,8 @@ static void *stream_main(void *arg)
     return NULL;
 }
 
+#define RULES_TTL_MS 15000
+
 /* The paths in play for conditional rules: those named in the latest user message. */
 static size_t paths_in_play(const hew_task *t, char **out, size_t cap)
 {
@@ -202,21 +204,26 @@ hew_code task_stream_start(hew_task *t, hew_err *err)
     char mode[8];
     prompt_ctx pc;
     task_prompt_ctx(t, &pc, mode);
-    rules_opts ro = rules_defaults();
-    rules_set rs;
+    /* The rule files: read again when older than RULES_TTL_MS (reading walks the
+     * workspace for AGENTS.md files, which a big tree makes slow), rendered every time
+     * for the paths in play. */
+    if (!t->rules_loaded || task_now_ms() - t->rules_loaded_ms > RULES_TTL_MS) {
+        rules_opts ro = rules_defaults();
+        if (t->rules_loaded)
+            rules_set_release(&t->rules);
+        t->rules_loaded = rules_load(t->settings->cwd, &ro, &t->rules, NULL) == HEW_OK;
+        t->rules_loaded_ms = task_now_ms();
+    }
     buf rules_text = BUF_INIT(0);
     char *paths[64];
     size_t npaths = paths_in_play(t, paths, 64);
-    if (rules_load(t->settings->cwd, &ro, &rs, NULL) == HEW_OK) {
-        rules_render(&rs, (const char *const *)paths, npaths, &rules_text);
+    if (t->rules_loaded) {
+        rules_render(&t->rules, (const char *const *)paths, npaths, &rules_text);
         pc.rules = rules_text.data;
-        pc.clineignore = rs.clineignore;
-    } else {
-        memset(&rs, 0, sizeof rs);
+        pc.clineignore = t->rules.clineignore;
     }
     buf prompt = BUF_INIT(0);
     prompt_build(&pc, &prompt);
-    rules_set_release(&rs);
     buf_release(&rules_text);
     for (size_t i = 0; i < npaths; i++)
         free(paths[i]);

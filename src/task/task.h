@@ -25,6 +25,7 @@
 #include "context/context.h"
 #include "hew.h"
 #include "parse/parser.h"
+#include "prompt/rules.h"
 #include "task/settings.h"
 #include "task/uimsg.h"
 #include "tools/tool.h"
@@ -105,6 +106,9 @@ struct hew_task {
     double task_cost;
     context_range deleted;             /* context: the deleted range of the history */
     context_rewrites rewrites;         /* context: blocks replaced (repeated reads) */
+    rules_set rules;                   /* the rule files as last read (stream.c) */
+    bool rules_loaded;
+    long long rules_loaded_ms;
     tool_env env;                      /* what tools get */
     char task_id[32];                  /* [const] */
     struct checkpoint *ckpt;           /* the workspace's checkpoints, or NULL */
