@@ -50,6 +50,18 @@ int cli_debug_markdown(int argc, char **argv);
 /* `hew -p`: run one task headless; returns the exit status. */
 int cli_headless(const cli_options *co);
 
+/* `hew history ...`, `hew export ID DIR`, `hew import DIR` (argv after the command word);
+ * return the exit status (history.c). */
+int cli_history(int argc, char **argv);
+int cli_export(int argc, char **argv);
+int cli_import(int argc, char **argv);
+/* The stored tasks as the table `hew history` prints (newest first; search may be NULL,
+ * limit <= 0: all); a new string, or NULL with the reason in err. */
+char *cli_history_table(const char *search, int limit, char *err, size_t errlen);
+/* The task --resume ID (checked to exist) or --continue (the workspace's newest) means: a
+ * new string, or NULL after printing why. */
+char *cli_resume_target(const cli_options *co);
+
 /* A readable transcript of the events on a plain stream (render_plain.c). */
 typedef struct render_plain render_plain;
 render_plain *render_plain_new(FILE *out, int color);

@@ -2,7 +2,9 @@
  * result (or, with --json, every event as one JSON line and nothing else on stdout).
  * Asks that need a human are answered by policy: --yolo approves everything; otherwise
  * tool approvals are denied with a message and questions get a note that nobody can
- * answer — never a hang. Exit codes: 0 completed, 1 failed, 2 usage, 130 interrupted. */
+ * answer — never a hang. With --resume/--continue (hew resume ID) a stored task goes on:
+ * its resume ask is answered yes, or with the -p text as new instructions.
+ * Exit codes: 0 completed, 1 failed, 2 usage, 130 interrupted. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,6 +26,8 @@ struct headless {
     int timed_out;
     long timeout_s;
     hew_task *task;
+    int resuming;            /* a resumed task: asks before the resume ask are replayed */
+    const char *resume_text; /* new instructions for the resume ask, or NULL: yes */
     pthread_mutex_t lock;
 };
 
@@ -41,6 +45,13 @@ static int is_one_of(const char *type, const char *const *list)
 static void answer_by_policy(struct headless *h, hew_task *task, const hew_event *ev)
 {
     const char *type = ev->type;
+    if (h->resuming) { /* the replayed conversation: only the resume ask is live */
+        if ((strcmp(type, "resume_task") == 0 || strcmp(type, "resume_completed_task") == 0) &&
+            hew_task_respond(task, h->resume_text ? HEW_ANSWER_MESSAGE : HEW_ANSWER_YES,
+                             h->resume_text) == 0)
+            h->resuming = 0;
+        return;
+    }
     if (strcmp(type, "command_output") == 0)
         return; /* a running command's output: nothing to answer (the command goes on) */
     if (strcmp(type, "completion_result") == 0 || strcmp(type, "resume_task") == 0 ||
@@ -171,11 +182,14 @@ int cli_headless(const cli_options *co)
 
     char *owned = NULL;
     const char *text = co->task;
-    if (!text || !*text) {
+    if (co->resume_id) {
+        h.resuming = 1;
+        h.resume_text = text && *text ? text : NULL;
+    } else if (!text || !*text) {
         owned = read_stdin_task();
         text = owned;
     }
-    if (!text || !*text) {
+    if (!co->resume_id && (!text || !*text)) {
         fprintf(stderr, "hew: no task given — pass it after -p or on standard input\n");
         free(owned);
         return 2;
@@ -212,7 +226,8 @@ int cli_headless(const cli_options *co)
     pthread_create(&watcher, NULL, signal_watch, &h);
 
     pthread_mutex_lock(&h.lock);
-    h.task = hew_task_start(s, text, err, sizeof err);
+    h.task = co->resume_id ? hew_task_resume(s, co->resume_id, err, sizeof err)
+                           : hew_task_start(s, text, err, sizeof err);
     pthread_mutex_unlock(&h.lock);
     int code;
     if (!h.task) {

@@ -29,6 +29,10 @@ static void usage(FILE *out)
     fputs("usage: hew [options] [\"task\"]      the interactive terminal (a TTY), starting with task\n"
           "       hew [options] -p \"task\"     run a task headless and print its result\n"
           "       hew config [--json]          show the effective configuration (secrets masked)\n"
+          "       hew history [--json] [SEARCH]   the stored tasks, newest first\n"
+          "       hew history show|delete ID   one stored task / forget it\n"
+          "       hew resume ID [-p \"more\"]   go on with a stored task\n"
+          "       hew export ID DIR, hew import DIR   a task as Cline's task directory\n"
           "       hew debug <what> ...         look inside hew's machinery\n"
           "\n"
           "options:\n"
@@ -49,7 +53,7 @@ static void usage(FILE *out)
           "  --native-tools, --xml-tools   how tools are offered (default: by model)\n"
           "  --timeout SECONDS     give up after this long (exit 1)\n"
           "  --retry-delay-ms N    base delay of automatic retries (default 2000)\n"
-          "  --continue, --resume ID   go on with the latest / a stored task (needs the store)\n"
+          "  --continue, --resume ID   go on with the workspace's latest / a stored task\n"
           "  --no-config           ignore the config files\n"
           "  --version, --help\n"
           "\n"
@@ -156,25 +160,44 @@ int main(int argc, char **argv)
             return 2;
         return cli_config_show(&co, as_json);
     }
-    if (strcmp(cmd, "history") == 0 || strcmp(cmd, "resume") == 0 ||
-        strcmp(cmd, "export") == 0 || strcmp(cmd, "import") == 0) {
-        fprintf(stderr, "hew: '%s' is waiting for the task store in the library (not in "
-                        "include/hew.h yet)\n", cmd);
-        return 2;
+    if (strcmp(cmd, "history") == 0)
+        return cli_history(argc - 2, argv + 2);
+    if (strcmp(cmd, "export") == 0)
+        return cli_export(argc - 2, argv + 2);
+    if (strcmp(cmd, "import") == 0)
+        return cli_import(argc - 2, argv + 2);
+    int skip = 1; /* hew resume ID [options]: ID then the options of a task */
+    const char *resume_word = NULL;
+    if (strcmp(cmd, "resume") == 0) {
+        if (argc < 3 || argv[2][0] == '-') {
+            fprintf(stderr, "hew: usage: hew resume ID [options] (or hew --resume ID)\n");
+            return 2;
+        }
+        resume_word = argv[2];
+        skip = 3;
     }
     cli_options co;
-    if (cli_parse_options(argc - 1, argv + 1, &co) != 0)
+    if (cli_parse_options(argc - skip, argv + skip, &co) != 0)
         return 2;
+    if (resume_word)
+        co.resume_id = resume_word;
+    char *resume = NULL;
     if (co.cont || co.resume_id) {
-        fprintf(stderr, "hew: --continue and --resume are waiting for the task store in the "
-                        "library (not in include/hew.h yet)\n");
-        return 2;
+        resume = cli_resume_target(&co);
+        if (!resume)
+            return 1;
+        co.resume_id = resume;
+        co.cont = 0;
     }
+    int rc;
     if (co.headless)
-        return cli_headless(&co);
-    if (isatty(0) && isatty(1) && !co.json)
-        return cli_interactive(&co);
-    /* no terminal: run the task as -p would */
-    co.headless = 1;
-    return cli_headless(&co);
+        rc = cli_headless(&co);
+    else if (isatty(0) && isatty(1) && !co.json)
+        rc = cli_interactive(&co);
+    else { /* no terminal: run the task as -p would */
+        co.headless = 1;
+        rc = cli_headless(&co);
+    }
+    free(resume);
+    return rc;
 }

@@ -1,0 +1,281 @@
+/* history — the stored tasks on the command line: `hew history [--json] [SEARCH]`,
+ * `hew history show ID`, `hew history delete ID`, `hew export ID DIR`, `hew import DIR`,
+ * the table /history prints in the interactive session, and which task --continue and
+ * --resume mean. Everything goes through the "Task history" part of include/hew.h. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sbuf.h"
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void age(char *out, size_t n, long long ms)
+{
+    long long s = ms > 0 ? ms / 1000 : 0;
+    if (s < 60)
+        snprintf(out, n, "%llds", s);
+    else if (s < 3600)
+        snprintf(out, n, "%lldm", s / 60);
+    else if (s < 86400)
+        snprintf(out, n, "%lldh", s / 3600);
+    else
+        snprintf(out, n, "%lldd", s / 86400);
+}
+
+static void count(char *out, size_t n, long long v)
+{
+    if (v < 1000)
+        snprintf(out, n, "%lld", v);
+    else if (v < 1000000)
+        snprintf(out, n, "%.1fk", (double)v / 1e3);
+    else
+        snprintf(out, n, "%.1fM", (double)v / 1e6);
+}
+
+static const char *jstr(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+static long long jint(const json_t *o, const char *k)
+{
+    return (long long)json_integer_value(json_object_get(o, k));
+}
+
+/* The title's first line, at most max bytes, cut before a UTF-8 continuation byte. */
+static void short_title(sbuf *b, const char *t, size_t max)
+{
+    size_t n = strcspn(t, "\r\n");
+    int cut = n > max;
+    if (cut) {
+        n = max;
+        while (n > 0 && ((unsigned char)t[n] & 0xC0) == 0x80)
+            n--;
+    }
+    sbuf_printf(b, "%.*s%s", (int)n, t, cut ? "…" : "");
+}
+
+char *cli_history_table(const char *search, int limit, char *err, size_t errlen)
+{
+    char *js = hew_history_json(NULL, search, NULL, limit, err, errlen);
+    if (!js)
+        return NULL;
+    json_t *arr = json_loads(js, 0, NULL);
+    free(js);
+    sbuf b = SBUF_INIT;
+    if (!json_array_size(arr)) {
+        sbuf_printf(&b, "%s", search && *search ? "no stored task matches\n" : "no stored tasks yet\n");
+    } else {
+        sbuf_printf(&b, "%-14s %5s  %-9s %7s %8s  %s\n", "ID", "AGE", "STATUS", "TOKENS", "COST",
+                    "TITLE");
+        long long now = now_ms();
+        size_t i;
+        json_t *t;
+        json_array_foreach(arr, i, t) {
+            char a[16], tok[16];
+            age(a, sizeof a, now - jint(t, "updated_ms"));
+            count(tok, sizeof tok, jint(t, "tokens_in") + jint(t, "tokens_out") +
+                                       jint(t, "cache_reads") + jint(t, "cache_writes"));
+            sbuf_printf(&b, "%-14s %5s  %-9s %7s %8.4f  ", jstr(t, "id"), a, jstr(t, "status"),
+                        tok, json_number_value(json_object_get(t, "cost")));
+            short_title(&b, jstr(t, "title"), 60);
+            sbuf_printf(&b, "\n");
+        }
+    }
+    json_decref(arr);
+    return sbuf_detach(&b);
+}
+
+/* `hew history show ID [--json]`: the row, then the conversation as a transcript. */
+static int show(const char *id, int as_json)
+{
+    char err[512] = "";
+    char *js = hew_history_task_json(NULL, id, 1, err, sizeof err);
+    if (!js) {
+        fprintf(stderr, "hew: %s\n", err);
+        return 1;
+    }
+    if (as_json) {
+        printf("%s\n", js);
+        free(js);
+        return 0;
+    }
+    json_t *t = json_loads(js, 0, NULL);
+    free(js);
+    if (!t) {
+        fprintf(stderr, "hew: the task's record does not parse\n");
+        return 1;
+    }
+    char tok_in[16], tok_out[16];
+    count(tok_in, sizeof tok_in, jint(t, "tokens_in"));
+    count(tok_out, sizeof tok_out, jint(t, "tokens_out"));
+    printf("task %s  %s\n", jstr(t, "id"), jstr(t, "status"));
+    printf("  workspace  %s\n", jstr(t, "workspace"));
+    printf("  model      %s / %s (%s mode)\n", jstr(t, "provider"), jstr(t, "model"),
+           jstr(t, "mode"));
+    printf("  usage      %s in, %s out, $%.4f\n", tok_in, tok_out,
+           json_number_value(json_object_get(t, "cost")));
+    if (json_is_string(json_object_get(t, "result")))
+        printf("  result     %s\n", jstr(t, "result"));
+    printf("\n");
+    const char *no_color = getenv("NO_COLOR");
+    render_plain *r = render_plain_new(stdout, isatty(1) && !(no_color && *no_color));
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(t, "events"), i, e) {
+        if (!json_is_object(e))
+            continue;
+        json_t *data = json_object_get(e, "data");
+        char *data_json = data ? json_dumps(data, JSON_COMPACT) : NULL;
+        char *line = json_dumps(e, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        hew_event ev = { 0 };
+        ev.version = (int)jint(e, "v");
+        ev.index = (long)jint(e, "index");
+        ev.ts = jint(e, "ts");
+        ev.is_ask = strcmp(jstr(e, "kind"), "ask") == 0;
+        ev.type = jstr(e, "type");
+        ev.text = json_string_value(json_object_get(e, "text"));
+        ev.data_json = data_json;
+        ev.partial = 0;
+        ev.json = line ? line : "{}";
+        render_plain_event(r, &ev);
+        free(data_json);
+        free(line);
+    }
+    render_plain_free(r);
+    json_decref(t);
+    return 0;
+}
+
+static int usage_error(const char *msg)
+{
+    fprintf(stderr, "hew: %s\n"
+                    "usage: hew history [--json] [--limit N] [SEARCH]   the stored tasks, newest first\n"
+                    "       hew history show [--json] ID              one task and its conversation\n"
+                    "       hew history delete ID                     forget a task\n"
+                    "       hew export ID DIR   |   hew import DIR [--cwd WORKSPACE]\n",
+            msg);
+    return 2;
+}
+
+int cli_history(int argc, char **argv)
+{
+    int as_json = 0, limit = 0;
+    const char *words[3] = { NULL, NULL, NULL };
+    int nw = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--json") == 0) {
+            as_json = 1;
+        } else if (strcmp(a, "--limit") == 0 && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 0 || v > 1000000)
+                return usage_error("--limit wants a number");
+            limit = (int)v;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage_error("the task history");
+            return 0;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option for history");
+        } else if (nw < 3) {
+            words[nw++] = a;
+        } else {
+            return usage_error("too many words");
+        }
+    }
+    char err[512] = "";
+    if (words[0] && (strcmp(words[0], "show") == 0 || strcmp(words[0], "delete") == 0)) {
+        if (nw != 2)
+            return usage_error("history show/delete want one task id");
+        if (words[0][0] == 's')
+            return show(words[1], as_json);
+        if (hew_history_delete(NULL, words[1], err, sizeof err) != 0) {
+            fprintf(stderr, "hew: %s\n", err);
+            return 1;
+        }
+        printf("deleted task %s\n", words[1]);
+        return 0;
+    }
+    if (nw > 1)
+        return usage_error("history takes one search text (quote it)");
+    char *out = as_json ? hew_history_json(NULL, words[0], NULL, limit, err, sizeof err)
+                        : cli_history_table(words[0], limit, err, sizeof err);
+    if (!out) {
+        fprintf(stderr, "hew: %s\n", err);
+        return 1;
+    }
+    fputs(out, stdout);
+    if (as_json)
+        fputc('\n', stdout);
+    free(out);
+    return 0;
+}
+
+int cli_export(int argc, char **argv)
+{
+    if (argc != 2)
+        return usage_error("export wants a task id and a directory");
+    char err[512] = "";
+    if (hew_history_export(NULL, argv[0], argv[1], err, sizeof err) != 0) {
+        fprintf(stderr, "hew: %s\n", err);
+        return 1;
+    }
+    printf("exported task %s to %s\n", argv[0], argv[1]);
+    return 0;
+}
+
+int cli_import(int argc, char **argv)
+{
+    const char *dir = NULL, *ws = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--cwd") == 0 && i + 1 < argc)
+            ws = argv[++i];
+        else if (argv[i][0] != '-' && !dir)
+            dir = argv[i];
+        else
+            return usage_error("import wants a directory (and optionally --cwd WORKSPACE)");
+    }
+    if (!dir)
+        return usage_error("import wants a directory");
+    char err[512] = "", id[80] = "";
+    if (hew_history_import(NULL, dir, ws, id, sizeof id, err, sizeof err) != 0) {
+        fprintf(stderr, "hew: %s\n", err);
+        return 1;
+    }
+    printf("imported task %s\n", id);
+    return 0;
+}
+
+char *cli_resume_target(const cli_options *co)
+{
+    if (co->resume_id) {
+        char err[512] = "";
+        char *js = hew_history_task_json(NULL, co->resume_id, 0, err, sizeof err);
+        if (!js) {
+            fprintf(stderr, "hew: %s\n", err);
+            return NULL;
+        }
+        free(js);
+        return strdup(co->resume_id);
+    }
+    hew_options o;
+    hew_options_init(&o);
+    o.cwd = co->cwd;
+    char err[512] = "";
+    char *id = hew_history_latest(&o, NULL, err, sizeof err);
+    if (!id)
+        fprintf(stderr, "hew: --continue: %s\n", err);
+    return id;
+}

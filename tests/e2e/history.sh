@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# End to end: the task store on the command line — `hew history` (--json, a search, the
+# table, show), `hew export` / `hew import` round trip, `hew history delete`, a task
+# interrupted with SIGTERM resumed with `hew --resume ID -p "..."` against a second
+# scenario (the request carries the earlier conversation and [TASK RESUMPTION]), and
+# `--continue` picking the newest task of the workspace.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$HEW_E2E_LIB/fakeprov.sh"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'fake_stop; rm -rf "$tmp"' EXIT
+work=$tmp/ws
+other=$tmp/other
+mkdir -p "$work" "$other" "$tmp/data"
+work=$(cd "$work" && pwd -P)
+export XDG_DATA_HOME=$tmp/data
+export ANTHROPIC_API_KEY=e2e-test-key
+hew() { "$HEW_BIN" --provider anthropic --model claude-e2e --base-url "$FAKE_URL" \
+    --cwd "$work" --retry-delay-ms 10 "$@"; }
+json_field() { # json_field JSON PYTHON-EXPRESSION-OF-d
+    python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# 0. An empty store.
+out=$("$HEW_BIN" history --json)
+[[ $out == "[]" ]] || fail "empty history: $out"
+
+# 1. Two tasks; the history lists both, newest first, with their titles.
+fake_start "$here/data/history_done_scenario.json"
+[[ $(hew -p "Paint the shed" </dev/null) == "All done." ]] || fail "first task"
+fake_stop
+fake_start "$here/data/history_done_scenario.json"
+[[ $(hew -p "Mow the lawn" </dev/null) == "All done." ]] || fail "second task"
+fake_stop
+list=$("$HEW_BIN" history --json)
+python3 - "$list" "$work" <<'PY'
+import json, sys
+tasks = json.loads(sys.argv[1])
+assert [t["title"] for t in tasks] == ["Mow the lawn", "Paint the shed"], tasks
+for t in tasks:
+    assert t["status"] == "completed" and t["result"] == "All done.", t
+    assert t["workspace"] == sys.argv[2], t
+    assert t["tokens_in"] > 0 and t["tokens_out"] > 0, t
+    for k in ("id", "created_ms", "updated_ms", "provider", "model", "mode", "cache_reads",
+              "cache_writes", "cost"):
+        assert k in t, (k, t)
+assert tasks[0]["updated_ms"] >= tasks[1]["updated_ms"], tasks
+PY
+shed=$(json_field "$list" 'd[1]["id"]')
+lawn=$(json_field "$list" 'd[0]["id"]')
+
+# 2. A search filters; the table shows the id and the title.
+out=$("$HEW_BIN" history --json LAWN)
+[[ $(json_field "$out" 'len(d)') == 1 && $(json_field "$out" 'd[0]["id"]') == "$lawn" ]] ||
+    fail "search: $out"
+table=$("$HEW_BIN" history)
+grep -q "^$lawn .*completed.*Mow the lawn" <<<"$table" || fail "table: $table"
+[[ $(grep -c "^[0-9]" <<<"$table") == 2 ]] || fail "table rows: $table"
+"$HEW_BIN" history show "$shed" >"$tmp/show" || fail "show failed"
+grep -q "Paint the shed" "$tmp/show" && grep -q "All done." "$tmp/show" || fail "show: $(cat "$tmp/show")"
+set +e
+"$HEW_BIN" history show nosuchtask >/dev/null 2>"$tmp/err"; rc=$?
+set -e
+[[ $rc -eq 1 ]] && grep -q "no task 'nosuchtask'" "$tmp/err" || fail "show unknown: $rc $(cat "$tmp/err")"
+
+# 3. Export, then import: the imported task is listed (a new id: the old one is taken).
+"$HEW_BIN" export "$shed" "$tmp/exported" >/dev/null || fail "export"
+for f in api_conversation_history.json ui_messages.json task_metadata.json; do
+    [[ -s $tmp/exported/$f ]] || fail "export lacks $f"
+done
+out=$("$HEW_BIN" import "$tmp/exported") || fail "import"
+imported=${out#imported task }
+[[ -n $imported && $imported != "$shed" ]] || fail "import said: $out"
+list=$("$HEW_BIN" history --json)
+[[ $(json_field "$list" 'len(d)') == 3 ]] || fail "after import: $list"
+[[ $(json_field "$list" '[t["title"] for t in d if t["id"]=="'"$imported"'"][0]') == "Paint the shed" ]] ||
+    fail "imported title: $list"
+
+# 4. Delete removes; deleting again says so.
+"$HEW_BIN" history delete "$imported" >/dev/null || fail "delete"
+list=$("$HEW_BIN" history --json)
+[[ $(json_field "$list" 'len(d)') == 2 ]] || fail "after delete: $list"
+set +e
+"$HEW_BIN" history delete "$imported" >/dev/null 2>"$tmp/err"; rc=$?
+set -e
+[[ $rc -eq 1 ]] && grep -q "no task" "$tmp/err" || fail "delete twice: $rc $(cat "$tmp/err")"
+
+# 5. A task interrupted with SIGTERM, resumed with new instructions against a second
+#    scenario: it completes, and the request carries the earlier conversation.
+fake_start "$here/data/headless_stall_scenario.json"
+"$HEW_BIN" --provider anthropic --model claude-e2e --base-url "$FAKE_URL" --cwd "$work" \
+    -p "Write the long essay" >/dev/null 2>"$tmp/err" </dev/null &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+set +e
+wait "$pid"; rc=$?
+set -e
+[[ $rc -eq 130 ]] || fail "interrupted: exit $rc ($(cat "$tmp/err"))"
+fake_stop
+list=$("$HEW_BIN" history --json essay)
+essay=$(json_field "$list" 'd[0]["id"]')
+[[ $(json_field "$list" 'd[0]["status"]') == aborted ]] || fail "interrupted status: $list"
+fake_start "$here/data/history_resume_scenario.json"
+out=$(hew --resume "$essay" -p "finish it" </dev/null) || fail "resume failed: $out"
+[[ $out == "Finished after the resume." ]] || fail "resume result: $out"
+python3 - "$FAKE_RECORD" <<'PY'
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(reqs) == 1, len(reqs)
+body = json.dumps(reqs[0]["body"]["messages"])
+assert "Write the long essay" in body, body
+assert "[TASK RESUMPTION]" in body, body
+assert "finish it" in body, body
+PY
+fake_stop
+list=$("$HEW_BIN" history --json essay)
+[[ $(json_field "$list" 'd[0]["status"]') == completed ]] || fail "resumed status: $list"
+
+# 6. --continue: the newest task of this workspace (a newer task elsewhere does not count).
+fake_start "$here/data/history_done_scenario.json"
+"$HEW_BIN" --provider anthropic --model claude-e2e --base-url "$FAKE_URL" --cwd "$other" \
+    -p "Elsewhere" </dev/null >/dev/null || fail "task elsewhere"
+fake_stop
+fake_start "$here/data/history_resume_scenario.json"
+out=$(hew --continue -p "one more thing" </dev/null) || fail "continue failed: $out"
+[[ $out == "Finished after the resume." ]] || fail "continue result: $out"
+grep -q "Write the long essay" "$FAKE_RECORD" || fail "continue did not pick the essay task"
+grep -q "one more thing" "$FAKE_RECORD" || fail "continue lost the new instructions"
+fake_stop
+set +e
+"$HEW_BIN" --cwd "$tmp" --continue -p "x" </dev/null >/dev/null 2>"$tmp/err"; rc=$?
+set -e
+[[ $rc -eq 1 ]] && grep -q "no stored task" "$tmp/err" || fail "continue, none: $rc $(cat "$tmp/err")"
+echo "history: ok"
