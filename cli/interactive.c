@@ -80,6 +80,7 @@ struct ui {
     double session_cost;
     long long session_in, session_out;
     long long last_int_ms;
+    int replaying; /* a resumed task's conversation is being replayed */
     int quit;
 };
 
@@ -640,6 +641,30 @@ static void error_line(struct ui *u, const char *mark, const char *text)
 static void handle_event(struct ui *u, evq_item *it)
 {
     json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
+    if (u->replaying && !it->partial && (is(it, "resume_task") || is(it, "resume_completed_task"))) {
+        u->replaying = 0; /* the conversation so far is on the screen: go on? */
+        stream_end(u);
+        gap(u, 2);
+        screen_commitf(u->scr, "%s↻ %s%s", sgr(u, "\033[1;33m"),
+                       is(it, "resume_task") ? "this task was interrupted"
+                                             : "this task was completed",
+                       sgr(u, "\033[0m"));
+        snprintf(u->pending, sizeof u->pending, "%s", it->type);
+        u->hint = "y goes on with it · or type new instructions · /new starts another";
+        json_decref(d);
+        return;
+    }
+    if (u->replaying) {
+        it->is_ask = 0; /* an ask of the past: shown, never answered again */
+        if ((is(it, "task") || is(it, "user_feedback")) && it->text) {
+            stream_end(u);
+            gap(u, 2);
+            screen_commitf(u->scr, "%s›%s %s", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"),
+                           it->text);
+            json_decref(d);
+            return;
+        }
+    }
     if (is(it, "text") && !it->is_ask) {
         set_activity(u, "writing");
         stream_feed(u, it->index, K_MD, &it->text, it->partial, NULL);
@@ -820,6 +845,29 @@ static void start_task(struct ui *u, const char *text)
     enter_live(u);
 }
 
+/* Go on with stored task id: its conversation is replayed, then it asks how to go on. */
+static void resume_task(struct ui *u, const char *id)
+{
+    if (ensure_session(u) != 0)
+        return;
+    sigset_t old;
+    sigflags_block(&old);
+    char err[512] = "";
+    u->task = hew_task_resume(u->session, id, err, sizeof err);
+    sigflags_unblock(&old);
+    if (!u->task) {
+        leave_live(u);
+        fprintf(stderr, "hew: %s\n", err);
+        return;
+    }
+    u->replaying = 1;
+    u->nreqs = 0;
+    u->last_out = 2;
+    u->s_index = -1;
+    set_activity(u, "loading the task");
+    enter_live(u);
+}
+
 /* The user's message: an answer to the waiting ask, or a new task. */
 static void submit(struct ui *u, const char *text)
 {
@@ -837,7 +885,11 @@ static void submit(struct ui *u, const char *text)
             if (picked)
                 answer = picked;
         }
-        if (strcmp(u->pending, "mistake_limit_reached") == 0 &&
+        if ((strcmp(u->pending, "resume_task") == 0 ||
+             strcmp(u->pending, "resume_completed_task") == 0) &&
+            (strcmp(text, "y") == 0 || strcmp(text, "yes") == 0))
+            hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+        else if (strcmp(u->pending, "mistake_limit_reached") == 0 &&
             (strcmp(text, "y") == 0 || strcmp(text, "n") == 0))
             hew_task_respond(u->task, text[0] == 'y' ? HEW_ANSWER_YES : HEW_ANSWER_NO, NULL);
         else
@@ -952,7 +1004,8 @@ static void help(struct ui *u)
          "  /yolo            approve everything from now on (again: ask again)\n"
          "  /cost            tokens and cost of this task and session\n"
          "  /new             finish the current task; the next message starts a new one\n"
-         "  /history, /resume ID   stored tasks (waiting for the task store)\n"
+         "  /history [SEARCH] the stored tasks (newest first)\n"
+         "  /resume [ID]     go on with a stored task (default: this workspace's latest)\n"
          "  /help, /exit\n"
          "  other /commands go to the model's prompt layer (/newtask, /smol, workflows)\n"
          "keys\n"
@@ -1020,8 +1073,30 @@ static int command(struct ui *u, const char *line)
             screen_release(u->scr);
         }
         say(u, "%s", "the next message starts a new task");
-    } else if (strcmp(name, "history") == 0 || strcmp(name, "resume") == 0) {
-        say(u, "/%s is waiting for the task store in the library", name);
+    } else if (strcmp(name, "history") == 0) {
+        char err[512] = "";
+        char *table = cli_history_table(*arg ? arg : NULL, 20, err, sizeof err);
+        leave_live(u);
+        if (table)
+            fputs(table, stdout);
+        else
+            fprintf(stderr, "hew: %s\n", err);
+        fflush(stdout);
+        free(table);
+    } else if (strcmp(name, "resume") == 0) {
+        if (u->task) {
+            say(u, "%s", "a task is running: /new finishes it first");
+            return 1;
+        }
+        char err[512] = "";
+        char *id = *arg ? strdup(arg) : hew_history_latest(&u->base, NULL, err, sizeof err);
+        if (!id) {
+            say(u, "%s", *err ? err : "out of memory");
+            return 1;
+        }
+        say(u, "resuming task %s", id);
+        resume_task(u, id);
+        free(id);
     } else {
         return 0; /* the prompt layer's: /newtask, /smol, workflows */
     }
@@ -1094,7 +1169,9 @@ int cli_interactive(const cli_options *co)
     }
     sigflags_install();
     banner(u);
-    if (co->task && *co->task) {
+    if (co->resume_id) {
+        resume_task(u, co->resume_id);
+    } else if (co->task && *co->task) {
         printf("%s›%s %s\n", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"), co->task);
         lined_remember(u->ed, co->task);
         start_task(u, co->task);
