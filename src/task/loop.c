@@ -16,6 +16,7 @@
 #include "prompt/prompt.h"
 #include "prompt/slash.h"
 #include "tools/execute_command.h"
+#include "tools/workspace.h"
 #include "task/responses.h"
 #include "task/task.h"
 
@@ -51,9 +52,15 @@ static void env_details_for(hew_task *t, bool first_turn, buf *out)
         .tokens_used = (u->input_total > 0 ? u->input_total : 0) + (u->output > 0 ? u->output : 0),
         .context_window = u->input_total >= 0 ? t->session->model.context_window : 0,
     };
+    char *changed[32];
+    size_t nchanged = first_turn ? 0 : ws_read_cache_changed(&t->env, t->settings->cwd, changed, 32);
+    e.changed_files = (const char *const *)changed;
+    e.nchanged = nchanged;
     size_t start = out->len;
     env_details_build(&e, out);
     buf_release(&listing);
+    for (size_t i = 0; i < nchanged; i++)
+        free(changed[i]);
     /* Commands the user let run in the background: their news goes in before the end tag. */
     buf bg = BUF_INIT((size_t)1 << 20);
     execute_command_background_report(&t->env, &bg);
@@ -562,6 +569,7 @@ void *task_main(void *arg)
     if (abort_is_set(t->abort))
         abort_trigger(t->ckpt_abort, "the task was aborted"); /* no waiting on git */
     task_ckpt_close(t);
+    ws_read_cache_forget(&t->env, NULL); /* the task's read cache goes with it */
     if (abort_is_set(t->abort))
         task_finish(t, HEW_TASK_ABORTED, abort_reason(t->abort));
     else

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/json.h"
 #include "base/path.h"
@@ -224,4 +225,42 @@ void ws_read_cache_forget(const tool_env *env, const char *abs)
         cache_cap = 0;
     }
     pthread_mutex_unlock(&cache_mu);
+}
+
+size_t ws_read_cache_changed(const tool_env *env, const char *root, char **out, size_t cap)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&cache_mu);
+    for (size_t i = 0; i < cache_len && n < cap; i++) {
+        cache_entry *e = &cache[i];
+        if (e->env != env)
+            continue;
+        size_t plen = strcspn(e->abs, "\n");
+        char *path = strndup(e->abs, plen);
+        if (!path)
+            continue;
+        struct stat st;
+        bool changed = stat(path, &st) != 0 ||
+                       (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec != e->mtime_ns ||
+                       (int64_t)st.st_size != e->size;
+        if (changed) {
+            /* Report it once: the next read (or this note) starts from the new stamp. */
+            e->mtime_ns = stat(path, &st) == 0
+                              ? (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec
+                              : -1;
+            e->size = e->mtime_ns < 0 ? -1 : (int64_t)st.st_size;
+            e->count = 0;
+            char *rel = path_relative_to(root, path);
+            bool dup = false;
+            for (size_t k = 0; k < n && rel; k++)
+                dup = dup || strcmp(out[k], rel) == 0;
+            if (rel && !dup)
+                out[n++] = rel;
+            else
+                free(rel);
+        }
+        free(path);
+    }
+    pthread_mutex_unlock(&cache_mu);
+    return n;
 }

@@ -74,5 +74,9 @@ int ws_read_cache_note(const tool_env *env, const char *abs, int64_t mtime_ns, i
 /* Forget one file (every key for abs: it was edited) or, with abs NULL, every file of
  * this env (a command ran, or the task ended). */
 void ws_read_cache_forget(const tool_env *env, const char *abs);
+/* Files this env read whose modification time or size changed since (edited outside hew:
+ * hew's own edits forget the file): relative paths to root, new strings the caller frees,
+ * at most cap, each reported once. For the environment details. */
+size_t ws_read_cache_changed(const tool_env *env, const char *root, char **out, size_t cap);
 
 #endif

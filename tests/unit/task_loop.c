@@ -917,6 +917,52 @@ static void test_workflow_reaches_the_request(void)
     tmpdir_remove(workspace);
 }
 
+static int edit_outside_policy(run *r, hew_task *t, const json_t *ev)
+{
+    if (strcmp(ev_type(ev), "followup") == 0) { /* the user edits the file meanwhile */
+        char path[400];
+        snprintf(path, sizeof path, "%s/notes.txt", workspace);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fputs("changed by the user, and longer than before\n", f);
+            fclose(f);
+        }
+    }
+    return default_policy(r, t, ev);
+}
+
+static void test_files_changed_outside_are_reported(void)
+{
+    snprintf(workspace, sizeof workspace, "/tmp/hew-task-chg-XXXXXX");
+    REQUIRE(mkdtemp(workspace) != NULL);
+    char path[400];
+    snprintf(path, sizeof path, "%s/notes.txt", workspace);
+    FILE *f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs("original\n", f);
+    fclose(f);
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\""
+                          "<read_file><path>notes.txt</path></read_file>\\n"
+                          "<ask_followup_question><question>Edit it?</question>"
+                          "</ask_followup_question>\"}," COMPLETE("ok") "]}",
+                      "look at the notes", in_workspace) == 0);
+    r.policy = edit_outside_policy;
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    char *second = request_message_text(reqs, 1, -1);
+    char *section = strstr(second, "# Recently Modified Files");
+    CHECK(section != NULL && strstr(section, "notes.txt") != NULL);
+    free(second);
+    char *first = request_message_text(reqs, 0, -1);
+    CHECK(strstr(first, "Recently Modified") == NULL);
+    free(first);
+    json_decref(reqs);
+    run_free(&r);
+    tmpdir_remove(workspace);
+}
+
 static int plan_then_act_policy(run *r, hew_task *t, const json_t *ev)
 {
     if (strcmp(ev_type(ev), "plan_mode_respond") == 0) {
@@ -1041,6 +1087,7 @@ int main(void)
     RUN(test_checkpoints_follow_the_task);
     RUN(test_workflow_reaches_the_request);
     RUN(test_plan_mode_then_act);
+    RUN(test_files_changed_outside_are_reported);
     RUN(test_interrupted_task_resumes_with_its_history);
     RUN(test_abort_during_stream);
     RUN(test_abort_during_a_command);
