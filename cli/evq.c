@@ -99,6 +99,7 @@ int evq_push(evq *q, const hew_event *ev)
         return -1;
     }
     it->index = ev->index;
+    it->ts = ev->ts;
     it->is_ask = ev->is_ask;
     it->partial = ev->partial;
     it->type = type;

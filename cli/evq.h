@@ -14,6 +14,7 @@ typedef struct evq evq;
 /* One event, copied: every string is owned by the item (NULL when the event had none). */
 typedef struct evq_item {
     long index;
+    long long ts; /* when the message was first made (ms since the epoch) */
     int is_ask, partial;
     char *type, *text, *data_json;
     struct evq_item *next;

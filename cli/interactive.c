@@ -81,6 +81,7 @@ struct ui {
     long long session_in, session_out;
     long long last_int_ms;
     int replaying; /* a resumed task's conversation is being replayed */
+    long long resume_ms; /* when the resume started: older messages are replayed ones */
     int quit;
 };
 
@@ -641,7 +642,8 @@ static void error_line(struct ui *u, const char *mark, const char *text)
 static void handle_event(struct ui *u, evq_item *it)
 {
     json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
-    if (u->replaying && !it->partial && (is(it, "resume_task") || is(it, "resume_completed_task"))) {
+    if (u->replaying && !it->partial && it->ts >= u->resume_ms &&
+        (is(it, "resume_task") || is(it, "resume_completed_task"))) {
         u->replaying = 0; /* the conversation so far is on the screen: go on? */
         stream_end(u);
         gap(u, 2);
@@ -853,6 +855,9 @@ static void resume_task(struct ui *u, const char *id)
     sigset_t old;
     sigflags_block(&old);
     char err[512] = "";
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now); /* the clock of the events' ts */
+    u->resume_ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
     u->task = hew_task_resume(u->session, id, err, sizeof err);
     sigflags_unblock(&old);
     if (!u->task) {

@@ -133,4 +133,30 @@ set +e
 "$HEW_BIN" --cwd "$tmp" --continue -p "x" </dev/null >/dev/null 2>"$tmp/err"; rc=$?
 set -e
 [[ $rc -eq 1 ]] && grep -q "no stored task" "$tmp/err" || fail "continue, none: $rc $(cat "$tmp/err")"
+
+# 7. The interactive session (through tmux, when there is one): /history lists the tasks,
+#    /resume ID replays the conversation, asks how to go on, and new instructions go on.
+if command -v tmux >/dev/null; then
+    sock=hew-e2e-hist-$$
+    trap 'tmux -L "$sock" kill-server 2>/dev/null; fake_stop; rm -rf "$tmp"' EXIT
+    pane() { tmux -L "$sock" capture-pane -p -t t -S -200; }
+    wait_for() { local i; for ((i = 0; i < 200; i++)); do pane | grep -Eq -- "$1" && return 0; sleep 0.05; done
+        pane >&2; return 1; }
+    fake_start "$here/data/history_polish_scenario.json"
+    tmux -L "$sock" -f /dev/null new-session -d -s t -x 120 -y 50 \
+        "env ANTHROPIC_API_KEY=e2e-key XDG_DATA_HOME='$XDG_DATA_HOME' XDG_CONFIG_HOME='$tmp/cfg' \
+         XDG_STATE_HOME='$tmp/state' TERM=xterm-256color '$HEW_BIN' --provider anthropic \
+         --model claude-e2e --base-url '$FAKE_URL' --cwd '$work' --retry-delay-ms 10; \
+         echo EXIT=\$?; sleep 60" || fail "tmux"
+    wait_for 'Ctrl-D to leave' || fail "interactive: no banner"
+    tmux -L "$sock" send-keys -t t "/history essay" Enter
+    wait_for "^$essay .*Write the long essay" || fail "interactive /history"
+    tmux -L "$sock" send-keys -t t "/resume $essay" Enter
+    wait_for "this task was completed" || fail "interactive /resume: no resume ask"
+    pane | grep -q "› Write the long essay" || fail "interactive /resume: no replay"
+    tmux -L "$sock" send-keys -t t "polish it" Enter
+    wait_for "The essay is polished" || fail "interactive: the resumed task did not go on"
+    grep -q "polish it" "$FAKE_RECORD" || fail "interactive: the instructions were not sent"
+    fake_stop
+fi
 echo "history: ok"
