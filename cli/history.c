@@ -83,7 +83,7 @@ char *cli_history_table(const char *search, int limit, char *err, size_t errlen)
         size_t i;
         json_t *t;
         json_array_foreach(arr, i, t) {
-            char a[16], tok[16];
+            char a[32], tok[32]; /* room for any long long */
             age(a, sizeof a, now - jint(t, "updated_ms"));
             count(tok, sizeof tok, jint(t, "tokens_in") + jint(t, "tokens_out") +
                                        jint(t, "cache_reads") + jint(t, "cache_writes"));
@@ -117,7 +117,7 @@ static int show(const char *id, int as_json)
         fprintf(stderr, "hew: the task's record does not parse\n");
         return 1;
     }
-    char tok_in[16], tok_out[16];
+    char tok_in[32], tok_out[32];
     count(tok_in, sizeof tok_in, jint(t, "tokens_in"));
     count(tok_out, sizeof tok_out, jint(t, "tokens_out"));
     printf("task %s  %s\n", jstr(t, "id"), jstr(t, "status"));
