@@ -172,6 +172,54 @@ int hew_history_import(const hew_options *o, const char *dir, const char *worksp
 char *hew_history_latest(const hew_options *o, const char *workspace, char *err,
                          size_t errlen);
 
+/* ---- Checkpoints ---------------------------------------------------------------------
+ *
+ * The checkpoints of a stored task (hew_options.checkpoints): snapshots of its workspace
+ * in a shadow git repository in data_dir, one per checkpoint_created message of the task
+ * (the first request, each turn whose tools changed something, attempt_completion). Of o
+ * only data_dir is used; o may be NULL. A checkpoint is named by CHECKPOINT: its number
+ * "N" in the list (1 = the first), or a commit hash (7 or more hex digits) — a listed
+ * checkpoint's, or a restore's safety checkpoint (files only). Diff and restore take the
+ * task's lock: a task running in another hew is refused ("stop it first"); listing
+ * only reads. The workspace's own git repository is never touched. Failures return NULL
+ * with a message a user can act on in err; strings returned are new JSON (free()). */
+
+/* The task's checkpoints in order, as a JSON array of {"n" (the number), "index" (its
+ * message's index among the task's events), "kind" ("initial", "turn", "completion",
+ * ...), "hash" (the commit, null when it failed or never finished: then "error" may say
+ * why), "ts" (ms since the epoch)}. [] when it has none. */
+char *hew_checkpoints_json(const hew_options *o, const char *task_id, char *err,
+                           size_t errlen);
+
+/* The changes from checkpoint `from` to checkpoint `to`, or to the workspace now when to
+ * is NULL or "": {"from", "from_n", "to" (null: now), "to_n", "patch" (a unified diff),
+ * "truncated" (the patch was cut at 4 MiB), "files": [{"status" (A added, M modified,
+ * D deleted, R renamed, T type changed, C copied), "path", ["old_path"]}]}. */
+char *hew_checkpoint_diff(const hew_options *o, const char *task_id, const char *from,
+                          const char *to, char *err, size_t errlen);
+
+/* Restore task `task_id` to checkpoint `target`; mode "files", "task" or "both" (NULL:
+ * files, the one that can be undone; both: files first, the conversation only when they
+ * succeed).
+ *   files: the workspace's files as they were at the checkpoint. The current state is
+ *     saved first as a safety checkpoint: restoring to it (its hash, mode "files") undoes
+ *     the restore. Only files the task's checkpoints track change; files the checkpoints
+ *     never saved (the user's untracked or ignored files, nested .git folders) are kept.
+ *   task: the stored conversation cut back to the checkpoint: its events after the
+ *     checkpoint's message are removed, and the API history is cut to what it held then —
+ *     request k (the k-th api_req_started event) sent the k-th user message of the
+ *     history; an initial checkpoint keeps the history through the user message of the
+ *     last request before it (its answer is dropped; a resumed task sends it again), any
+ *     other checkpoint keeps it through that request's answer (up to the next user
+ *     message, which carried the tool results). The task's totals are not changed.
+ * Returns a report: {"mode", "n" (null for a hash not in the list), "target" (the hash),
+ * "files": {"safety" (restore to it to undo), "restored", "written", "deleted", "kept"
+ * (arrays of paths)}, "task": {"api_messages_before", "api_messages_after",
+ * "ui_messages_removed", "requests_removed", "cost_removed" (USD of the removed
+ * requests)}} with "files" / "task" present as the mode says. */
+char *hew_checkpoint_restore(const hew_options *o, const char *task_id, const char *target,
+                             const char *mode, char *err, size_t errlen);
+
 /* ---- Debug surface (for `hew debug`, tests and bug reports; not a stable API) ---- */
 
 /* Called for each Server-Sent Event as it arrives: type is "" when the event had no
