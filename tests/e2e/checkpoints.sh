@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# End to end: a stored task's checkpoints on the command line. A task (`hew -p --yolo`)
+# edits a committed file of a workspace that is itself a git repository over two turns,
+# then completes; `hew checkpoints` lists initial, turn, turn, completion with commits;
+# `hew diff` shows the edits; restoring the files to the initial checkpoint brings the
+# file back while the user's untracked file and the user's repository (status, HEAD,
+# index, stash) stay as they were; restoring to the reported safety checkpoint undoes
+# that; restoring the task cuts the stored conversation; errors a user can act on.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$HEW_E2E_LIB/fakeprov.sh"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+command -v git >/dev/null || { echo "SKIP: git is not installed"; exit 0; }
+tmp=$(mktemp -d)
+trap 'fake_stop; rm -rf "$tmp"' EXIT
+work=$tmp/ws
+mkdir -p "$work" "$tmp/data"
+work=$(cd "$work" && pwd -P)
+export XDG_DATA_HOME=$tmp/data
+export ANTHROPIC_API_KEY=e2e-test-key
+hew() { "$HEW_BIN" --provider anthropic --model claude-e2e --base-url "$FAKE_URL" \
+    --cwd "$work" --retry-delay-ms 10 "$@"; }
+json_field() { # json_field JSON PYTHON-EXPRESSION-OF-d
+    python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
+}
+ugit() { git -C "$work" "$@"; }
+repo_refs() { # the user's repository, git-visibly, but for the work tree's status
+    ugit rev-parse HEAD
+    ugit ls-files --stage
+    ugit stash list
+    ugit branch -a
+}
+repo_state() { ugit status --porcelain; repo_refs; }
+
+# The user's repository: a committed file and an untracked file of the user's own.
+ugit init -q
+printf 'original\n' >"$work/notes.txt"
+ugit add notes.txt
+ugit -c user.email=u@example.com -c user.name=User commit -qm "the user's commit"
+printf 'mine\n' >"$work/user.txt"
+before=$(repo_state)
+refs=$(repo_refs)
+
+# 1. The task: two edits of notes.txt, then attempt_completion.
+fake_start "$here/data/checkpoints_scenario.json"
+[[ $(hew -p --yolo "Edit the notes" </dev/null) == "Edited." ]] || fail "the task"
+fake_stop
+[[ $(<"$work/notes.txt") == "edited twice" ]] || fail "task edit: $(cat "$work/notes.txt")"
+status=$(ugit status --porcelain)
+[[ $status == " M notes.txt"$'\n'"?? user.txt" ]] || fail "status after the task: $status"
+[[ $(repo_refs) == "$refs" ]] || fail "the task's checkpoints changed the user's repo"
+id=$("$HEW_BIN" history --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+
+# 2. The list: initial, two turns, completion, each with a commit, numbered 1..4.
+list=$("$HEW_BIN" checkpoints --json "$id") || fail "checkpoints --json"
+python3 - "$list" <<'PY'
+import json, re, sys
+cps = json.loads(sys.argv[1])
+assert [c["kind"] for c in cps] == ["initial", "turn", "turn", "completion"], cps
+assert [c["n"] for c in cps] == [1, 2, 3, 4], cps
+for c in cps:
+    assert re.fullmatch(r"[0-9a-f]{40}([0-9a-f]{24})?", c["hash"] or ""), c
+    assert c["ts"] > 0 and c["index"] > 0, c
+assert len({c["hash"] for c in cps}) == 4, cps
+PY
+initial=$(json_field "$list" 'd[0]["hash"]')
+table=$("$HEW_BIN" checkpoints "$id") || fail "checkpoints"
+grep -q "^  1  initial .*$initial" <<<"$table" || fail "table: $table"
+grep -q "^  4  completion" <<<"$table" || fail "table: $table"
+
+# 3. Diffs: initial -> now, and turn -> turn.
+out=$("$HEW_BIN" diff "$id" 1) || fail "diff 1"
+grep -q "^  M notes.txt" <<<"$out" && grep -q "^-original" <<<"$out" &&
+    grep -q "^+edited twice" <<<"$out" || fail "diff 1: $out"
+grep -q "user.txt" <<<"$out" && fail "the user's file is in the diff: $out"
+out=$("$HEW_BIN" diff --json "$id" 2 3) || fail "diff 2 3"
+python3 - "$out" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["files"] == [{"status": "M", "path": "notes.txt"}], d
+assert "-edited once" in d["patch"] and "+edited twice" in d["patch"], d
+assert d["from_n"] == 2 and d["to_n"] == 3, d
+PY
+
+# 4. Restore the files to the initial checkpoint: the file is back, the user's untracked
+# file survives, the user's repository is as before.
+out=$("$HEW_BIN" restore --json "$id" 1 files) || fail "restore files"
+[[ $(<"$work/notes.txt") == "original" ]] || fail "restored: $(cat "$work/notes.txt")"
+[[ $(<"$work/user.txt") == "mine" ]] || fail "the user's file did not survive"
+[[ $(repo_state) == "$before" ]] || fail "restore changed the user's repo: $(repo_state)"
+[[ $(json_field "$out" 'd["files"]["written"]') == "['notes.txt']" ]] || fail "report: $out"
+[[ $(json_field "$out" 'd["files"]["deleted"]') == "[]" ]] || fail "report: $out"
+[[ $(json_field "$out" '"task" in d') == False ]] || fail "files only: $out"
+safety=$(json_field "$out" 'd["files"]["safety"]')
+[[ -n $safety && $safety != "$initial" ]] || fail "safety: $out"
+out=$("$HEW_BIN" diff "$id" 1) || fail "diff after restore"
+grep -q "0 files" <<<"$out" || fail "diff after restore: $out"
+
+# 5. Undo: restore to the safety checkpoint brings the edit back; the text form says how.
+out=$("$HEW_BIN" restore "$id" "$safety" files) || fail "undo"
+[[ $(<"$work/notes.txt") == "edited twice" ]] || fail "undo: $(cat "$work/notes.txt")"
+[[ $(<"$work/user.txt") == "mine" ]] || fail "the user's file after undo"
+[[ $(repo_refs) == "$refs" && $(ugit status --porcelain) == "$status" ]] ||
+    fail "undo changed the user's repo"
+grep -q "undo: hew restore $id [0-9a-f]* files" <<<"$out" || fail "undo text: $out"
+
+# 6. Errors a user can act on.
+set +e
+"$HEW_BIN" restore "$id" "$safety" task >/dev/null 2>"$tmp/err"; rc=$?
+[[ $rc -eq 1 ]] && grep -q "only its files can be restored" "$tmp/err" || fail "safety task: $(cat "$tmp/err")"
+"$HEW_BIN" diff "$id" 9 >/dev/null 2>"$tmp/err"; rc=$?
+[[ $rc -eq 1 ]] && grep -q "has checkpoints 1 to 4" "$tmp/err" || fail "range: $(cat "$tmp/err")"
+"$HEW_BIN" checkpoints nosuchtask >/dev/null 2>"$tmp/err"; rc=$?
+[[ $rc -eq 1 ]] && grep -q "no task 'nosuchtask'" "$tmp/err" || fail "unknown: $(cat "$tmp/err")"
+"$HEW_BIN" restore "$id" 1 sideways >/dev/null 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] || fail "bad mode: $rc"
+set -e
+
+# 7. Restore the task to the first turn checkpoint: the stored conversation is cut (the
+# first request and its answer stay), later checkpoints leave the list, files stay.
+n_before=$("$HEW_BIN" history show --json "$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["messages"])')
+[[ $n_before -eq 6 ]] || fail "messages before: $n_before"
+out=$("$HEW_BIN" restore --json "$id" 2 task) || fail "restore task"
+n_after=$("$HEW_BIN" history show --json "$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["messages"])')
+[[ $n_after -eq 2 ]] || fail "messages after: $n_after ($out)"
+[[ $(json_field "$out" 'd["task"]["requests_removed"]') == 2 ]] || fail "report: $out"
+[[ $(json_field "$out" 'd["task"]["api_messages_after"]') == 2 ]] || fail "report: $out"
+[[ $(<"$work/notes.txt") == "edited twice" ]] || fail "task restore touched the files"
+list=$("$HEW_BIN" checkpoints --json "$id")
+[[ $(json_field "$list" '[c["kind"] for c in d]') == "['initial', 'turn']" ]] || fail "list after: $list"
+
+# 8. Both, to the initial checkpoint: the files go back and the conversation keeps only the
+# task's first message (a resume sends it again).
+out=$("$HEW_BIN" restore "$id" 1 both) || fail "restore both"
+[[ $(<"$work/notes.txt") == "original" ]] || fail "both: files"
+n_after=$("$HEW_BIN" history show --json "$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["messages"])')
+[[ $n_after -eq 1 ]] || fail "both: messages $n_after ($out)"
+[[ $(<"$work/user.txt") == "mine" ]] || fail "the user's file after both"
+[[ $(repo_state) == "$before" ]] || fail "both changed the user's repo"
+echo "ok"
