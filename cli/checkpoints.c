@@ -22,10 +22,10 @@ static int fail(const char *err)
     return 1;
 }
 
-int cli_checkpoints_print(const char *id, int as_json)
+int cli_checkpoints_print(const hew_options *o, const char *id, int as_json)
 {
     char err[1024] = "";
-    char *js = hew_checkpoints_json(NULL, id, err, sizeof err);
+    char *js = hew_checkpoints_json(o, id, err, sizeof err);
     if (!js)
         return fail(err);
     if (as_json) {
@@ -60,10 +60,11 @@ int cli_checkpoints_print(const char *id, int as_json)
     return 0;
 }
 
-int cli_checkpoint_diff_print(const char *id, const char *from, const char *to, int as_json)
+int cli_checkpoint_diff_print(const hew_options *o, const char *id, const char *from,
+                              const char *to, int as_json)
 {
     char err[1024] = "";
-    char *js = hew_checkpoint_diff(NULL, id, from, to, err, sizeof err);
+    char *js = hew_checkpoint_diff(o, id, from, to, err, sizeof err);
     if (!js)
         return fail(err);
     if (as_json) {
@@ -106,11 +107,11 @@ static void list_paths(const char *label, const json_t *a)
     printf("\n");
 }
 
-int cli_checkpoint_restore_print(const char *id, const char *target, const char *mode,
-                                 int as_json)
+int cli_checkpoint_restore_print(const hew_options *o, const char *id, const char *target,
+                                 const char *mode, int as_json)
 {
     char err[1024] = "";
-    char *js = hew_checkpoint_restore(NULL, id, target, mode, err, sizeof err);
+    char *js = hew_checkpoint_restore(o, id, target, mode, err, sizeof err);
     if (!js)
         return fail(err);
     if (as_json) {
@@ -188,17 +189,17 @@ int cli_checkpoints(const char *cmd, int argc, char **argv)
     if (strcmp(cmd, "checkpoints") == 0) {
         if (nw != 1)
             return usage_error("checkpoints wants one task id");
-        return cli_checkpoints_print(w[0], as_json);
+        return cli_checkpoints_print(NULL, w[0], as_json);
     }
     if (strcmp(cmd, "diff") == 0) {
         if (nw < 2)
             return usage_error("diff wants a task id and a checkpoint");
-        return cli_checkpoint_diff_print(w[0], w[1], w[2], as_json);
+        return cli_checkpoint_diff_print(NULL, w[0], w[1], w[2], as_json);
     }
     if (nw < 2)
         return usage_error("restore wants a task id and a checkpoint");
     const char *mode = w[2] ? w[2] : "files";
     if (strcmp(mode, "files") != 0 && strcmp(mode, "task") != 0 && strcmp(mode, "both") != 0)
         return usage_error("restore what? files, task or both");
-    return cli_checkpoint_restore_print(w[0], w[1], mode, as_json);
+    return cli_checkpoint_restore_print(NULL, w[0], w[1], mode, as_json);
 }

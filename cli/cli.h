@@ -64,12 +64,14 @@ char *cli_resume_target(const cli_options *co);
 
 /* `hew checkpoints|diff|restore ...` (cmd is the command word, argv after it); returns the
  * exit status (checkpoints.c). The _print functions do one of them for a task and print
- * the result (errors on standard error, "hew: ..."); they return 0 or 1. */
+ * the result (errors on standard error, "hew: ..."); they return 0 or 1. Of o (may be
+ * NULL) only data_dir is used. */
 int cli_checkpoints(const char *cmd, int argc, char **argv);
-int cli_checkpoints_print(const char *id, int as_json);
-int cli_checkpoint_diff_print(const char *id, const char *from, const char *to, int as_json);
-int cli_checkpoint_restore_print(const char *id, const char *target, const char *mode,
-                                 int as_json);
+int cli_checkpoints_print(const hew_options *o, const char *id, int as_json);
+int cli_checkpoint_diff_print(const hew_options *o, const char *id, const char *from,
+                              const char *to, int as_json);
+int cli_checkpoint_restore_print(const hew_options *o, const char *id, const char *target,
+                                 const char *mode, int as_json);
 
 /* A readable transcript of the events on a plain stream (render_plain.c). */
 typedef struct render_plain render_plain;

@@ -80,6 +80,7 @@ struct ui {
     double session_cost;
     long long session_in, session_out;
     long long last_int_ms;
+    char last_id[64]; /* the id of the task that ended last ("" none): /checkpoints etc. */
     int replaying; /* a resumed task's conversation is being replayed */
     long long resume_ms; /* when the resume started: older messages are replayed ones */
     int quit;
@@ -818,6 +819,8 @@ static void finish_task(struct ui *u)
         screen_commitf(u->scr, "%s⏹ stopped%s — your next message starts a new task%s",
                        sgr(u, "\033[33m"), sgr(u, "\033[2m"), sgr(u, "\033[0m"));
     }
+    const char *tid = hew_task_id(u->task);
+    snprintf(u->last_id, sizeof u->last_id, "%s", tid ? tid : "");
     hew_task_free(u->task);
     u->task = NULL;
     u->nreqs = 0;
@@ -1011,12 +1014,54 @@ static void help(struct ui *u)
          "  /new             finish the current task; the next message starts a new one\n"
          "  /history [SEARCH] the stored tasks (newest first)\n"
          "  /resume [ID]     go on with a stored task (default: this workspace's latest)\n"
+         "  /checkpoints     the checkpoints of the task that ended last\n"
+         "  /diff N [M]      its changes from checkpoint N to M (or now)\n"
+         "  /restore N [files|task|both]  back to checkpoint N (default files; undoable)\n"
          "  /help, /exit\n"
          "  other /commands go to the model's prompt layer (/newtask, /smol, workflows)\n"
          "keys\n"
          "  Enter sends · Alt-Enter or a trailing \\ continues on a new line · pastes stay one\n"
          "  message · Ctrl-C stops the running request or command, twice leaves · Ctrl-D leaves\n"
          "  approvals: y yes · n no · a always for this kind · anything else: what to do instead");
+}
+
+/* /checkpoints, /diff N [M], /restore N [files|task|both] on the task that ended last
+ * (a running task holds its lock: /new ends it first). */
+static void checkpoint_command(struct ui *u, const char *name, const char *arg)
+{
+    if (u->task) {
+        say(u, "%s", "the task is still running: /new ends it (it stays resumable), then "
+                     "try again");
+        return;
+    }
+    if (!u->last_id[0]) {
+        say(u, "%s", "no task has ended in this session yet (hew checkpoints ID for a stored "
+                     "one)");
+        return;
+    }
+    char w[3][80] = { "", "", "" };
+    int nw = 0;
+    while (*arg && nw < 3) {
+        size_t n = strcspn(arg, " \t");
+        snprintf(w[nw++], sizeof w[0], "%.*s", (int)(n < 79 ? n : 79), arg);
+        arg += n;
+        while (*arg == ' ' || *arg == '\t')
+            arg++;
+    }
+    if (*arg || (name[0] == 'c' && nw) || (name[0] != 'c' && !nw)) {
+        say(u, "%s", name[0] == 'c' ? "usage: /checkpoints"
+                     : name[0] == 'd' ? "usage: /diff N [M]"
+                                      : "usage: /restore N [files|task|both]");
+        return;
+    }
+    leave_live(u);
+    if (name[0] == 'c')
+        cli_checkpoints_print(&u->base, u->last_id, 0);
+    else if (name[0] == 'd')
+        cli_checkpoint_diff_print(&u->base, u->last_id, w[0], nw > 1 ? w[1] : NULL, 0);
+    else
+        cli_checkpoint_restore_print(&u->base, u->last_id, w[0], nw > 1 ? w[1] : "files", 0);
+    fflush(stdout);
 }
 
 /* 1 when the line was a command of this terminal. */
@@ -1102,6 +1147,9 @@ static int command(struct ui *u, const char *line)
         say(u, "resuming task %s", id);
         resume_task(u, id);
         free(id);
+    } else if (strcmp(name, "checkpoints") == 0 || strcmp(name, "diff") == 0 ||
+               strcmp(name, "restore") == 0) {
+        checkpoint_command(u, name, arg);
     } else {
         return 0; /* the prompt layer's: /newtask, /smol, workflows */
     }
