@@ -49,9 +49,9 @@
  * ---- What the task loop calls, when ------------------------------------------------------
  *   first request:  checkpoint_open (fast: checks git, creates the shadow; on error show
  *                   err.msg once — "checkpoints are off: …" — and go on without); then
- *                   say checkpoint_created, set t->checkpoint_pending, and
+ *                   say checkpoint_created, count it in t->checkpoints_in_flight, and
  *                   checkpoint_commit_async(c, CHECKPOINT_INITIAL, done, t); done() stores
- *                   the hash on that message and clears checkpoint_pending (also on
+ *                   the hash on that message and counts it down (also on
  *                   error: the gate must open);
  *   after a turn whose tools changed something: checkpoint_commit_async(…TURN…) (or
  *                   checkpoint_commit on a thread that may block);

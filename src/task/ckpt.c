@@ -1,11 +1,12 @@
 /* ckpt — the task's checkpoints (seed 000's gate, cline-spec §1.3 step 4, §10): the
- * initial commit started asynchronously on the first request (non-read-only tools wait
- * for it through task_checkpoint_wait), a checkpoint after each turn whose tools changed
- * something and at attempt_completion, each announced as a checkpoint_created message
- * that gets its commit hash when the commit is done. The commits run on the checkpoint
- * object's worker thread; its callback only records the result under mu, and the task
- * thread puts it on the message (task_ckpt_flush). Checkpoints that cannot work (no git, a
- * home folder as workspace) are turned off with one note, never an error of the task. */
+ * initial commit started asynchronously with the first request, one after each turn whose
+ * tools changed something, one at attempt_completion. Tools that may change files wait for
+ * every commit in flight (task_checkpoint_wait), so each snapshot is of the state before
+ * them. Each checkpoint is a checkpoint_created message that gets its commit hash when the
+ * commit is done: the commits run on the checkpoint object's worker thread, whose callback
+ * only records the result under mu; the task thread puts it on the message
+ * (task_ckpt_flush). Checkpoints that cannot work (no git, a home folder as workspace) are
+ * turned off with one note, never an error of the task. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,8 +33,8 @@ static void commit_done(void *ud, hew_code code, const checkpoint_commit_info *i
         snprintf(r->hash, sizeof r->hash, "%s", code == HEW_OK ? info->hash : "");
         snprintf(r->error, sizeof r->error, "%s", code == HEW_OK || !err ? "" : err->msg);
     }
-    if (note->initial)
-        t->checkpoint_pending = false; /* open the gate, also on failure */
+    if (t->checkpoints_in_flight > 0)
+        t->checkpoints_in_flight--; /* open the gate, also on failure */
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
     free(note);
@@ -50,19 +51,19 @@ static void commit(hew_task *t, checkpoint_kind kind)
         hew_err_set(&err, HEW_E_NOMEM, "out of memory");
     } else {
         *note = (ckpt_note){ t, idx, kind == CHECKPOINT_INITIAL };
-        if (kind == CHECKPOINT_INITIAL) {
-            pthread_mutex_lock(&t->mu);
-            t->checkpoint_pending = true;
-            pthread_mutex_unlock(&t->mu);
-        }
+        /* Every commit in flight holds the gate: a tool that changes files must not run
+         * before the snapshot of the state it changes is taken. */
+        pthread_mutex_lock(&t->mu);
+        t->checkpoints_in_flight++;
+        pthread_mutex_unlock(&t->mu);
         if (checkpoint_commit_async(t->ckpt, kind, commit_done, note, &err) == HEW_OK)
             return;
         free(note);
+        pthread_mutex_lock(&t->mu);
+        t->checkpoints_in_flight--;
+        pthread_cond_broadcast(&t->cv);
+        pthread_mutex_unlock(&t->mu);
     }
-    pthread_mutex_lock(&t->mu);
-    t->checkpoint_pending = false;
-    pthread_cond_broadcast(&t->cv);
-    pthread_mutex_unlock(&t->mu);
     task_say(t, "error", err.msg, NULL, UIMSG_WHOLE);
 }
 

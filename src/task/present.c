@@ -125,7 +125,7 @@ static hew_code present_tool(hew_task *t, const snapshot *s)
 hew_code task_checkpoint_wait(hew_task *t)
 {
     pthread_mutex_lock(&t->mu);
-    while (t->checkpoint_pending && !abort_is_set(t->abort))
+    while (t->checkpoints_in_flight > 0 && !abort_is_set(t->abort))
         pthread_cond_wait(&t->cv, &t->mu);
     pthread_mutex_unlock(&t->mu);
     return abort_is_set(t->abort) ? HEW_E_ABORTED : HEW_OK;

@@ -81,7 +81,7 @@ struct hew_task {
     char *result;                      /* completion result or failure reason */
     char mode[8];                      /* "act" / "plan" */
     task_stream stream;
-    bool checkpoint_pending;           /* the initial checkpoint commit is in progress */
+    int checkpoints_in_flight;         /* checkpoint commits not yet done (the gate) */
     task_ckpt_result ckpt_results[TASK_CKPT_RESULTS_MAX]; /* finished, not yet shown */
     size_t ckpt_nresults;
 
@@ -138,8 +138,8 @@ hew_code attempt_api_request(hew_task *t);
 /* Present as many blocks as are ready (seed 000). HEW_E_ABORTED when aborted. */
 hew_code present_assistant_message(hew_task *t);
 
-/* The checkpoint gate (seed 000): wait, without holding mu afterwards, while the initial
- * checkpoint commit is in progress. HEW_E_ABORTED when the task is aborted meanwhile. */
+/* The checkpoint gate (seed 000): wait, without holding mu afterwards, while checkpoint
+ * commits (the initial one, a turn's) are in progress. HEW_E_ABORTED when aborted. */
 hew_code task_checkpoint_wait(hew_task *t);
 
 /* Checkpoints (ckpt.c): the initial one (first request, asynchronous, gates tools that
