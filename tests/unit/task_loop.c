@@ -887,6 +887,96 @@ static void test_interrupted_task_resumes_with_its_history(void)
     run_free(&r);
 }
 
+/* A `git` first on PATH that makes the shadow repository's write-tree slow and writes the
+ * time it finished (ms since the epoch) into the file done. */
+static void install_slow_git(const char *dir, const char *done)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/git", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    /* git gets only PATH from hew, so the stamp file's name is written into the script */
+    fprintf(f,
+            "#!/bin/sh\n"
+            "real=$(PATH=/usr/local/bin:/usr/bin:/bin command -v git)\n"
+            "case \" $* \" in *\" write-tree\"*)\n"
+            "  sleep 1; \"$real\" \"$@\"; rc=$?\n"
+            "  [ -e '%s' ] || date +%%s%%3N > '%s'\n"
+            "  exit $rc;;\n"
+            "esac\n"
+            "exec \"$real\" \"$@\"\n",
+            done, done);
+    fclose(f);
+    chmod(path, 0755);
+}
+
+static long long event_ts(run *r, const char *tool)
+{
+    size_t i;
+    json_t *ev;
+    json_array_foreach(r->events, i, ev) {
+        const char *t = json_string_value(json_object_get(json_object_get(ev, "data"), "tool"));
+        if (strcmp(ev_type(ev), "tool") == 0 && t && strcmp(t, tool) == 0)
+            return json_integer_value(json_object_get(ev, "ts"));
+    }
+    return -1;
+}
+
+static void yolo_with_checkpoints(hew_options *o)
+{
+    with_checkpoints(o);
+    o->yolo = 1;
+}
+
+static void test_changing_tools_wait_for_the_initial_checkpoint(void)
+{
+    snprintf(workspace, sizeof workspace, "/tmp/hew-ckgate-ws-XXXXXX");
+    REQUIRE(mkdtemp(workspace) != NULL);
+    snprintf(ckpt_data, sizeof ckpt_data, "/tmp/hew-ckgate-data-XXXXXX");
+    REQUIRE(mkdtemp(ckpt_data) != NULL);
+    char bin[320], done[420], path[400];
+    snprintf(bin, sizeof bin, "%s/bin", ckpt_data);
+    REQUIRE(mkdir(bin, 0755) == 0);
+    snprintf(done, sizeof done, "%s/git-done", ckpt_data);
+    install_slow_git(bin, done);
+    snprintf(path, sizeof path, "%s/notes.txt", workspace);
+    FILE *f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs("notes\n", f);
+    fclose(f);
+    const char *old_path = getenv("PATH");
+    char *saved = strdup(old_path ? old_path : "/usr/bin:/bin");
+    char new_path[1200];
+    snprintf(new_path, sizeof new_path, "%s:%s", bin, saved);
+    setenv("PATH", new_path, 1);
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\""
+                          "<read_file><path>notes.txt</path></read_file>\\n"
+                          "<write_to_file><path>new.txt</path><content>x</content>"
+                          "</write_to_file>\"}," COMPLETE("ok") "]}",
+                      "read then write", yolo_with_checkpoints) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    setenv("PATH", saved, 1);
+    free(saved);
+    FILE *d = fopen(done, "r");
+    long long done_ms = -1;
+    if (d) {
+        if (fscanf(d, "%lld", &done_ms) != 1)
+            done_ms = -1;
+        fclose(d);
+    }
+    long long read_ms = event_ts(&r, "readFile"), write_ms = event_ts(&r, "newFileCreated");
+    fprintf(stderr, "read at 0 ms, initial commit done at +%lld ms, write at +%lld ms\n",
+            done_ms - read_ms, write_ms - read_ms);
+    CHECK(done_ms > 0 && read_ms > 0 && write_ms > 0);
+    CHECK(read_ms < done_ms);   /* the read-only tool did not wait */
+    CHECK(write_ms >= done_ms); /* the changing one waited for the commit */
+    run_free(&r);
+    tmpdir_remove(workspace);
+    tmpdir_remove(ckpt_data);
+}
+
 static void test_workflow_reaches_the_request(void)
 {
     snprintf(workspace, sizeof workspace, "/tmp/hew-task-wf-XXXXXX");
@@ -1085,6 +1175,7 @@ int main(void)
     RUN(test_reasoning_is_shown_and_sent_back_signed);
     RUN(test_rejection_with_feedback_skips_the_rest);
     RUN(test_checkpoints_follow_the_task);
+    RUN(test_changing_tools_wait_for_the_initial_checkpoint);
     RUN(test_workflow_reaches_the_request);
     RUN(test_plan_mode_then_act);
     RUN(test_files_changed_outside_are_reported);
