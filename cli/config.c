@@ -49,6 +49,16 @@ static const struct cfg_def {
                              "base delay of automatic retries" },
     [CFG_TASK_TIMEOUT_S] = { "limits.task_timeout_s", T_NUM, 1, NULL,
                              "headless: give up after this long (0: never)" },
+    [CFG_STRICT_PLAN] = { "strict_plan", T_BOOL, 1, NULL, "PLAN MODE refuses file edits" },
+    [CFG_RULES_GLOBAL] = { "rules.global", T_BOOL, 1, NULL, "read ~/.config/hew/rules/" },
+    [CFG_RULES_CLINERULES] = { "rules.clinerules", T_BOOL, 1, NULL, "read .clinerules" },
+    [CFG_RULES_CURSORRULES] = { "rules.cursorrules", T_BOOL, 1, NULL,
+                                "read .cursorrules and .cursor/rules/" },
+    [CFG_RULES_WINDSURFRULES] = { "rules.windsurfrules", T_BOOL, 1, NULL,
+                                  "read .windsurfrules" },
+    [CFG_RULES_AGENTS] = { "rules.agents", T_BOOL, 1, NULL, "read AGENTS.md files" },
+    [CFG_RULES_CLINEIGNORE] = { "rules.clineignore", T_BOOL, 1, NULL,
+                                "show the model the .clineignore text" },
 };
 
 /* The provider table as the CLI needs it: which variable holds the key. */
@@ -280,9 +290,9 @@ static int load_file(cli_config *c, const char *path, int project, json_t **keep
     const char *key;
     json_t *v;
     json_object_foreach(root, key, v) {
-        if (strcmp(key, "limits") == 0) {
+        if (strcmp(key, "limits") == 0 || strcmp(key, "rules") == 0) {
             if (!json_is_object(v)) {
-                snprintf(err, errlen, "%s: limits: expected an object", path);
+                snprintf(err, errlen, "%s: %s: expected an object", path, key);
                 json_decref(root);
                 return -1;
             }
@@ -290,15 +300,19 @@ static int load_file(cli_config *c, const char *path, int project, json_t **keep
             json_t *lv;
             json_object_foreach(v, lk, lv) {
                 char full[200];
-                snprintf(full, sizeof full, "limits.%s", lk);
+                snprintf(full, sizeof full, "%s.%s", key, lk);
                 int k;
                 for (k = 0; k < CFG_NKEYS; k++)
                     if (strcmp(defs[k].path, full) == 0)
                         break;
                 if (k == CFG_NKEYS) {
                     snprintf(err, errlen,
-                             "%s: %s: unknown setting (limits are max_consecutive_mistakes, "
-                             "request_timeout_s, idle_timeout_s, retry_delay_ms, task_timeout_s)",
+                             strcmp(key, "rules") == 0
+                                 ? "%s: %s: unknown setting (rules are global, clinerules, "
+                                   "cursorrules, windsurfrules, agents, clineignore)"
+                                 : "%s: %s: unknown setting (limits are max_consecutive_mistakes, "
+                                   "request_timeout_s, idle_timeout_s, retry_delay_ms, "
+                                   "task_timeout_s)",
                              path, full);
                     json_decref(root);
                     return -1;
@@ -442,6 +456,9 @@ static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
     set_num(c, CFG_RETRY_DELAY_MS, d.retry_base_delay_ms, "");
     set_num(c, CFG_TASK_TIMEOUT_S, 0, "");
     set_num(c, CFG_THINKING, 0, "");
+    set_num(c, CFG_STRICT_PLAN, 0, "");
+    for (int k = CFG_RULES_GLOBAL; k <= CFG_RULES_CLINEIGNORE; k++)
+        set_num(c, k, 1, "");
 
     json_t *user = NULL, *project = NULL;
     int no_files = co && co->no_config;
@@ -577,6 +594,13 @@ int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errl
     const char *tools = c->str[CFG_TOOLS];
     o->native_tools = !tools || strcmp(tools, "auto") == 0 ? -1 : strcmp(tools, "native") == 0;
     o->max_consecutive_mistakes = (int)c->num[CFG_MAX_MISTAKES];
+    o->strict_plan = c->num[CFG_STRICT_PLAN] != 0;
+    o->rules_global = c->num[CFG_RULES_GLOBAL] != 0;
+    o->rules_clinerules = c->num[CFG_RULES_CLINERULES] != 0;
+    o->rules_cursorrules = c->num[CFG_RULES_CURSORRULES] != 0;
+    o->rules_windsurfrules = c->num[CFG_RULES_WINDSURFRULES] != 0;
+    o->rules_agents = c->num[CFG_RULES_AGENTS] != 0;
+    o->rules_clineignore = c->num[CFG_RULES_CLINEIGNORE] != 0;
     o->request_timeout_ms = c->num[CFG_REQUEST_TIMEOUT_S] * 1000;
     o->idle_timeout_ms = c->num[CFG_IDLE_TIMEOUT_S] * 1000;
     o->retry_base_delay_ms = c->num[CFG_RETRY_DELAY_MS];

@@ -71,6 +71,12 @@ typedef struct hew_options {
     long retry_base_delay_ms;       /* automatic retries wait 1, 2, 4 times this (2000) */
     long request_timeout_ms;        /* overall deadline per request (default 600000) */
     long idle_timeout_ms;           /* no data from the provider (default 120000) */
+    int strict_plan;                /* PLAN MODE refuses file edits outright (default 0) */
+    /* Where the model's instructions come from; each source can be turned off (all on by
+     * default): ~/.config/hew/rules/, .clinerules, .cursorrules and .cursor/rules/,
+     * .windsurfrules, AGENTS.md files, the .clineignore text. */
+    int rules_global, rules_clinerules, rules_cursorrules, rules_windsurfrules, rules_agents,
+        rules_clineignore;
     int persist;                    /* keep every task in hew's store (data_dir/hew.db) so
                                        it can be resumed and listed (default 1) */
     int checkpoints;                /* snapshot the workspace in a shadow git repository

@@ -26,6 +26,8 @@ void hew_options_init(hew_options *o)
     o->idle_timeout_ms = 120000;
     o->checkpoints = 1;
     o->persist = 1;
+    o->rules_global = o->rules_clinerules = o->rules_cursorrules = 1;
+    o->rules_windsurfrules = o->rules_agents = o->rules_clineignore = 1;
 }
 
 static char *dup_opt(const char *s)
@@ -88,6 +90,13 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     st->request_timeout_ms = o->request_timeout_ms;
     st->idle_timeout_ms = o->idle_timeout_ms;
     st->checkpoints = o->checkpoints != 0;
+    st->strict_plan = o->strict_plan != 0;
+    st->rules_global = o->rules_global != 0;
+    st->rules_clinerules = o->rules_clinerules != 0;
+    st->rules_cursorrules = o->rules_cursorrules != 0;
+    st->rules_windsurfrules = o->rules_windsurfrules != 0;
+    st->rules_agents = o->rules_agents != 0;
+    st->rules_clineignore = o->rules_clineignore != 0;
     st->persist = o->persist != 0;
     st->data_dir = dup_opt(o->data_dir);
     st->on_event = o->on_event;

@@ -254,6 +254,25 @@ hew_code executor_run(hew_task *t, const tool_call *call)
     char mode[8];
     prompt_ctx pc;
     task_prompt_ctx(t, &pc, mode);
+    static const char *const edits[] = { "write_to_file", "replace_in_file", "new_rule",
+                                         "apply_patch" };
+    bool strict_refusal = false;
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++)
+        strict_refusal = strict_refusal ||
+                         (pc.strict_plan && strcmp(mode, "plan") == 0 &&
+                          strcmp(def->name, edits[i]) == 0);
+    if (strict_refusal) {
+        buf why = BUF_INIT(0);
+        buf_printf(&why, "%s is not available in PLAN MODE: files are not changed while "
+                         "planning. Finish the plan with plan_mode_respond; the user switches "
+                         "to ACT MODE to carry it out.",
+                   def->name);
+        task_say(t, "error", why.data, NULL, UIMSG_WHOLE);
+        resp_tool_error(&msg, why.data ? why.data : "");
+        buf_release(&why);
+        push_described(t, def, call, msg.data, true);
+        goto mark_used;
+    }
     if (!prompt_tool_offered(&pc, def)) {
         buf why = BUF_INIT(0);
         buf_printf(&why, "The tool %s is not available now (%s MODE%s). Use one of the tools "

@@ -31,6 +31,9 @@ typedef struct task_settings {
     long request_timeout_ms;
     long idle_timeout_ms;
     bool checkpoints;
+    bool strict_plan;
+    bool rules_global, rules_clinerules, rules_cursorrules, rules_windsurfrules, rules_agents,
+        rules_clineignore;
     bool persist;               /* keep the conversation in the store (hew.db) */
     char *data_dir;             /* NULL: $XDG_DATA_HOME/hew */
     hew_event_fn on_event;

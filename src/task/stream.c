@@ -162,6 +162,7 @@ void task_prompt_ctx(hew_task *t, prompt_ctx *pc, char mode[8])
     pc->native_tools = t->session->native_tools;
     pc->parallel_tools = t->settings->parallel_tool_calls;
     pc->yolo = t->settings->yolo;
+    pc->strict_plan = t->settings->strict_plan;
     pc->tools = registry_tools(&pc->ntools);
 }
 
@@ -209,6 +210,13 @@ hew_code task_stream_start(hew_task *t, hew_err *err)
      * for the paths in play. */
     if (!t->rules_loaded || task_now_ms() - t->rules_loaded_ms > RULES_TTL_MS) {
         rules_opts ro = rules_defaults();
+        const task_settings *st = t->settings;
+        ro.global = st->rules_global;
+        ro.clinerules = st->rules_clinerules;
+        ro.cursorrules = st->rules_cursorrules;
+        ro.windsurfrules = st->rules_windsurfrules;
+        ro.agents = st->rules_agents;
+        ro.clineignore = st->rules_clineignore;
         if (t->rules_loaded)
             rules_set_release(&t->rules);
         t->rules_loaded = rules_load(t->settings->cwd, &ro, &t->rules, NULL) == HEW_OK;

@@ -977,6 +977,76 @@ static void test_changing_tools_wait_for_the_initial_checkpoint(void)
     tmpdir_remove(ckpt_data);
 }
 
+static void strict_plan(hew_options *o)
+{
+    o->cwd = workspace;
+    o->mode = "plan";
+    o->strict_plan = 1;
+    o->yolo = 1;
+}
+
+static void test_strict_plan_refuses_edits(void)
+{
+    snprintf(workspace, sizeof workspace, "/tmp/hew-task-strict-XXXXXX");
+    REQUIRE(mkdtemp(workspace) != NULL);
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\""
+                          "<write_to_file><path>plan.txt</path><content>x</content>"
+                          "</write_to_file>\"}," COMPLETE("planned") "]}",
+                      "plan it", strict_plan) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    char path[400];
+    snprintf(path, sizeof path, "%s/plan.txt", workspace);
+    CHECK(access(path, F_OK) != 0);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    char *results = request_message_text(reqs, 1, -1);
+    CHECK(strstr(results, "not available in PLAN MODE") != NULL);
+    free(results);
+    json_decref(reqs);
+    run_free(&r);
+    tmpdir_remove(workspace);
+}
+
+static void no_agents_rules(hew_options *o)
+{
+    o->cwd = workspace;
+    o->rules_agents = 0;
+}
+
+static int system_prompt_has(run *r, const char *needle)
+{
+    json_t *reqs = fakeprov_requests(&r->fp);
+    json_t *system = json_object_get(json_object_get(json_array_get(reqs, 0), "body"), "system");
+    char *dump = json_dumps(system, JSON_COMPACT);
+    int found = dump && strstr(dump, needle) != NULL;
+    free(dump);
+    json_decref(reqs);
+    return found;
+}
+
+static void test_rule_sources_can_be_turned_off(void)
+{
+    snprintf(workspace, sizeof workspace, "/tmp/hew-task-rules-XXXXXX");
+    REQUIRE(mkdtemp(workspace) != NULL);
+    char path[400];
+    snprintf(path, sizeof path, "%s/AGENTS.md", workspace);
+    FILE *f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs("Always name variables in snake_case.\n", f);
+    fclose(f);
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" COMPLETE("ok") "]}", "x", in_workspace) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK(system_prompt_has(&r, "Always name variables in snake_case."));
+    run_free(&r);
+    REQUIRE(run_start(&r, "{\"responses\":[" COMPLETE("ok") "]}", "x", no_agents_rules) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK(!system_prompt_has(&r, "Always name variables in snake_case."));
+    run_free(&r);
+    tmpdir_remove(workspace);
+}
+
 static void test_workflow_reaches_the_request(void)
 {
     snprintf(workspace, sizeof workspace, "/tmp/hew-task-wf-XXXXXX");
@@ -1177,6 +1247,8 @@ int main(void)
     RUN(test_checkpoints_follow_the_task);
     RUN(test_changing_tools_wait_for_the_initial_checkpoint);
     RUN(test_workflow_reaches_the_request);
+    RUN(test_strict_plan_refuses_edits);
+    RUN(test_rule_sources_can_be_turned_off);
     RUN(test_plan_mode_then_act);
     RUN(test_files_changed_outside_are_reported);
     RUN(test_interrupted_task_resumes_with_its_history);
