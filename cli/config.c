@@ -50,6 +50,7 @@ static const struct cfg_def {
     [CFG_TASK_TIMEOUT_S] = { "limits.task_timeout_s", T_NUM, 1, NULL,
                              "headless: give up after this long (0: never)" },
     [CFG_STRICT_PLAN] = { "strict_plan", T_BOOL, 1, NULL, "PLAN MODE refuses file edits" },
+    [CFG_LANGUAGE] = { "language", T_STR, 1, NULL, "the language the model answers in" },
     [CFG_RULES_GLOBAL] = { "rules.global", T_BOOL, 1, NULL, "read ~/.config/hew/rules/" },
     [CFG_RULES_CLINERULES] = { "rules.clinerules", T_BOOL, 1, NULL, "read .clinerules" },
     [CFG_RULES_CURSORRULES] = { "rules.cursorrules", T_BOOL, 1, NULL,
@@ -595,6 +596,7 @@ int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errl
     o->native_tools = !tools || strcmp(tools, "auto") == 0 ? -1 : strcmp(tools, "native") == 0;
     o->max_consecutive_mistakes = (int)c->num[CFG_MAX_MISTAKES];
     o->strict_plan = c->num[CFG_STRICT_PLAN] != 0;
+    o->language = c->str[CFG_LANGUAGE];
     o->rules_global = c->num[CFG_RULES_GLOBAL] != 0;
     o->rules_clinerules = c->num[CFG_RULES_CLINERULES] != 0;
     o->rules_cursorrules = c->num[CFG_RULES_CURSORRULES] != 0;

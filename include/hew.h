@@ -71,6 +71,8 @@ typedef struct hew_options {
     long retry_base_delay_ms;       /* automatic retries wait 1, 2, 4 times this (2000) */
     long request_timeout_ms;        /* overall deadline per request (default 600000) */
     long idle_timeout_ms;           /* no data from the provider (default 120000) */
+    const char *language;           /* the language the model answers in ("German"); NULL:
+                                       the user's */
     int strict_plan;                /* PLAN MODE refuses file edits outright (default 0) */
     /* Where the model's instructions come from; each source can be turned off (all on by
      * default): ~/.config/hew/rules/, .clinerules, .cursorrules and .cursor/rules/,

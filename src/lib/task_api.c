@@ -43,6 +43,7 @@ static void settings_release(task_settings *s)
     free(s->base_url);
     free(s->cwd);
     free(s->data_dir);
+    free(s->language);
 }
 
 static void set_err(char *err, size_t errlen, const char *msg)
@@ -91,6 +92,7 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     st->idle_timeout_ms = o->idle_timeout_ms;
     st->checkpoints = o->checkpoints != 0;
     st->strict_plan = o->strict_plan != 0;
+    st->language = dup_opt(o->language && *o->language ? o->language : NULL);
     st->rules_global = o->rules_global != 0;
     st->rules_clinerules = o->rules_clinerules != 0;
     st->rules_cursorrules = o->rules_cursorrules != 0;

@@ -32,6 +32,7 @@ typedef struct task_settings {
     long idle_timeout_ms;
     bool checkpoints;
     bool strict_plan;
+    char *language;             /* NULL: none */
     bool rules_global, rules_clinerules, rules_cursorrules, rules_windsurfrules, rules_agents,
         rules_clineignore;
     bool persist;               /* keep the conversation in the store (hew.db) */

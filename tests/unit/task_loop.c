@@ -1008,12 +1008,6 @@ static void test_strict_plan_refuses_edits(void)
     tmpdir_remove(workspace);
 }
 
-static void no_agents_rules(hew_options *o)
-{
-    o->cwd = workspace;
-    o->rules_agents = 0;
-}
-
 static int system_prompt_has(run *r, const char *needle)
 {
     json_t *reqs = fakeprov_requests(&r->fp);
@@ -1024,6 +1018,27 @@ static int system_prompt_has(run *r, const char *needle)
     json_decref(reqs);
     return found;
 }
+
+static void in_german(hew_options *o)
+{
+    o->language = "German";
+}
+
+static void test_preferred_language_reaches_the_prompt(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" COMPLETE("ok") "]}", "x", in_german) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK(system_prompt_has(&r, "German"));
+    run_free(&r);
+}
+
+static void no_agents_rules(hew_options *o)
+{
+    o->cwd = workspace;
+    o->rules_agents = 0;
+}
+
 
 static void test_rule_sources_can_be_turned_off(void)
 {
@@ -1249,6 +1264,7 @@ int main(void)
     RUN(test_workflow_reaches_the_request);
     RUN(test_strict_plan_refuses_edits);
     RUN(test_rule_sources_can_be_turned_off);
+    RUN(test_preferred_language_reaches_the_prompt);
     RUN(test_plan_mode_then_act);
     RUN(test_files_changed_outside_are_reported);
     RUN(test_interrupted_task_resumes_with_its_history);
