@@ -128,6 +128,15 @@ static void env_complete(tool_env *env, const char *result)
     task_finish(t, HEW_TASK_COMPLETED, result);
 }
 
+static size_t env_condense(tool_env *env)
+{
+    hew_task *t = task_of(env);
+    size_t before = task_ctx_active_messages(t);
+    task_ctx_truncate(t, CONTEXT_KEEP_NONE);
+    size_t after = task_ctx_active_messages(t);
+    return before > after ? before - after : 0;
+}
+
 static void env_mistake(tool_env *env, bool made)
 {
     hew_task *t = task_of(env);
@@ -161,6 +170,7 @@ void executor_env_init(hew_task *t)
     e->ask_nowait = env_ask_nowait;
     e->complete = env_complete;
     e->mistake = env_mistake;
+    e->condense = env_condense;
     /* the key hew uses never reaches a child process, whatever variable it came from */
     proc_secret_add(t->settings->api_key);
 }

@@ -1,8 +1,8 @@
 /* condense — the model proposes a summary of the conversation so far to replace the
- * older messages (Cline's condense, /smol). The user accepts or answers; the result says
- * what happened. Dropping the older messages lands with the context work: until then an
- * accepted summary is kept in the conversation and nothing is removed. It never changes
- * the history itself. */
+ * older messages (Cline's condense, /smol). The user accepts (or yolo does) and the task
+ * drops the older messages from what the model sees (env->condense: the history itself is
+ * never shortened, a deleted range grows over it); the summary stays, in the answer that
+ * called this tool. Feedback instead of a yes keeps everything and passes the words on. */
 #include <string.h>
 
 #include "tools/tool.h"
@@ -37,11 +37,17 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
                                 "and go on with the task.",
                            answer.text);
     } else if (answer.kind == TOOL_ANSWER_YES) {
-        tool_result_printf(out, "The summary was accepted%s. (This version of hew does not "
-                                "remove the older messages yet: the conversation stays as it "
-                                "is, with your summary in it.) Go on with the task from the "
-                                "summary.",
-                           env->yolo ? " automatically" : " by the user");
+        size_t dropped = env->condense ? env->condense(env) : 0;
+        if (dropped)
+            tool_result_printf(out, "The summary was accepted%s and the conversation was "
+                                    "condensed: %zu earlier messages were removed from what you "
+                                    "see, and your summary above takes their place. Go on with "
+                                    "the task from the summary.",
+                               env->yolo ? " automatically" : " by the user", dropped);
+        else
+            tool_result_printf(out, "The summary was accepted%s; the conversation is already "
+                                    "short, so nothing was removed. Go on with the task.",
+                               env->yolo ? " automatically" : " by the user");
     } else {
         tool_result_printf(out, "The user declined to condense the conversation. Go on with "
                                 "the task.");

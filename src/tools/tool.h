@@ -97,6 +97,11 @@ struct tool_env {
                        int partial, tool_answer *answer);
     /* The task is finished with this result (attempt_completion accepted). */
     void (*complete)(tool_env *env, const char *result);
+    /* Condense (the condense tool, accepted): drop the older messages from what the model
+     * sees from now on — the task, the latest request and the answer holding the summary
+     * stay. Returns how many messages the model no longer sees (0: nothing to drop). May be
+     * NULL (then nothing is dropped). */
+    size_t (*condense)(tool_env *env);
     /* Count a mistake of the model (missing parameter, failed edit, …) or reset. */
     void (*mistake)(tool_env *env, bool made);
 };

@@ -570,6 +570,30 @@ static void test_usage_over_the_window_truncates_and_goes_on(void)
     run_free(&r);
 }
 
+static void test_condense_drops_the_older_messages(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" LIST_DOT "," LIST_DOT ","
+                          "{\"protocol\":\"anthropic\",\"text\":\"<condense><context>"
+                          "SUMMARY-XYZ: listed the files twice.</context></condense>\"},"
+                          COMPLETE("condensed and done") "]}",
+                      "condense me", yolo) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK_INT(count_messages(&r, "deleted_api_reqs"), 1);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 4);
+    /* Without the condense the last request would hold 7 messages. */
+    CHECK_INT(request_message_count(reqs, 3), 5);
+    char *summary = request_message_text(reqs, 3, 3);
+    CHECK(strstr(summary, "SUMMARY-XYZ") != NULL);
+    free(summary);
+    char *result = request_message_text(reqs, 3, 4);
+    CHECK(strstr(result, "condensed") != NULL);
+    free(result);
+    json_decref(reqs);
+    run_free(&r);
+}
+
 static void test_bricked_conversation_is_explained(void)
 {
     run r;
@@ -1253,6 +1277,7 @@ int main(void)
     RUN(test_context_window_error_truncates_once_and_succeeds);
     RUN(test_bricked_conversation_is_explained);
     RUN(test_usage_over_the_window_truncates_and_goes_on);
+    RUN(test_condense_drops_the_older_messages);
     RUN(test_thinking_tags_and_partial_tags_are_not_shown);
     RUN(test_one_tool_per_message_when_parallel_is_off);
     RUN(test_every_tool_runs_in_order_when_parallel_is_on);
