@@ -16,45 +16,8 @@
 
 #include "checkpoint/checkpoint.h"
 #include "hew.h"
+#include "lib/lib_store.h"
 #include "store/store.h"
-
-static void set_err(char *err, size_t errlen, const char *msg)
-{
-    if (err && errlen)
-        snprintf(err, errlen, "%s", msg);
-}
-
-/* Open the store named by o->data_dir (NULL: the default path), as history.c does. */
-static store *open_store(const hew_options *o, char *err, size_t errlen)
-{
-    hew_err e = HEW_ERR_INIT;
-    char *path = NULL;
-    const char *dir = o ? o->data_dir : NULL;
-    if (dir && *dir) {
-        size_t n = strlen(dir) + sizeof "/hew.db";
-        path = malloc(n);
-        if (path)
-            snprintf(path, n, "%s/hew.db", dir);
-        else
-            hew_err_set(&e, HEW_E_NOMEM, "out of memory");
-    } else {
-        path = store_default_path(&e);
-    }
-    if (!path) {
-        set_err(err, errlen, e.msg[0] ? e.msg : "cannot tell where hew keeps its tasks");
-        return NULL;
-    }
-    store_options so = STORE_OPTIONS_INIT;
-    so.path = path;
-    store *s = NULL;
-    if (store_open(&so, &s, &e) != HEW_OK) {
-        if (err && errlen)
-            snprintf(err, errlen, "cannot open the task store %s: %s", path, e.msg);
-        s = NULL;
-    }
-    free(path);
-    return s;
-}
 
 /* Everything one call works with: the store, the task's lock (when taken), the loaded
  * task and its checkpoint_created messages. */
@@ -85,10 +48,10 @@ static int ctx_open(ck_ctx *c, const hew_options *o, const char *id, bool lock, 
 {
     *c = (ck_ctx){ NULL, NULL, STORE_LOADED_INIT, NULL };
     if (!id || !*id) {
-        set_err(err, errlen, "no task id given");
+        lib_set_err(err, errlen, "no task id given");
         return -1;
     }
-    c->s = open_store(o, err, errlen);
+    c->s = lib_open_store(o, err, errlen);
     if (!c->s)
         return -1;
     hew_err e = HEW_ERR_INIT;
@@ -132,7 +95,7 @@ static int ctx_open(ck_ctx *c, const hew_options *o, const char *id, bool lock, 
         if (item && json_is_string(json_object_get(data, "error")))
             json_object_set_new(item, "error", json_string(jstr(data, "error")));
         if (!item || json_array_append_new(c->list, item) != 0) {
-            set_err(err, errlen, "out of memory");
+            lib_set_err(err, errlen, "out of memory");
             ctx_close(c);
             return -1;
         }
@@ -173,7 +136,7 @@ static int resolve(const ck_ctx *c, const char *ref, json_t **item, const char *
     *item = NULL;
     *hash = NULL;
     if (!ref || !*ref) {
-        set_err(err, errlen, "no checkpoint given (a number from `hew checkpoints ID`)");
+        lib_set_err(err, errlen, "no checkpoint given (a number from `hew checkpoints ID`)");
         return -1;
     }
     if (all_digits(ref) && strlen(ref) <= 6) {
@@ -233,7 +196,7 @@ static checkpoint *open_ckpt(const ck_ctx *c, const hew_options *o, char *err, s
     checkpoint *ck = NULL;
     hew_err e = HEW_ERR_INIT;
     if (!co.workspace || !*co.workspace) {
-        set_err(err, errlen, "the task has no recorded workspace, so it has no checkpoints");
+        lib_set_err(err, errlen, "the task has no recorded workspace, so it has no checkpoints");
         return NULL;
     }
     if (checkpoint_open(&co, &ck, &e) != HEW_OK) {
@@ -249,7 +212,7 @@ static char *dump_or_err(json_t *j, char *err, size_t errlen)
     char *out = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(j);
     if (!out)
-        set_err(err, errlen, "out of memory");
+        lib_set_err(err, errlen, "out of memory");
     return out;
 }
 
@@ -291,7 +254,7 @@ char *hew_checkpoint_diff(const hew_options *o, const char *task_id, const char 
         checkpoint_changes d = { 0 };
         hew_err e = HEW_ERR_INIT;
         if (checkpoint_diff(ck, fh, th, 0, &d, &e) != HEW_OK) {
-            set_err(err, errlen, e.msg);
+            lib_set_err(err, errlen, e.msg);
         } else {
             json_t *files = json_array();
             for (size_t i = 0; files && i < d.n; i++) {
@@ -424,7 +387,7 @@ char *hew_checkpoint_restore(const hew_options *o, const char *task_id, const ch
                                "target", hash);
     int rc = report ? 0 : -1;
     if (!report)
-        set_err(err, errlen, "out of memory");
+        lib_set_err(err, errlen, "out of memory");
     if (rc == 0 && files) {
         checkpoint *ck = open_ckpt(&c, o, err, errlen);
         rc = ck ? 0 : -1;

@@ -11,45 +11,8 @@
 #include <jansson.h>
 
 #include "hew.h"
+#include "lib/lib_store.h"
 #include "store/store.h"
-
-static void set_err(char *err, size_t errlen, const char *msg)
-{
-    if (err && errlen)
-        snprintf(err, errlen, "%s", msg);
-}
-
-/* Open the store named by o->data_dir (NULL: the default path). */
-static store *open_store(const hew_options *o, char *err, size_t errlen)
-{
-    hew_err e = HEW_ERR_INIT;
-    char *path = NULL;
-    const char *dir = o ? o->data_dir : NULL;
-    if (dir && *dir) {
-        size_t n = strlen(dir) + sizeof "/hew.db";
-        path = malloc(n);
-        if (path)
-            snprintf(path, n, "%s/hew.db", dir);
-        else
-            hew_err_set(&e, HEW_E_NOMEM, "out of memory");
-    } else {
-        path = store_default_path(&e);
-    }
-    if (!path) {
-        set_err(err, errlen, e.msg[0] ? e.msg : "cannot tell where hew keeps its tasks");
-        return NULL;
-    }
-    store_options so = STORE_OPTIONS_INIT;
-    so.path = path;
-    store *s = NULL;
-    if (store_open(&so, &s, &e) != HEW_OK) {
-        if (err && errlen)
-            snprintf(err, errlen, "cannot open the task store %s: %s", path, e.msg);
-        s = NULL;
-    }
-    free(path);
-    return s;
-}
 
 /* The error of a store call on task `id`, in words a user can act on. */
 static void task_err(char *err, size_t errlen, const char *id, const hew_err *e)
@@ -105,14 +68,14 @@ static char *dump_or_err(json_t *j, char *err, size_t errlen)
     char *out = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(j);
     if (!out)
-        set_err(err, errlen, "out of memory");
+        lib_set_err(err, errlen, "out of memory");
     return out;
 }
 
 char *hew_history_json(const hew_options *o, const char *search, const char *workspace,
                        int limit, char *err, size_t errlen)
 {
-    store *s = open_store(o, err, errlen);
+    store *s = lib_open_store(o, err, errlen);
     if (!s)
         return NULL;
     char *ws = workspace ? workspace_key(workspace) : NULL;
@@ -125,7 +88,7 @@ char *hew_history_json(const hew_options *o, const char *search, const char *wor
     hew_err e = HEW_ERR_INIT;
     char *out = NULL;
     if (store_task_list(s, &q, &items, &n, &e) != HEW_OK) {
-        set_err(err, errlen, e.msg);
+        lib_set_err(err, errlen, e.msg);
     } else {
         json_t *arr = json_array();
         for (size_t i = 0; arr && i < n; i++) {
@@ -147,10 +110,10 @@ char *hew_history_task_json(const hew_options *o, const char *id, int with_event
                             char *err, size_t errlen)
 {
     if (!id || !*id) {
-        set_err(err, errlen, "no task id given");
+        lib_set_err(err, errlen, "no task id given");
         return NULL;
     }
-    store *s = open_store(o, err, errlen);
+    store *s = lib_open_store(o, err, errlen);
     if (!s)
         return NULL;
     hew_err e = HEW_ERR_INIT;
@@ -182,10 +145,10 @@ char *hew_history_task_json(const hew_options *o, const char *id, int with_event
 int hew_history_delete(const hew_options *o, const char *id, char *err, size_t errlen)
 {
     if (!id || !*id) {
-        set_err(err, errlen, "no task id given");
+        lib_set_err(err, errlen, "no task id given");
         return -1;
     }
-    store *s = open_store(o, err, errlen);
+    store *s = lib_open_store(o, err, errlen);
     if (!s)
         return -1;
     hew_err e = HEW_ERR_INIT;
@@ -206,10 +169,10 @@ int hew_history_export(const hew_options *o, const char *id, const char *dir, ch
                        size_t errlen)
 {
     if (!id || !*id || !dir || !*dir) {
-        set_err(err, errlen, !id || !*id ? "no task id given" : "no directory given");
+        lib_set_err(err, errlen, !id || !*id ? "no task id given" : "no directory given");
         return -1;
     }
-    store *s = open_store(o, err, errlen);
+    store *s = lib_open_store(o, err, errlen);
     if (!s)
         return -1;
     hew_err e = HEW_ERR_INIT;
@@ -226,10 +189,10 @@ int hew_history_import(const hew_options *o, const char *dir, const char *worksp
                        char *id_out, size_t id_len, char *err, size_t errlen)
 {
     if (!dir || !*dir) {
-        set_err(err, errlen, "no directory given");
+        lib_set_err(err, errlen, "no directory given");
         return -1;
     }
-    store *s = open_store(o, err, errlen);
+    store *s = lib_open_store(o, err, errlen);
     if (!s)
         return -1;
     char *ws = workspace ? workspace_key(workspace) : NULL;
@@ -254,10 +217,10 @@ char *hew_history_latest(const hew_options *o, const char *workspace, char *err,
 {
     char *ws = workspace_key(workspace ? workspace : (o ? o->cwd : NULL));
     if (!ws) {
-        set_err(err, errlen, "the workspace directory cannot be read");
+        lib_set_err(err, errlen, "the workspace directory cannot be read");
         return NULL;
     }
-    store *s = open_store(o, err, errlen);
+    store *s = lib_open_store(o, err, errlen);
     if (!s) {
         free(ws);
         return NULL;
@@ -270,14 +233,14 @@ char *hew_history_latest(const hew_options *o, const char *workspace, char *err,
     hew_err e = HEW_ERR_INIT;
     char *out = NULL;
     if (store_task_list(s, &q, &items, &n, &e) != HEW_OK) {
-        set_err(err, errlen, e.msg);
+        lib_set_err(err, errlen, e.msg);
     } else if (n == 0) {
         if (err && errlen)
             snprintf(err, errlen, "no stored task in %s yet (see `hew history`)", ws);
     } else {
         out = strdup(items[0].id);
         if (!out)
-            set_err(err, errlen, "out of memory");
+            lib_set_err(err, errlen, "out of memory");
     }
     store_task_list_free(items, n);
     free(ws);

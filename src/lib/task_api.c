@@ -10,6 +10,7 @@
 #include "api/message.h"
 #include "api/model.h"
 #include "api/provider.h"
+#include "lib/lib_store.h"
 #include "task/task.h"
 
 void hew_options_init(hew_options *o)
@@ -46,17 +47,11 @@ static void settings_release(task_settings *s)
     free(s->language);
 }
 
-static void set_err(char *err, size_t errlen, const char *msg)
-{
-    if (err && errlen)
-        snprintf(err, errlen, "%s", msg);
-}
-
 hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
 {
     hew_session *s = calloc(1, sizeof *s);
     if (!s) {
-        set_err(err, errlen, "out of memory");
+        lib_set_err(err, errlen, "out of memory");
         return NULL;
     }
     task_settings *st = &s->settings;
@@ -66,7 +61,7 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
         dir = getcwd(cwd, sizeof cwd);
     char *real = dir ? realpath(dir, NULL) : NULL;
     if (!real) {
-        set_err(err, errlen, "the workspace directory does not exist or cannot be read");
+        lib_set_err(err, errlen, "the workspace directory does not exist or cannot be read");
         free(s);
         return NULL;
     }
@@ -107,7 +102,7 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     hew_err e = HEW_ERR_INIT;
     api_provider_opts po = { st->base_url, st->api_key, st->model, NULL };
     if (api_provider_init(&s->provider, st->provider, &po, &e) != HEW_OK) {
-        set_err(err, errlen, e.msg);
+        lib_set_err(err, errlen, e.msg);
         settings_release(st);
         free(s);
         return NULL;
@@ -165,7 +160,7 @@ static hew_task *task_launch(hew_session *s, const char *text, const char *resum
 {
     hew_task *t = calloc(1, sizeof *t);
     if (!t) {
-        set_err(err, errlen, "out of memory");
+        lib_set_err(err, errlen, "out of memory");
         return NULL;
     }
     t->session = s;
@@ -189,7 +184,7 @@ static hew_task *task_launch(hew_session *s, const char *text, const char *resum
     memcpy(t->mode, s->settings.mode, sizeof t->mode);
     if (!t->abort || !t->stream.abort || !t->ckpt_abort || !t->task_text || !t->history ||
         (resume_id && !t->resume_id)) {
-        set_err(err, errlen, "out of memory");
+        lib_set_err(err, errlen, "out of memory");
         task_free_state(t);
         return NULL;
     }
@@ -197,7 +192,7 @@ static hew_task *task_launch(hew_session *s, const char *text, const char *resum
      * lives as long as the token. */
     abort_listen(t->abort, wake_task, t);
     if (pthread_create(&t->thread, NULL, task_main, t) != 0) {
-        set_err(err, errlen, "cannot start the task thread");
+        lib_set_err(err, errlen, "cannot start the task thread");
         task_free_state(t);
         return NULL;
     }
@@ -208,7 +203,7 @@ static hew_task *task_launch(hew_session *s, const char *text, const char *resum
 hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t errlen)
 {
     if (!s || !text || !*text) {
-        set_err(err, errlen, "no task text given");
+        lib_set_err(err, errlen, "no task text given");
         return NULL;
     }
     return task_launch(s, text, NULL, err, errlen);
@@ -217,11 +212,11 @@ hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t err
 hew_task *hew_task_resume(hew_session *s, const char *task_id, char *err, size_t errlen)
 {
     if (!s || !task_id || !*task_id) {
-        set_err(err, errlen, "no task id given");
+        lib_set_err(err, errlen, "no task id given");
         return NULL;
     }
     if (!s->settings.persist) {
-        set_err(err, errlen, "cannot resume: the task store is turned off (persist = 0)");
+        lib_set_err(err, errlen, "cannot resume: the task store is turned off (persist = 0)");
         return NULL;
     }
     return task_launch(s, "", task_id, err, errlen);

@@ -321,6 +321,16 @@ char *store_default_path(hew_err *err)
     return p;
 }
 
+char *store_path_in(const char *data_dir, hew_err *err)
+{
+    if (!data_dir || !*data_dir)
+        return store_default_path(err);
+    char *p = path_join(data_dir, "hew.db");
+    if (!p)
+        hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    return p;
+}
+
 static hew_code user_version(store *s, int *v, hew_err *err)
 {
     sqlite3_stmt *st;

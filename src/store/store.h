@@ -81,6 +81,11 @@ typedef struct store_options {
  * entry). A new string the caller frees; NULL (err says why) when neither is known. */
 char *store_default_path(hew_err *err);
 
+/* The database of a data directory: <data_dir>/hew.db, or store_default_path() when
+ * data_dir is NULL or "" (hew_options.data_dir's rule). A new string the caller frees;
+ * NULL with err set. */
+char *store_path_in(const char *data_dir, hew_err *err);
+
 /* Open (creating the file and its directory if needed, mode 0600/0700) and migrate.
  * opt may be NULL (defaults). *out is NULL on failure. */
 hew_code store_open(const store_options *opt, store **out, hew_err *err);

@@ -11,17 +11,6 @@
 #include "store/store.h"
 #include "task/task.h"
 
-static char *db_path(const hew_task *t, hew_err *err)
-{
-    if (!t->settings->data_dir)
-        return store_default_path(err);
-    size_t n = strlen(t->settings->data_dir) + sizeof "/hew.db";
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/hew.db", t->settings->data_dir);
-    return p;
-}
-
 static void persistence_off(hew_task *t, const char *why)
 {
     store_lock_free(t->store_lock);
@@ -39,7 +28,7 @@ hew_code task_persist_open(hew_task *t, const char *resume_id)
     if (!t->settings->persist)
         return HEW_OK;
     hew_err err = HEW_ERR_INIT;
-    char *path = db_path(t, &err);
+    char *path = store_path_in(t->settings->data_dir, &err);
     store_options so = STORE_OPTIONS_INIT;
     so.path = path;
     hew_code rc = path ? store_open(&so, &t->store, &err) : err.code;
