@@ -11,7 +11,6 @@
 
 #include "task/task.h"
 
-#define MAX_AUTO_RETRIES 3
 #define MAX_RETRY_AFTER_S 120.0
 
 /* Record the failure (and retry status) on the request's api_req_started message. */
@@ -103,7 +102,7 @@ hew_code attempt_api_request(hew_task *t)
 
         bool auto_retry = e.retryable && !never_auto_retry(&e) &&
                           e.category != API_ERR_CONTEXT_WINDOW &&
-                          t->auto_retry_attempts < MAX_AUTO_RETRIES;
+                          t->auto_retry_attempts < TASK_MAX_AUTO_RETRIES;
         if (auto_retry) {
             t->auto_retry_attempts++;
             double delay_s = (double)t->settings->retry_base_delay_ms / 1000.0 *
@@ -111,16 +110,12 @@ hew_code attempt_api_request(hew_task *t)
             if (e.retry_after_seconds > delay_s)
                 delay_s = fmin(e.retry_after_seconds, MAX_RETRY_AFTER_S);
             json_t *status = json_pack("{s:i, s:i, s:f, s:s}", "attempt",
-                                       t->auto_retry_attempts, "maxAttempts", MAX_AUTO_RETRIES,
+                                       t->auto_retry_attempts, "maxAttempts", TASK_MAX_AUTO_RETRIES,
                                        "delaySec", delay_s, "errorSnippet", e.message);
-            json_t *retry = json_pack("{s:i, s:i, s:f, s:s}", "attempt", t->auto_retry_attempts,
-                                      "maxAttempts", MAX_AUTO_RETRIES, "delaySeconds", delay_s,
-                                      "errorMessage", e.message);
-            task_say(t, "error_retry", NULL, retry, UIMSG_WHOLE);
+            task_say_error_retry(t, t->auto_retry_attempts, delay_s, e.message, false);
             /* error_retry shows the error: drop it from api_req_started (no double display). */
             update_api_req(t, &e, status, false);
             json_decref(status);
-            json_decref(retry);
             if (abort_sleep(t->abort, (long)(delay_s * 1000.0)))
                 return HEW_E_ABORTED;
             task_say(t, "api_req_retried", NULL, NULL, UIMSG_WHOLE);
@@ -129,11 +124,7 @@ hew_code attempt_api_request(hew_task *t)
 
         update_api_req(t, &e, NULL, true);
         if (e.retryable && !never_auto_retry(&e) && e.category != API_ERR_CONTEXT_WINDOW) {
-            json_t *retry = json_pack("{s:i, s:i, s:i, s:s, s:b}", "attempt", MAX_AUTO_RETRIES,
-                                      "maxAttempts", MAX_AUTO_RETRIES, "delaySeconds", 0,
-                                      "errorMessage", e.message, "failed", 1);
-            task_say(t, "error_retry", NULL, retry, UIMSG_WHOLE);
-            json_decref(retry);
+            task_say_error_retry(t, TASK_MAX_AUTO_RETRIES, 0, e.message, true);
         }
         json_t *failure = json_pack("{s:s, s:s, s:I, s:b}", "message", e.message, "category",
                                     api_error_category_name(e.category), "status",

@@ -20,15 +20,9 @@
 #include "task/responses.h"
 #include "task/task.h"
 
-#define MAX_AUTO_RETRIES 3
 #define CONSUME_WAIT_MS 40
 
 /* ---- helpers --------------------------------------------------------------------------- */
-
-static bool tools_blocked(const hew_task *t)
-{
-    return t->did_reject_tool || (!t->settings->parallel_tool_calls && t->did_already_use_tool);
-}
 
 /* The <environment_details> block of a turn: time, the workspace listing on the first
  * turn, commands running in the background, context window usage, the mode. */
@@ -292,7 +286,7 @@ static hew_code consume_stream(hew_task *t)
         hew_code rc = present_assistant_message(t);
         if (rc != HEW_OK)
             return rc;
-        if (!interrupted && tools_blocked(t)) {
+        if (!interrupted && task_tools_blocked(t)) {
             interrupted = true;
             abort_trigger(t->stream.abort, "interrupted by a tool result");
         }
@@ -340,22 +334,14 @@ static bool retry_pause(hew_task *t, const char *message)
 {
     t->auto_retry_attempts++;
     long delay_ms = t->settings->retry_base_delay_ms * (1L << (t->auto_retry_attempts - 1));
-    json_t *retry = json_pack("{s:i, s:i, s:f, s:s}", "attempt", t->auto_retry_attempts,
-                              "maxAttempts", MAX_AUTO_RETRIES, "delaySeconds",
-                              (double)delay_ms / 1000.0, "errorMessage", message);
-    task_say(t, "error_retry", NULL, retry, UIMSG_WHOLE);
-    json_decref(retry);
+    task_say_error_retry(t, t->auto_retry_attempts, (double)delay_ms / 1000.0, message, false);
     return !abort_sleep(t->abort, delay_ms);
 }
 
 /* Ask whether to retry after the automatic retries ran out. HEW_OK + *again. */
 static hew_code ask_retry(hew_task *t, const char *message, bool *again)
 {
-    json_t *retry = json_pack("{s:i, s:i, s:i, s:s, s:b}", "attempt", MAX_AUTO_RETRIES,
-                              "maxAttempts", MAX_AUTO_RETRIES, "delaySeconds", 0,
-                              "errorMessage", message, "failed", 1);
-    task_say(t, "error_retry", NULL, retry, UIMSG_WHOLE);
-    json_decref(retry);
+    task_say_error_retry(t, TASK_MAX_AUTO_RETRIES, 0, message, true);
     *again = false;
     if (t->settings->yolo)
         return HEW_OK;
@@ -451,7 +437,7 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
         }
         task_stream_join(t);
 
-        bool interrupted = tools_blocked(t);
+        bool interrupted = task_tools_blocked(t);
         if (t->stream.rc != HEW_OK && !interrupted) {
             /* Failed after the first chunk: keep what came, marked, then retry or ask. */
             const char *msg = t->stream.error.message;
@@ -460,7 +446,7 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
             task_push_user_text(t, "[Your previous answer was cut off by a connection or "
                                    "provider error. Continue the task from where it "
                                    "stopped.]");
-            if (t->auto_retry_attempts < MAX_AUTO_RETRIES) {
+            if (t->auto_retry_attempts < TASK_MAX_AUTO_RETRIES) {
                 if (!retry_pause(t, msg))
                     return TURN_END;
                 continue;
@@ -504,7 +490,7 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
                                                   strlen(RESP_EMPTY_ANSWER_PLACEHOLDER)))));
             task_persist_api(t);
             const char *why = "No answer was received from the model.";
-            if (t->auto_retry_attempts < MAX_AUTO_RETRIES) {
+            if (t->auto_retry_attempts < TASK_MAX_AUTO_RETRIES) {
                 if (!retry_pause(t, why))
                     return TURN_END;
                 return TURN_NO_TOOLS;

@@ -26,13 +26,13 @@ static long long partial_interval_ms(size_t len)
     return PARTIAL_TEXT_INTERVAL_MS + (long long)(len * PARTIAL_TEXT_NS_PER_BYTE / 1000000);
 }
 
-/* A copy of one block, taken under mu. */
+/* A copy of one tool block, taken under mu (text blocks are cleaned straight from the
+ * block instead). */
 typedef struct snapshot {
     block_type type;
     bool partial;
     bool native;
     uint64_t seq;
-    buf content;
     char *name;
     char *id;
     char *args_error;
@@ -43,7 +43,6 @@ typedef struct snapshot {
 
 static void snapshot_release(snapshot *s)
 {
-    buf_release(&s->content);
     free(s->name);
     free(s->id);
     free(s->args_error);
@@ -63,17 +62,10 @@ static char *dup_or_null(const char *s)
 static void snapshot_take(const block *b, snapshot *s)
 {
     memset(s, 0, sizeof *s);
-    buf_init(&s->content, 0);
     s->type = b->type;
     s->partial = b->partial;
     s->native = b->native;
     s->seq = b->seq;
-    if (b->type != BLOCK_TOOL_USE) {
-        size_t n = 0;
-        const char *text = block_text(b, &n);
-        buf_append(&s->content, text ? text : "", n);
-        return;
-    }
     s->name = dup_or_null(b->name);
     s->id = dup_or_null(b->id);
     s->args_error = dup_or_null(b->args_error);
@@ -90,7 +82,7 @@ static void snapshot_take(const block *b, snapshot *s)
     }
 }
 
-static bool tools_blocked(const hew_task *t)
+bool task_tools_blocked(const hew_task *t)
 {
     return t->did_reject_tool || (!t->settings->parallel_tool_calls && t->did_already_use_tool);
 }
@@ -107,14 +99,14 @@ static hew_code present_tool(hew_task *t, const snapshot *s)
         .native = s->native,
         .invalid_args = s->args_error,
     };
-    if (s->partial && !tools_blocked(t)) {
+    if (s->partial && !task_tools_blocked(t)) {
         executor_partial(t, &call); /* UI only; it runs when complete */
         return HEW_OK;
     }
     /* The checkpoint gate (seed 000): a tool that may change the workspace waits for the
      * initial checkpoint commit; read-only tools go ahead. */
     const tool_def *def = registry_find(call.name);
-    if (!tools_blocked(t) && (!def || !def->read_only)) {
+    if (!task_tools_blocked(t) && (!def || !def->read_only)) {
         hew_code rc = task_checkpoint_wait(t);
         if (rc != HEW_OK)
             return rc;
@@ -143,7 +135,7 @@ hew_code present_assistant_message(hew_task *t)
             return HEW_OK;
         }
         const block *b = parser_block(t->stream.parser, t->current_index);
-        bool blocked = tools_blocked(t);
+        bool blocked = task_tools_blocked(t);
         if (b->partial && !blocked) {
             if (b->seq == t->presented_seq) {
                 pthread_mutex_unlock(&t->mu); /* nothing new in this block */
@@ -190,7 +182,7 @@ hew_code present_assistant_message(hew_task *t)
                 task_say(t, say_type, t->say_scratch.data ? t->say_scratch.data : "", NULL, up);
             if (partial)
                 t->last_partial_say_ms = task_now_ms();
-            if (partial && !tools_blocked(t))
+            if (partial && !task_tools_blocked(t))
                 return HEW_OK;
             t->current_index++;
             t->presented_seq = 0;
@@ -203,7 +195,7 @@ hew_code present_assistant_message(hew_task *t)
 
         t->presented_seq = s.seq;
         hew_code rc = present_tool(t, &s);
-        bool advance = !s.partial || tools_blocked(t);
+        bool advance = !s.partial || task_tools_blocked(t);
         snapshot_release(&s);
         if (rc != HEW_OK)
             return rc;

@@ -57,6 +57,18 @@ long task_say(hew_task *t, const char *type, const char *text, json_t *data,
     return i;
 }
 
+void task_say_error_retry(hew_task *t, int attempt, double delay_s, const char *message,
+                          bool failed)
+{
+    json_t *retry = json_pack("{s:i, s:i, s:f, s:s}", "attempt", attempt, "maxAttempts",
+                              TASK_MAX_AUTO_RETRIES, "delaySeconds", delay_s, "errorMessage",
+                              message ? message : "");
+    if (failed)
+        json_object_set_new(retry, "failed", json_true());
+    task_say(t, "error_retry", NULL, retry, UIMSG_WHOLE);
+    json_decref(retry);
+}
+
 hew_code task_ask(hew_task *t, const char *type, const char *text, json_t *data,
                   uimsg_partial partial, tool_answer *answer)
 {

@@ -127,6 +127,13 @@ struct hew_task {
 
 /* ---- the loop (loop.c, attempt.c, present.c, executor.c) ------------------------------ */
 
+/* Automatic retries of a failed request or turn before the user is asked. */
+#define TASK_MAX_AUTO_RETRIES 3
+
+/* Tools are skipped for the rest of this answer: one was rejected, or (parallel tool calls
+ * off) one already ran. */
+bool task_tools_blocked(const hew_task *t);
+
 /* The thread body: the whole task. */
 void *task_main(void *arg);
 
@@ -178,6 +185,9 @@ void executor_env_init(hew_task *t);
 
 long task_say(hew_task *t, const char *type, const char *text, json_t *data,
               uimsg_partial partial);
+/* The error_retry message: {attempt, maxAttempts, delaySeconds, errorMessage[, failed]}. */
+void task_say_error_retry(hew_task *t, int attempt, double delay_s, const char *message,
+                          bool failed);
 /* Ask and wait (partial asks do not wait and leave *answer alone). HEW_E_ABORTED. */
 hew_code task_ask(hew_task *t, const char *type, const char *text, json_t *data,
                   uimsg_partial partial, tool_answer *answer);
