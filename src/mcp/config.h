@@ -1,0 +1,98 @@
+/* config — MCP server settings: which servers hew connects to and how.
+ *
+ * Files, read in this order (a server named again in a later file replaces the earlier
+ * one): the user's $XDG_CONFIG_HOME/hew/mcp.json (else ~/.config/hew/mcp.json), then the
+ * workspace's <cwd>/.hew/mcp.json. The shape is the common one, so Cline's
+ * cline_mcp_settings.json and Claude Desktop's file parse as they are:
+ *
+ *   {"mcpServers": {"NAME": {
+ *      "type": "stdio" | "sse" | "streamableHttp" | "http" | "streamable-http",
+ *      "command": "npx", "args": ["-y", "pkg"], "cwd": "dir", "env": {"K": "V"},   stdio
+ *      "url": "https://…", "headers": {"K": "V"},                                 http
+ *      "disabled": false, "timeout": 60, "autoApprove": ["tool", …] }}}
+ *
+ * Rules:
+ *   - type missing: "command" → stdio; "url" → MCP_HTTP_AUTO (Streamable HTTP, falling back
+ *     to the old HTTP+SSE transport when the server refuses the POST with a 4xx, as the MCP
+ *     specification recommends). Cline's legacy "transportType": "http" is Streamable HTTP.
+ *   - "${env:VAR}" is replaced everywhere in strings (command, args, cwd, env values, url,
+ *     header values) by the variable's value ("" when unset, and a warning says so).
+ *   - timeout: seconds, default 60, at least 1 (smaller values become 1).
+ *   - Names: non-empty, at most 64 bytes of [A-Za-z0-9_.-]; anything else is an error
+ *     naming the server and what is allowed.
+ *   - A workspace file (trusted=false) may add servers but its "autoApprove" lists are
+ *     ignored (a cloned repository must not approve its own tools); a warning says so.
+ *   - Errors name the file and the JSON path ("mcp.json: mcpServers.fs.args[1]: expected a
+ *     string, got a number") and say what to write instead; a file that does not exist is
+ *     not an error.
+ *   - Unknown keys are ignored (other tools' files carry their own). */
+#ifndef HEW_MCP_CONFIG_H
+#define HEW_MCP_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+
+typedef enum mcp_kind {
+    MCP_STDIO,
+    MCP_HTTP,      /* Streamable HTTP */
+    MCP_SSE,       /* the old HTTP+SSE transport */
+    MCP_HTTP_AUTO  /* Streamable HTTP, else HTTP+SSE */
+} mcp_kind;
+
+typedef struct mcp_server_config {
+    char *name;
+    mcp_kind kind;
+    char **argv;          /* stdio: command then args, NULL-terminated; else NULL */
+    char *cwd;            /* stdio: may be NULL */
+    char **env;           /* stdio: "NAME=value", NULL-terminated; may be NULL */
+    char *url;            /* http/sse */
+    char **headers;       /* http/sse: "Name: value", NULL-terminated; may be NULL */
+    bool disabled;
+    long timeout_s;       /* tools/call timeout; default 60, >= 1 */
+    char **auto_approve;  /* tool names approved without asking, NULL-terminated; may be NULL */
+    char *source;         /* the file it came from */
+} mcp_server_config;
+
+typedef struct mcp_config {
+    mcp_server_config *servers; /* in file order; a replaced server keeps its first place */
+    size_t n;
+    buf warnings;               /* one line per warning ("" when none) */
+} mcp_config;
+
+void mcp_config_init(mcp_config *c);
+void mcp_config_free(mcp_config *c);
+
+/* Parse one settings text (source names it in messages) and merge its servers into c.
+ * trusted: a user file (autoApprove honoured) rather than a workspace one. */
+hew_code mcp_config_parse(mcp_config *c, const char *text, size_t len, const char *source,
+                          bool trusted, hew_err *err);
+
+/* Read one file into c (a missing file: HEW_OK, nothing added). */
+hew_code mcp_config_load_file(mcp_config *c, const char *path, bool trusted, hew_err *err);
+
+/* The default files for a workspace: *user (malloc'd; NULL when neither XDG_CONFIG_HOME
+ * nor HOME is set) and *project (malloc'd, <cwd>/.hew/mcp.json; NULL when cwd is NULL). */
+hew_code mcp_config_default_paths(const char *cwd, char **user, char **project, hew_err *err);
+
+/* Load both default files (user trusted, project not). */
+hew_code mcp_config_load_defaults(mcp_config *c, const char *cwd, hew_err *err);
+
+/* The server called name, or NULL. */
+const mcp_server_config *mcp_config_find(const mcp_config *c, const char *name);
+
+/* True when two server configs would connect the same way (every field but source and
+ * auto_approve equal): a reload keeps such a server's connection. */
+bool mcp_server_config_same(const mcp_server_config *a, const mcp_server_config *b);
+
+/* Edit a settings file in place, atomically (base/fs atomic write), keeping every other
+ * key of the file as it was: add (or replace) server name with the JSON object def, or
+ * remove it (HEW_E_NOTFOUND when absent). A missing file is created as {"mcpServers":{}}.
+ * def is checked with the same rules as mcp_config_parse first. */
+hew_code mcp_config_file_put(const char *path, const char *name, const char *def_json,
+                             hew_err *err);
+hew_code mcp_config_file_remove(const char *path, const char *name, hew_err *err);
+
+#endif
