@@ -68,7 +68,10 @@ hew_code mcp_stdio_open(const mcp_stdio_opts *o, const mcp_sink *sink, mcp_trans
 typedef struct mcp_http_opts {
     const char *url;
     const char *const *headers;
-    int legacy_sse;
+    int legacy_sse;          /* 0 Streamable HTTP; 1 HTTP+SSE; 2 auto: Streamable HTTP,
+                                and when the first POST is refused with 400, 404 or 405,
+                                HTTP+SSE from then on (the first message re-sent there),
+                                as the MCP specification's compatibility section says */
     long connect_timeout_ms; /* 0: 10 000 */
 } mcp_http_opts;
 
