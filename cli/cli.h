@@ -73,6 +73,11 @@ int cli_checkpoint_diff_print(const hew_options *o, const char *id, const char *
 int cli_checkpoint_restore_print(const hew_options *o, const char *id, const char *target,
                                  const char *mode, int as_json);
 
+/* `hew mcp add|remove|import|list ...` (argv after "mcp"); returns the exit status
+ * (mcp_cmd.c). cmd_mcp_list is `hew mcp list` (argv after "list"; mcp_list.c). */
+int cli_mcp(int argc, char **argv);
+int cmd_mcp_list(int argc, char **argv);
+
 /* A readable transcript of the events on a plain stream (render_plain.c). */
 typedef struct render_plain render_plain;
 render_plain *render_plain_new(FILE *out, int color);

@@ -33,6 +33,7 @@ static void usage(FILE *out)
           "       hew history show|delete ID   one stored task / forget it\n"
           "       hew resume ID [-p \"more\"]   go on with a stored task\n"
           "       hew export ID DIR, hew import DIR   a task as Cline's task directory\n"
+          "       hew mcp add|remove|import|list ...   the MCP servers (hew mcp --help)\n"
           "       hew checkpoints ID           a task's checkpoints of the workspace\n"
           "       hew diff ID N [M]            changes from checkpoint N to M (or now)\n"
           "       hew restore ID N [files|task|both]   back to checkpoint N (default files)\n"
@@ -168,6 +169,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "checkpoints") == 0 || strcmp(cmd, "diff") == 0 ||
         strcmp(cmd, "restore") == 0)
         return cli_checkpoints(cmd, argc - 2, argv + 2);
+    if (strcmp(cmd, "mcp") == 0)
+        return cli_mcp(argc - 2, argv + 2);
     if (strcmp(cmd, "export") == 0)
         return cli_export(argc - 2, argv + 2);
     if (strcmp(cmd, "import") == 0)

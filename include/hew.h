@@ -228,6 +228,64 @@ char *hew_checkpoint_diff(const hew_options *o, const char *task_id, const char 
 char *hew_checkpoint_restore(const hew_options *o, const char *task_id, const char *target,
                              const char *mode, char *err, size_t errlen);
 
+/* ---- MCP settings ----------------------------------------------------------------------
+ *
+ * The files that say which MCP servers hew connects to: the user's
+ * $XDG_CONFIG_HOME/hew/mcp.json (~/.config/hew/mcp.json) and a workspace's .hew/mcp.json,
+ * in the {"mcpServers": {"NAME": {...}}} shape of Cline's and Claude Desktop's files (man
+ * hew, MCP SERVERS). Edits are atomic and keep everything else in the file as it was.
+ * Failures return -1 / NULL with a message a user can act on in err (the file, the JSON
+ * path, what to write instead). Strings returned are new (free()). */
+
+/* The settings file to edit: the workspace's <cwd>/.hew/mcp.json when project is non-zero
+ * (cwd NULL: the current directory), else the user's. NULL when there is none (no HOME
+ * nor XDG_CONFIG_HOME) or memory ran out. */
+char *hew_mcp_settings_path(const char *cwd, int project);
+/* Add server name to the file at path (created when missing), or replace the one of that
+ * name where it stands. def_json is the server's JSON object ({"command": ..., "args":
+ * [...]} or {"url": ...}), checked by the rules of the settings first and written as
+ * given (${env:VAR} stays a reference). Returns 0 when the server is new, 1 when it
+ * replaced one, -1 on an error (the file is unchanged). */
+int hew_mcp_settings_put(const char *path, const char *name, const char *def_json,
+                         char *err, size_t errlen);
+/* Remove server name from the file at path: 0 done, 1 when it is not there (err says
+ * so; the file is unchanged), -1 on another error. */
+int hew_mcp_settings_remove(const char *path, const char *name, char *err, size_t errlen);
+/* The servers of a settings file (hew's, Cline's cline_mcp_settings.json, Claude
+ * Desktop's claude_desktop_config.json), for importing them: a JSON array of {"name",
+ * "server" (its object as written), "renamed_from" (only when the file's name is not one
+ * hew allows, such as Cline's "github.com/owner/repo": the name hew uses instead)}, in
+ * file order; [] when the file has none. Every server is checked by the rules first: one
+ * that breaks them fails the whole read. NULL with err when the file is missing or wrong. */
+char *hew_mcp_settings_servers(const char *path, char *err, size_t errlen);
+
+/* ---- MCP servers of a session ---------------------------------------------------------
+ *
+ * A session connects every enabled server of its MCP settings (hew_options.mcp) in the
+ * background as soon as it is created, each on its own, reconnecting a server that fails
+ * or dies with backoff. A task's first request waits at most 10 s for servers still
+ * connecting. Their tools reach the model (use_mcp_tool, or one native tool per MCP tool
+ * named "<server>__<tool>"), with approval unless auto_approve_mcp or the server's
+ * autoApprove list says otherwise; notices ("[server] connected: 12 tools", a server's log
+ * messages) reach the running task as "mcp_notification" messages. */
+
+/* Every server of the session as a JSON array (free() it): [{"name", "status"
+ * ("connecting", "connected", "disconnected", "disabled"), "error", "transport", "server"
+ * (its name and version), "tools": [{"name", "description", "input_schema",
+ * "auto_approve"}], "resources", "resource_templates", "prompts", "source"}]; plus, when
+ * the settings could not be used, one {"settings_error": "..."} entry. NULL only when
+ * memory ran out. */
+char *hew_mcp_status_json(hew_session *s);
+
+/* Wait until no server is on its first connection attempt, at most timeout_ms: 1 when
+ * none is (or there are no servers), 0 on timeout. */
+int hew_mcp_wait(hew_session *s, long timeout_ms);
+
+/* Read the MCP settings again: servers whose settings changed are restarted, new ones
+ * started, removed ones stopped; the others keep their connection. 0, or -1 with why in
+ * err (the servers then stay as they were). */
+int hew_mcp_reload(hew_session *s, char *err, size_t errlen);
+
 /* ---- Debug surface (for `hew debug`, tests and bug reports; not a stable API) ---- */
 
 /* Called for each Server-Sent Event as it arrives: type is "" when the event had no

@@ -4,6 +4,19 @@ _hew() {
     local cur prev
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
+    if [[ ${COMP_WORDS[1]-} == mcp && $COMP_CWORD -ge 2 ]]; then
+        if [[ $COMP_CWORD -eq 2 ]]; then
+            COMPREPLY=($(compgen -W "add remove import list" -- "$cur"))
+        elif [[ $prev == --type ]]; then
+            COMPREPLY=($(compgen -W "http sse" -- "$cur"))
+        elif [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "--project --env --timeout --auto-approve --url --header
+                --type --help" -- "$cur"))
+        elif [[ ${COMP_WORDS[2]} == import ]]; then
+            COMPREPLY=($(compgen -f -- "$cur"))
+        fi
+        return
+    fi
     case $prev in
         --provider)
             COMPREPLY=($(compgen -W "anthropic openai openai-compatible openrouter deepseek gemini xai groq" -- "$cur"))
@@ -31,7 +44,7 @@ _hew() {
             --cwd --plan --act --yolo --auto-approve --thinking --native-tools --xml-tools
             --timeout --retry-delay-ms --continue --resume --no-config --version --help" -- "$cur"))
     elif [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "config debug help" -- "$cur"))
+        COMPREPLY=($(compgen -W "config mcp debug help" -- "$cur"))
     fi
 }
 complete -F _hew hew

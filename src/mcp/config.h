@@ -14,10 +14,15 @@
  * Rules:
  *   - type missing: "command" → stdio; "url" → MCP_HTTP_AUTO (Streamable HTTP, falling back
  *     to the old HTTP+SSE transport when the server refuses the POST with a 4xx, as the MCP
- *     specification recommends). Cline's legacy "transportType": "http" is Streamable HTTP.
+ *     specification recommends). Cline's legacy "transportType": "http" is Streamable HTTP
+ *     ("sse": HTTP+SSE). A stdio server needs a non-empty command; an HTTP one an http://
+ *     or https:// url. Env names cannot hold '='; header names cannot hold ':' or spaces,
+ *     header values no line breaks.
  *   - "${env:VAR}" is replaced everywhere in strings (command, args, cwd, env values, url,
- *     header values) by the variable's value ("" when unset, and a warning says so).
- *   - timeout: seconds, default 60, at least 1 (smaller values become 1).
+ *     header values) by the variable's value ("" when unset, and a warning says so). VAR is
+ *     letters, digits and '_'; anything else is left as written.
+ *   - timeout: seconds, default 60, at least 1 (smaller values become 1), at most a day;
+ *     fractions round up.
  *   - Names: non-empty, at most 64 bytes of [A-Za-z0-9_.-]; anything else is an error
  *     naming the server and what is allowed.
  *   - A workspace file (trusted=false) may add servers but its "autoApprove" lists are
@@ -25,7 +30,9 @@
  *   - Errors name the file and the JSON path ("mcp.json: mcpServers.fs.args[1]: expected a
  *     string, got a number") and say what to write instead; a file that does not exist is
  *     not an error.
- *   - Unknown keys are ignored (other tools' files carry their own). */
+ *   - Unknown keys are ignored (other tools' files carry their own).
+ *
+ * Ownership: every string of a mcp_config belongs to it; mcp_config_free releases all. */
 #ifndef HEW_MCP_CONFIG_H
 #define HEW_MCP_CONFIG_H
 
@@ -59,26 +66,42 @@ typedef struct mcp_server_config {
 typedef struct mcp_config {
     mcp_server_config *servers; /* in file order; a replaced server keeps its first place */
     size_t n;
-    buf warnings;               /* one line per warning ("" when none) */
+    buf warnings;               /* one line per warning, each ending in '\n' ("source: path:
+                                   what"); len 0 when none */
 } mcp_config;
 
 void mcp_config_init(mcp_config *c);
 void mcp_config_free(mcp_config *c);
 
 /* Parse one settings text (source names it in messages) and merge its servers into c.
- * trusted: a user file (autoApprove honoured) rather than a workspace one. */
+ * trusted: a user file (autoApprove honoured) rather than a workspace one. All or
+ * nothing: on an error c is left as it was. A text without "mcpServers" adds nothing. */
 hew_code mcp_config_parse(mcp_config *c, const char *text, size_t len, const char *source,
                           bool trusted, hew_err *err);
 
-/* Read one file into c (a missing file: HEW_OK, nothing added). */
+/* Read one file into c (a missing file: HEW_OK, nothing added; at most 4 MiB). */
 hew_code mcp_config_load_file(mcp_config *c, const char *path, bool trusted, hew_err *err);
 
 /* The default files for a workspace: *user (malloc'd; NULL when neither XDG_CONFIG_HOME
- * nor HOME is set) and *project (malloc'd, <cwd>/.hew/mcp.json; NULL when cwd is NULL). */
+ * nor HOME is set; a relative XDG_CONFIG_HOME is ignored, as the XDG rules say) and
+ * *project (malloc'd, <cwd>/.hew/mcp.json; NULL when cwd is NULL). Either out pointer may
+ * be NULL when that path is not wanted. */
 hew_code mcp_config_default_paths(const char *cwd, char **user, char **project, hew_err *err);
 
 /* Load both default files (user trusted, project not). */
 hew_code mcp_config_load_defaults(mcp_config *c, const char *cwd, hew_err *err);
+
+/* The longest server name allowed, in bytes. */
+#define MCP_CONFIG_NAME_MAX 64
+
+/* True when name follows the rules for server names (1 to 64 bytes of [A-Za-z0-9_.-]). */
+bool mcp_config_name_ok(const char *name);
+
+/* A name that follows the rules made from one that may not (for importing other tools'
+ * files: Cline names marketplace servers "github.com/owner/repo"): every run of other
+ * bytes becomes one '-', cut at 64 bytes; "server" for an empty result. out holds at least
+ * MCP_CONFIG_NAME_MAX + 1 bytes. A name that follows the rules comes back unchanged. */
+void mcp_config_name_fix(const char *name, char *out, size_t cap);
 
 /* The server called name, or NULL. */
 const mcp_server_config *mcp_config_find(const mcp_config *c, const char *name);
@@ -90,7 +113,11 @@ bool mcp_server_config_same(const mcp_server_config *a, const mcp_server_config 
 /* Edit a settings file in place, atomically (base/fs atomic write), keeping every other
  * key of the file as it was: add (or replace) server name with the JSON object def, or
  * remove it (HEW_E_NOTFOUND when absent). A missing file is created as {"mcpServers":{}}.
- * def is checked with the same rules as mcp_config_parse first. */
+ * def is checked with the same rules as mcp_config_parse first, and written as given
+ * (${env:VAR} stays a reference). The file is re-dumped by jansson: keys in their order,
+ * indent 2, a final newline; a replaced server keeps its place, a new one comes last. A
+ * file that is not a JSON object is refused, never overwritten. A symlink is written
+ * through; a new file (and missing folders) are created, the file with mode 0600. */
 hew_code mcp_config_file_put(const char *path, const char *name, const char *def_json,
                              hew_err *err);
 hew_code mcp_config_file_remove(const char *path, const char *name, hew_err *err);
