@@ -62,6 +62,9 @@ char *cli_history_table(const char *search, int limit, char *err, size_t errlen)
  * new string, or NULL after printing why. */
 char *cli_resume_target(const cli_options *co);
 
+/* `hew doctor [--json] [options]` (argv after "doctor"); returns the exit status. */
+int cli_doctor(int argc, char **argv);
+
 /* `hew checkpoints|diff|restore ...` (cmd is the command word, argv after it); returns the
  * exit status (checkpoints.c). The _print functions do one of them for a task and print
  * the result (errors on standard error, "hew: ..."); they return 0 or 1. Of o (may be

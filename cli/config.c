@@ -606,6 +606,7 @@ int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errl
     o->request_timeout_ms = c->num[CFG_REQUEST_TIMEOUT_S] * 1000;
     o->idle_timeout_ms = c->num[CFG_IDLE_TIMEOUT_S] * 1000;
     o->retry_base_delay_ms = c->num[CFG_RETRY_DELAY_MS];
+    o->thinking_budget = c->num[CFG_THINKING];
     o->api_key = NULL;
     if (c->str[CFG_API_KEY] && *c->str[CFG_API_KEY]) {
         o->api_key = c->str[CFG_API_KEY];
@@ -625,13 +626,28 @@ int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errl
     return 0;
 }
 
-static void mask(sbuf *out, const char *secret)
+void cli_mask_key(const char *key, char *out, size_t n)
 {
-    size_t n = strlen(secret);
-    if (n >= 12)
-        sbuf_printf(out, "%.3s***", secret);
-    else
-        sbuf_puts(out, "***");
+    snprintf(out, n, "%.*s***", strlen(key) >= 12 ? 3 : 0, key);
+}
+
+const char *cli_config_key(const cli_config *c, char *from, size_t n)
+{
+    if (c->str[CFG_API_KEY] && *c->str[CFG_API_KEY]) {
+        snprintf(from, n, "%s", c->source[CFG_API_KEY]);
+        return c->str[CFG_API_KEY];
+    }
+    const char *var = c->str[CFG_API_KEY_ENV] && *c->str[CFG_API_KEY_ENV]
+                          ? c->str[CFG_API_KEY_ENV]
+                          : cli_provider_key_env(c->str[CFG_PROVIDER]);
+    const char *key = var ? getenv(var) : NULL;
+    if ((!key || !*key) && strcmp(c->str[CFG_PROVIDER], "gemini") == 0 &&
+        getenv("GOOGLE_API_KEY") && *getenv("GOOGLE_API_KEY")) {
+        var = "GOOGLE_API_KEY";
+        key = getenv(var);
+    }
+    snprintf(from, n, "environment %s", var ? var : "?");
+    return key && *key ? key : NULL;
 }
 
 int cli_config_show(const cli_options *co, int as_json)
@@ -642,26 +658,10 @@ int cli_config_show(const cli_options *co, int as_json)
         fprintf(stderr, "hew: %s\n", err);
         return 2;
     }
-    /* where the key comes from */
-    const char *key = NULL;
-    sbuf from = SBUF_INIT;
-    if (c.str[CFG_API_KEY] && *c.str[CFG_API_KEY]) {
-        key = c.str[CFG_API_KEY];
-        sbuf_printf(&from, "%s", c.source[CFG_API_KEY]);
-    } else {
-        const char *var = c.str[CFG_API_KEY_ENV] && *c.str[CFG_API_KEY_ENV]
-                              ? c.str[CFG_API_KEY_ENV]
-                              : cli_provider_key_env(c.str[CFG_PROVIDER]);
-        key = var ? getenv(var) : NULL;
-        if ((!key || !*key) && strcmp(c.str[CFG_PROVIDER], "gemini") == 0) {
-            var = "GOOGLE_API_KEY";
-            key = getenv(var);
-        }
-        sbuf_printf(&from, "environment %s", var ? var : "?");
-    }
-    sbuf masked = SBUF_INIT;
-    if (key && *key)
-        mask(&masked, key);
+    char from[300], masked[16] = "";
+    const char *key = cli_config_key(&c, from, sizeof from);
+    if (key)
+        cli_mask_key(key, masked, sizeof masked);
 
     if (as_json) {
         json_t *o = json_object();
@@ -683,8 +683,8 @@ int cli_config_show(const cli_options *co, int as_json)
         }
         json_object_set_new(o, "api_key",
                             json_pack("{s:o, s:s}", "value",
-                                      masked.len ? json_string(masked.data) : json_null(),
-                                      "source", from.data ? from.data : ""));
+                                      *masked ? json_string(masked) : json_null(), "source",
+                                      from));
         json_object_set_new(o, "files",
                             json_pack("{s:o, s:o}", "user",
                                       c.user_path ? json_string(c.user_path) : json_null(),
@@ -719,11 +719,8 @@ int cli_config_show(const cli_options *co, int as_json)
                 snprintf(val, sizeof val, "%ld", c.num[k]);
             printf("%-33s %-30s %s\n", defs[k].path, val, c.source[k][0] ? c.source[k] : "default");
         }
-        printf("%-33s %-30s %s\n", "api_key", masked.len ? masked.data : "(not set)",
-               from.data ? from.data : "");
+        printf("%-33s %-30s %s\n", "api_key", *masked ? masked : "(not set)", from);
     }
-    sbuf_release(&masked);
-    sbuf_release(&from);
     cli_config_release(&c);
     return 0;
 }

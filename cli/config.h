@@ -84,6 +84,13 @@ const char *cli_auto_approve_str(long bits);
 /* The environment variable a provider reads its key from (NULL: unknown provider). */
 const char *cli_provider_key_env(const char *provider);
 
+/* The API key c leads to (borrowed from c or the environment), or NULL when there is
+ * none; from receives where it comes or would come from ("environment
+ * ANTHROPIC_API_KEY", a config file). */
+const char *cli_config_key(const cli_config *c, char *from, size_t n);
+/* key as it may be shown: its first 3 characters (12 or more) and "***". */
+void cli_mask_key(const char *key, char *out, size_t n);
+
 /* `hew config [--json]`: print the effective configuration, secrets masked. */
 int cli_config_show(const struct cli_options *co, int json);
 

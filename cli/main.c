@@ -29,6 +29,7 @@ static void usage(FILE *out)
     fputs("usage: hew [options] [\"task\"]      the interactive terminal (a TTY), starting with task\n"
           "       hew [options] -p \"task\"     run a task headless and print its result\n"
           "       hew config [--json]          show the effective configuration (secrets masked)\n"
+          "       hew doctor [--json]          check the config, key, provider, store and tools\n"
           "       hew history [--json] [SEARCH]   the stored tasks, newest first\n"
           "       hew history show|delete ID   one stored task / forget it\n"
           "       hew resume ID [-p \"more\"]   go on with a stored task\n"
@@ -53,7 +54,7 @@ static void usage(FILE *out)
           "  --auto-approve LIST   what runs without asking: read, read-outside, edit,\n"
           "                        edit-outside, commands (the model marks safe),\n"
           "                        all-commands, mcp, all, none (default read)\n"
-          "  --thinking BUDGET     reasoning budget in tokens (needs library support)\n"
+          "  --thinking BUDGET     reasoning budget in tokens (0: off; models that think)\n"
           "  --native-tools, --xml-tools   how tools are offered (default: by model)\n"
           "  --timeout SECONDS     give up after this long (exit 1)\n"
           "  --retry-delay-ms N    base delay of automatic retries (default 2000)\n"
@@ -164,6 +165,8 @@ int main(int argc, char **argv)
             return 2;
         return cli_config_show(&co, as_json);
     }
+    if (strcmp(cmd, "doctor") == 0)
+        return cli_doctor(argc - 2, argv + 2);
     if (strcmp(cmd, "history") == 0)
         return cli_history(argc - 2, argv + 2);
     if (strcmp(cmd, "checkpoints") == 0 || strcmp(cmd, "diff") == 0 ||

@@ -117,10 +117,10 @@ int cli_setup_options(const cli_options *co, hew_options *o, cli_config *cfg_out
         cli_config_release(&cfg);
         return 2;
     }
-    if (cfg.num[CFG_THINKING] > 0)
-        fprintf(stderr, "hew: note: a thinking budget (%ld tokens) is not supported by this "
-                        "version of the library yet; the model's default is used\n",
-                cfg.num[CFG_THINKING]);
+    if (o->thinking_budget > 0 && !hew_options_thinking_supported(o))
+        fprintf(stderr, "hew: note: the thinking budget (%s) is ignored: the model %s does "
+                        "not think, by hew's model table\n",
+                cfg.source[CFG_THINKING], o->model ? o->model : "(the provider's default)");
     if (co->cwd)
         o->cwd = co->cwd;
     *cfg_out = cfg; /* o borrows its strings */

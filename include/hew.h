@@ -71,6 +71,12 @@ typedef struct hew_options {
     long retry_base_delay_ms;       /* automatic retries wait 1, 2, 4 times this (2000) */
     long request_timeout_ms;        /* overall deadline per request (default 600000) */
     long idle_timeout_ms;           /* no data from the provider (default 120000) */
+    long thinking_budget;           /* tokens; 0 off (default). Sent only to models that
+                                       can think (hew_options_thinking_supported):
+                                       Anthropic budget_tokens (at least 1024), Gemini
+                                       thinkingBudget, OpenRouter reasoning.max_tokens;
+                                       OpenAI-style reasoning models get an effort
+                                       instead (< 4096 low, < 16384 medium, else high) */
     const char *language;           /* the language the model answers in ("German"); NULL:
                                        the user's */
     int strict_plan;                /* PLAN MODE refuses file edits outright (default 0) */
@@ -91,6 +97,11 @@ typedef struct hew_options {
 
 /* Fill o with the defaults above. */
 void hew_options_init(hew_options *o);
+
+/* 1 when the model o names (NULL: the provider's default) can take a thinking budget
+ * (extended thinking or reasoning, by hew's model table), else 0: a thinking_budget is
+ * then not sent, and a front end should say so. */
+int hew_options_thinking_supported(const hew_options *o);
 
 /* A new session (strings in o are copied), or NULL with a message in err. */
 hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen);
@@ -227,6 +238,29 @@ char *hew_checkpoint_diff(const hew_options *o, const char *task_id, const char 
  * requests)}} with "files" / "task" present as the mode says. */
 char *hew_checkpoint_restore(const hew_options *o, const char *task_id, const char *target,
                              const char *mode, char *err, size_t errlen);
+
+/* ---- Checks (hew doctor) -------------------------------------------------------------
+ *
+ * Each looks at one thing hew needs and says what it found in detail (never a key). */
+
+/* Ask the provider o names (o->provider, base_url, api_key, model as for a session; o may
+ * be NULL: the defaults) whether it is there: one GET of its model list ({base}/v1/models
+ * for Anthropic, {base}/models otherwise) with the key (none when no key is known), 3 s
+ * to connect, 5 s in all. Returns the HTTP status when it answered (any status means
+ * reachable; 401 or 403 with a key: the key was refused), 0 when it could not be reached,
+ * -1 when o names no usable provider (unknown, no base URL). */
+int hew_probe_provider(const hew_options *o, char *detail, size_t n);
+
+/* hew's data directory (o->data_dir, else $XDG_DATA_HOME/hew; o may be NULL) can be
+ * written and its task store opens (created when missing) and passes SQLite's
+ * quick_check. Returns 0, -1 when the directory cannot be made or written, -2 when the
+ * store does not open or is damaged. */
+int hew_check_store(const hew_options *o, char *detail, size_t n);
+
+/* Run `program --version` (found in PATH, through hew's one way of starting children,
+ * 3 s at most). 0 with the first line of its output in version, or -1 with why it could
+ * not run or failed. */
+int hew_program_version(const char *program, char *version, size_t n);
 
 /* ---- MCP settings ----------------------------------------------------------------------
  *

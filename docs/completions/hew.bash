@@ -44,7 +44,7 @@ _hew() {
             --cwd --plan --act --yolo --auto-approve --thinking --native-tools --xml-tools
             --timeout --retry-delay-ms --continue --resume --no-config --version --help" -- "$cur"))
     elif [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "config mcp debug help" -- "$cur"))
+        COMPREPLY=($(compgen -W "config doctor mcp debug help" -- "$cur"))
     fi
 }
 complete -F _hew hew

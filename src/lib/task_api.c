@@ -47,6 +47,33 @@ static void settings_release(task_settings *s)
     free(s->language);
 }
 
+int hew_options_thinking_supported(const hew_options *o)
+{
+    const char *provider = o && o->provider ? o->provider : "anthropic";
+    const char *model = o ? o->model : NULL;
+    if (!model || !*model) {
+        const api_profile *p = api_profile_find(provider);
+        model = p ? p->default_model : NULL;
+    }
+    return api_model_lookup(provider, model).thinking;
+}
+
+#define ANTHROPIC_MIN_THINKING 1024
+
+/* What the session's requests carry of the asked thinking budget: nothing for a model
+ * that cannot think; Anthropic's minimum; an effort for OpenAI-style reasoning models. */
+static void session_thinking(hew_session *s)
+{
+    long asked = s->settings.thinking_budget;
+    if (asked <= 0 || !s->model.thinking)
+        return;
+    s->thinking_budget = asked;
+    if (s->provider.protocol == API_PROTO_ANTHROPIC && asked < ANTHROPIC_MIN_THINKING)
+        s->thinking_budget = ANTHROPIC_MIN_THINKING;
+    if (s->model.reasoning_effort)
+        s->reasoning_effort = asked < 4096 ? "low" : asked < 16384 ? "medium" : "high";
+}
+
 hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
 {
     hew_session *s = calloc(1, sizeof *s);
@@ -85,6 +112,7 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     st->retry_base_delay_ms = o->retry_base_delay_ms >= 0 ? o->retry_base_delay_ms : 2000;
     st->request_timeout_ms = o->request_timeout_ms;
     st->idle_timeout_ms = o->idle_timeout_ms;
+    st->thinking_budget = o->thinking_budget > 0 ? o->thinking_budget : 0;
     st->checkpoints = o->checkpoints != 0;
     st->strict_plan = o->strict_plan != 0;
     st->language = dup_opt(o->language && *o->language ? o->language : NULL);
@@ -111,6 +139,7 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     s->provider.idle_timeout_ms = st->idle_timeout_ms;
     s->model = api_model_lookup(st->provider, s->provider.model);
     s->native_tools = st->native_tools < 0 ? s->model.native_tools : st->native_tools != 0;
+    session_thinking(s);
     return s;
 }
 

@@ -389,6 +389,11 @@ static hew_code pragma_text(store *s, const char *q, const char *want, hew_err *
     return out;
 }
 
+hew_code store_check(store *s, hew_err *err)
+{
+    return pragma_text(s, "PRAGMA quick_check", "ok", err);
+}
+
 hew_code store_open(const store_options *opt, store **out, hew_err *err)
 {
     store_options o = STORE_OPTIONS_INIT;

@@ -96,6 +96,10 @@ void store_free(store *s);
 /* The database's path (borrowed, valid until store_free). */
 const char *store_path(const store *s);
 
+/* SQLite's quick_check of the whole database (hew doctor): HEW_OK, or HEW_E_IO with the
+ * first problem it found. */
+hew_code store_check(store *s, hew_err *err);
+
 /* ---- the task row ------------------------------------------------------------------------- */
 
 /* One row of tasks. Strings are owned (store_task_release frees them); NULL reads as "".

@@ -30,6 +30,7 @@ typedef struct task_settings {
     long retry_base_delay_ms;
     long request_timeout_ms;
     long idle_timeout_ms;
+    long thinking_budget;       /* as asked (hew_options); 0 off */
     bool checkpoints;
     bool strict_plan;
     char *language;             /* NULL: none */
@@ -46,6 +47,9 @@ struct hew_session {
     api_provider provider; /* resolved from the profile, key and base URL */
     api_model model;       /* the model table's entry (or the safe defaults) */
     bool native_tools;     /* native tool calls for this model (else XML) */
+    long thinking_budget;  /* what requests carry: 0 when off or the model cannot think */
+    const char *reasoning_effort; /* the budget as an effort for reasoning-effort models
+                                     (static string), or NULL */
 };
 
 #endif

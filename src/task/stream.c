@@ -100,6 +100,8 @@ static void *stream_main(void *arg)
     r.tools = job->tools;
     r.ntools = job->ntools;
     r.parallel_tool_calls = t->settings->parallel_tool_calls;
+    r.thinking_budget = t->session->thinking_budget;
+    r.reasoning_effort = t->session->reasoning_effort;
     api_error e;
     api_error_init(&e);
     hew_code rc = api_stream(&job->provider, &r, on_chunk, t, t->stream.abort, &e);

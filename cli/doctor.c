@@ -1,0 +1,320 @@
+/* doctor — `hew doctor [--json] [options]`: is everything hew needs in place? One line
+ * per check, `ok|warn|FAIL  <what>  <detail>`, and under a check that is not ok a hint on
+ * what to do: the configuration files parse, the API key is there (masked), the provider
+ * answers, the data directory and the task store, git (checkpoints), universal-ctags
+ * (list_code_definition_names), node/npx (MCP servers) and the terminal. --json prints
+ * one object with the checks instead. Exit status 0 when nothing FAILed, 1 otherwise, 2
+ * for a usage error. The options of a task (--provider, --base-url, --cwd, ...) say
+ * which configuration to check. Uses only include/hew.h. */
+#include <jansson.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "hew.h"
+
+typedef enum check_status { CHECK_OK, CHECK_WARN, CHECK_FAIL } check_status;
+
+typedef struct check {
+    const char *what;
+    check_status status;
+    char detail[1024];
+    char hint[512];
+} check;
+
+#define DOCTOR_MAX_CHECKS 16
+
+typedef struct doctor {
+    check items[DOCTOR_MAX_CHECKS];
+    size_t n;
+} doctor;
+
+static const char *const status_words[] = { "ok", "warn", "FAIL" };
+
+/* Record a check: its detail from fmt, its hint (NULL: none). */
+static check *add_check(doctor *d, const char *what, check_status st, const char *hint,
+                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static check *add_check(doctor *d, const char *what, check_status st, const char *hint,
+                        const char *fmt, ...)
+{
+    if (d->n == DOCTOR_MAX_CHECKS)
+        return &d->items[d->n - 1];
+    check *c = &d->items[d->n++];
+    c->what = what;
+    c->status = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->detail, sizeof c->detail, fmt, ap);
+    va_end(ap);
+    snprintf(c->hint, sizeof c->hint, "%s", hint ? hint : "");
+    return c;
+}
+
+/* ---- the configuration, the key, the provider ---------------------------------------- */
+
+/* Load the configuration co names into cfg and o. 0, or -1 when the files do not parse
+ * (the check says why). *apply_err receives a complaint of cli_config_apply (a key
+ * variable named in the config but not set), which is the key check's business. */
+static int check_config(doctor *d, const cli_options *co, cli_config *cfg, hew_options *o,
+                        char *apply_err, size_t n)
+{
+    char err[1024] = "";
+    if (cli_config_load(cfg, co, err, sizeof err) != 0) {
+        add_check(d, "config", CHECK_FAIL,
+                  "fix the file named above (man hew: CONFIGURATION); hew config shows the "
+                  "merged settings",
+                  "%s", err);
+        return -1;
+    }
+    hew_options_init(o);
+    if (cli_config_apply(cfg, o, apply_err, n) != 0)
+        o->api_key = NULL;
+    if (co->cwd)
+        o->cwd = co->cwd;
+    add_check(d, "config", CHECK_OK, NULL, "user %s%s, project %s; provider %s, model %s",
+              cfg->user_path ? cfg->user_path : "(no $HOME)",
+              cfg->user_path && access(cfg->user_path, F_OK) != 0 ? " (not there)" : "",
+              cfg->project_path ? cfg->project_path : "(none)", o->provider,
+              o->model ? o->model : "(the provider's default)");
+    return 0;
+}
+
+/* Is there a key? 1 yes, 0 no. */
+static int check_key(doctor *d, const cli_config *cfg, const char *apply_err)
+{
+    char from[300], masked[16], hint[400];
+    const char *key = cli_config_key(cfg, from, sizeof from);
+    if (key && !*apply_err) {
+        cli_mask_key(key, masked, sizeof masked);
+        add_check(d, "api key", CHECK_OK, NULL, "%s from %s", masked, from);
+        return 1;
+    }
+    const char *provider = cfg->str[CFG_PROVIDER] ? cfg->str[CFG_PROVIDER] : "";
+    if (strcmp(provider, "openai-compatible") == 0) {
+        add_check(d, "api key", CHECK_OK, NULL, "none (%s): a local server needs none", from);
+        return 0;
+    }
+    const char *var = strncmp(from, "environment ", 12) == 0 ? from + 12 : "the key variable";
+    snprintf(hint, sizeof hint,
+             "export %s=YOUR_KEY, or name another variable with \"api_key_env\" in "
+             "~/.config/hew/config.json",
+             var);
+    if (*apply_err)
+        add_check(d, "api key", CHECK_FAIL, hint, "%s", apply_err);
+    else
+        add_check(d, "api key", CHECK_FAIL, hint, "no API key for %s: %s is not set",
+                  provider, var);
+    return 0;
+}
+
+static void check_provider(doctor *d, const hew_options *o, int have_key)
+{
+    char detail[1024] = "";
+    int status = hew_probe_provider(o, detail, sizeof detail);
+    if (status < 0)
+        add_check(d, "provider", CHECK_FAIL,
+                  "check provider and base_url (hew config shows them and where they come "
+                  "from)",
+                  "%s", detail);
+    else if (status == 0)
+        add_check(d, "provider", CHECK_FAIL,
+                  "is the base URL right (hew config)? a proxy needed (https_proxy)? the "
+                  "server running?",
+                  "not reachable: %s", detail);
+    else if ((status == 401 || status == 403) && have_key)
+        add_check(d, "provider", CHECK_FAIL,
+                  "the key is wrong or revoked: set a current key for this provider",
+                  "the key was refused: %s", detail);
+    else
+        add_check(d, "provider", CHECK_OK, NULL, "reachable: %s", detail);
+}
+
+/* ---- the data directory and the store ------------------------------------------------ */
+
+static void check_store(doctor *d, const hew_options *o)
+{
+    char detail[1024] = "";
+    int rc = hew_check_store(o, detail, sizeof detail);
+    if (rc == 0)
+        add_check(d, "store", CHECK_OK, NULL, "%s", detail);
+    else if (rc == -1)
+        add_check(d, "data dir", CHECK_FAIL,
+                  "make it writable, or point XDG_DATA_HOME at a directory you own", "%s",
+                  detail);
+    else
+        add_check(d, "store", CHECK_FAIL,
+                  "another hew may hold it busy; a damaged hew.db can be moved aside (its "
+                  "tasks are then gone from hew history)",
+                  "%s", detail);
+}
+
+/* ---- programs ------------------------------------------------------------------------ */
+
+static void check_git(doctor *d)
+{
+    char v[256];
+    if (hew_program_version("git", v, sizeof v) == 0)
+        add_check(d, "git", CHECK_OK, NULL, "%s (checkpoints)", v);
+    else
+        add_check(d, "git", CHECK_WARN,
+                  "install git (apt-get install git) for checkpoints, or set checkpoints off",
+                  "no git, so no checkpoints: %s", v);
+}
+
+static void check_ctags(doctor *d)
+{
+    char v[256];
+    const char *hint = "apt-get install universal-ctags";
+    if (hew_program_version("ctags", v, sizeof v) != 0)
+        add_check(d, "ctags", CHECK_WARN, hint,
+                  "no ctags, so no list_code_definition_names: %s", v);
+    else if (!strstr(v, "Universal Ctags"))
+        add_check(d, "ctags", CHECK_WARN, hint,
+                  "%s is not universal-ctags (list_code_definition_names needs it)", v);
+    else
+        add_check(d, "ctags", CHECK_OK, NULL, "%.*s (list_code_definition_names)",
+                  (int)strcspn(v, ","), v); /* "Universal Ctags 5.9.0", no copyright */
+}
+
+static void check_node(doctor *d)
+{
+    char node[256], npx[256];
+    int has_node = hew_program_version("node", node, sizeof node) == 0;
+    int has_npx = has_node && hew_program_version("npx", npx, sizeof npx) == 0;
+    if (has_npx)
+        add_check(d, "node", CHECK_OK, NULL, "node %s, npx %s (MCP servers)", node, npx);
+    else
+        add_check(d, "node", CHECK_WARN,
+                  "MCP servers started with npx need Node.js: apt-get install nodejs npm",
+                  "%s", has_node ? "node but no npx" : "no node");
+}
+
+/* ---- the terminal ---------------------------------------------------------------------- */
+
+static void check_terminal(doctor *d)
+{
+    const char *term = getenv("TERM");
+    const char *no_color = getenv("NO_COLOR");
+    int plain = !term || !*term || strcmp(term, "dumb") == 0;
+    int colour = !plain && !(no_color && *no_color);
+    const char *codeset = setlocale(LC_CTYPE, "") ? nl_langinfo(CODESET) : "C";
+    int utf8 = strcmp(codeset, "UTF-8") == 0;
+    char detail[512];
+    snprintf(detail, sizeof detail, "TERM=%s, colours %s, locale %s%s",
+             term && *term ? term : "(not set)",
+             colour ? "on" : no_color && *no_color ? "off (NO_COLOR)" : "off", codeset,
+             isatty(1) ? "" : ", standard output is not a terminal");
+    if (plain)
+        add_check(d, "terminal", CHECK_WARN,
+                  "export TERM=xterm-256color (or your terminal's name) for the interactive "
+                  "screen",
+                  "%s", detail);
+    else if (!utf8)
+        add_check(d, "terminal", CHECK_WARN,
+                  "export LANG=C.UTF-8 (hew's own screen falls back to it; commands it runs "
+                  "do not)",
+                  "%s", detail);
+    else
+        add_check(d, "terminal", CHECK_OK, NULL, "%s", detail);
+}
+
+/* ---- output ---------------------------------------------------------------------------- */
+
+static void print_text(const doctor *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        const check *c = &d->items[i];
+        printf("%-4s  %-9s %s\n", status_words[c->status], c->what, c->detail);
+        if (c->status != CHECK_OK && c->hint[0])
+            printf("%-4s  %-9s -> %s\n", "", "", c->hint);
+    }
+}
+
+static int print_json(const doctor *d, int failed)
+{
+    json_t *checks = json_array();
+    for (size_t i = 0; i < d->n; i++) {
+        const check *c = &d->items[i];
+        json_t *o = json_pack("{s:s, s:s, s:s}", "name", c->what, "status",
+                              c->status == CHECK_OK     ? "ok"
+                              : c->status == CHECK_WARN ? "warn"
+                                                        : "fail",
+                              "detail", c->detail);
+        if (o && c->status != CHECK_OK && c->hint[0])
+            json_object_set_new(o, "hint", json_string(c->hint));
+        json_array_append_new(checks, o);
+    }
+    json_t *all = json_pack("{s:b, s:o}", "ok", !failed, "checks", checks);
+    char *s = all ? json_dumps(all, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(all);
+    if (!s) {
+        fprintf(stderr, "hew: out of memory\n");
+        return -1;
+    }
+    puts(s);
+    free(s);
+    return 0;
+}
+
+static void run_checks(doctor *d, const cli_options *co)
+{
+    cli_config cfg;
+    hew_options o;
+    char apply_err[1024] = "";
+    if (check_config(d, co, &cfg, &o, apply_err, sizeof apply_err) == 0) {
+        int have_key = check_key(d, &cfg, apply_err);
+        check_provider(d, &o, have_key);
+        check_store(d, &o);
+        cli_config_release(&cfg);
+    } else {
+        hew_options_init(&o);
+        check_store(d, &o);
+    }
+    check_git(d);
+    check_ctags(d);
+    check_node(d);
+    check_terminal(d);
+}
+
+int cli_doctor(int argc, char **argv)
+{
+    if (argc > 0 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+        fputs("usage: hew doctor [--json] [options]   check that everything hew needs is in\n"
+              "place: config files, API key, provider, data directory and store, git, ctags,\n"
+              "node/npx, terminal. Options as for a task (--provider, --base-url, --cwd, ...)\n"
+              "choose what is checked. Exit 0 when nothing failed, 1 otherwise.\n",
+              stdout);
+        return 0;
+    }
+    cli_options co;
+    if (cli_parse_options(argc, argv, &co) != 0)
+        return 2;
+    if (co.task) {
+        fprintf(stderr, "hew: hew doctor takes no task ('%s'; see hew doctor --help)\n", co.task);
+        return 2;
+    }
+    doctor *d = calloc(1, sizeof *d);
+    if (!d) {
+        fprintf(stderr, "hew: out of memory\n");
+        return 1;
+    }
+    run_checks(d, &co);
+    int failed = 0;
+    for (size_t i = 0; i < d->n; i++)
+        failed |= d->items[i].status == CHECK_FAIL;
+    if (co.json) {
+        if (print_json(d, failed) != 0)
+            failed = 1;
+    } else {
+        print_text(d);
+    }
+    free(d);
+    return failed ? 1 : 0;
+}
