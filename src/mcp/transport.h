@@ -64,7 +64,13 @@ hew_code mcp_stdio_open(const mcp_stdio_opts *o, const mcp_sink *sink, mcp_trans
  * from the initialize response and sent on every later request; a GET stream for
  * server-initiated messages when the server offers one; Last-Event-ID resumption of a
  * broken stream; DELETE with the session id on close). headers: "Name: value",
- * NULL-terminated, may be NULL (sent on every request). */
+ * NULL-terminated, may be NULL (sent on every request; never to an HTTP+SSE endpoint on
+ * another origin, which closes the connection instead).
+ * A request whose POST fails (no connection, an HTTP error status, an answer stream that
+ * broke and could not be resumed) is answered through on_message with a JSON-RPC error
+ * response for its id (code -32000; the message names the HTTP status and the start of the
+ * body), so no caller waits forever; a 404 to a request that carried the session id means
+ * the server ended the session: on_closed. */
 typedef struct mcp_http_opts {
     const char *url;
     const char *const *headers;
@@ -72,7 +78,8 @@ typedef struct mcp_http_opts {
                                 and when the first POST is refused with 400, 404 or 405,
                                 HTTP+SSE from then on (the first message re-sent there),
                                 as the MCP specification's compatibility section says */
-    long connect_timeout_ms; /* 0: 10 000 */
+    long connect_timeout_ms; /* 0: 10 000; also bounds the wait for the HTTP+SSE
+                                endpoint event */
 } mcp_http_opts;
 
 hew_code mcp_http_open(const mcp_http_opts *o, const mcp_sink *sink, mcp_transport **out,
