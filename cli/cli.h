@@ -2,6 +2,7 @@
 #ifndef HEW_CLI_H
 #define HEW_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "hew.h"
@@ -80,6 +81,9 @@ int cli_checkpoint_restore_print(const hew_options *o, const char *id, const cha
  * (mcp_cmd.c). cmd_mcp_list is `hew mcp list` (argv after "list"; mcp_list.c). */
 int cli_mcp(int argc, char **argv);
 int cmd_mcp_list(int argc, char **argv);
+/* Print the servers of a hew_mcp_status_json / hew_mcp_probe answer as `hew mcp list`
+ * does (also /mcp); true when every enabled server is connected. */
+bool cli_mcp_print(const char *status_json);
 
 /* A readable transcript of the events on a plain stream (render_plain.c). */
 typedef struct render_plain render_plain;

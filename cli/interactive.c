@@ -1017,12 +1017,38 @@ static void help(struct ui *u)
          "  /checkpoints     the checkpoints of the task that ended last\n"
          "  /diff N [M]      its changes from checkpoint N to M (or now)\n"
          "  /restore N [files|task|both]  back to checkpoint N (default files; undoable)\n"
+         "  /mcp [reload]    the MCP servers and their tools; reload re-reads mcp.json\n"
          "  /help, /exit\n"
          "  other /commands go to the model's prompt layer (/newtask, /smol, workflows)\n"
          "keys\n"
          "  Enter sends · Alt-Enter or a trailing \\ continues on a new line · pastes stay one\n"
          "  message · Ctrl-C stops the running request or command, twice leaves · Ctrl-D leaves\n"
          "  approvals: y yes · n no · a always for this kind · anything else: what to do instead");
+}
+
+/* /mcp: the session's MCP servers; /mcp reload: read the settings again. */
+static void mcp_command(struct ui *u, const char *arg)
+{
+    if (ensure_session(u) != 0)
+        return;
+    if (strcmp(arg, "reload") == 0) {
+        char err[1024] = "";
+        if (hew_mcp_reload(u->session, err, sizeof err) != 0)
+            say(u, "MCP settings not reloaded: %s", err);
+        else
+            say(u, "%s", "MCP settings read again: changed servers reconnect");
+        return;
+    }
+    if (*arg) {
+        say(u, "%s", "usage: /mcp [reload]");
+        return;
+    }
+    char *status = hew_mcp_status_json(u->session);
+    leave_live(u);
+    if (status)
+        cli_mcp_print(status);
+    fflush(stdout);
+    free(status);
 }
 
 /* /checkpoints, /diff N [M], /restore N [files|task|both] on the task that ended last
@@ -1150,6 +1176,8 @@ static int command(struct ui *u, const char *line)
     } else if (strcmp(name, "checkpoints") == 0 || strcmp(name, "diff") == 0 ||
                strcmp(name, "restore") == 0) {
         checkpoint_command(u, name, arg);
+    } else if (strcmp(name, "mcp") == 0) {
+        mcp_command(u, arg);
     } else {
         return 0; /* the prompt layer's: /newtask, /smol, workflows */
     }

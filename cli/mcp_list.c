@@ -1,13 +1,150 @@
-/* mcp_list — `hew mcp list`: a placeholder until the command that shows the configured
- * MCP servers and their state lands (another change replaces this file). */
+/* mcp_list — `hew mcp list [--json] [--cwd DIR] [--timeout S]`: connect to every MCP
+ * server the settings name (the user's and this workspace's), wait for them (10 s by
+ * default), and show each with its state, how it is reached, what it offers, and why it
+ * failed when it did. Exit 0 when every enabled server connected, 1 otherwise (also when
+ * the settings cannot be used), 2 on a usage error. */
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "hew.h"
+
+static int usage(void)
+{
+    fputs("usage: hew mcp list [--json] [--cwd DIR] [--timeout SECONDS]\n", stderr);
+    return 2;
+}
+
+/* "echo*, get-sum, …" (* = approved without asking), wrapped under an indent. */
+static void print_tools(const json_t *tools)
+{
+    size_t col = 4, i;
+    json_t *t;
+    fputs("    ", stdout);
+    json_array_foreach(tools, i, t) {
+        const char *name = json_string_value(json_object_get(t, "name"));
+        bool approved = json_is_true(json_object_get(t, "auto_approve"));
+        size_t len = strlen(name ? name : "") + (approved ? 1 : 0) + 2;
+        if (col + len > 96 && col > 4) {
+            fputs("\n    ", stdout);
+            col = 4;
+        }
+        bool last = i + 1 == json_array_size(tools);
+        printf("%s%s%s", name ? name : "?", approved ? "*" : "", last ? "\n" : ",");
+        col += len;
+        if (!last)
+            putchar(' ');
+    }
+}
+
+static bool print_server(const json_t *s)
+{
+    const char *problem = json_string_value(json_object_get(s, "settings_warning"));
+    if (problem) {
+        printf("warning: %s\n", problem);
+        return true;
+    }
+    const char *name = json_string_value(json_object_get(s, "name"));
+    const char *status = json_string_value(json_object_get(s, "status"));
+    const char *transport = json_string_value(json_object_get(s, "transport"));
+    const char *server = json_string_value(json_object_get(s, "server"));
+    const char *error = json_string_value(json_object_get(s, "error"));
+    const char *source = json_string_value(json_object_get(s, "source"));
+    const json_t *tools = json_object_get(s, "tools");
+    size_t nres = json_array_size(json_object_get(s, "resources")) +
+                  json_array_size(json_object_get(s, "resource_templates"));
+    size_t nprompts = json_array_size(json_object_get(s, "prompts"));
+    printf("%-20s %-13s %-15s", name ? name : "?", status ? status : "?",
+           transport ? transport : "");
+    if (status && strcmp(status, "connected") == 0) {
+        printf(" %s: %zu tool%s", server ? server : "", json_array_size(tools),
+               json_array_size(tools) == 1 ? "" : "s");
+        if (nres)
+            printf(", %zu resource%s", nres, nres == 1 ? "" : "s");
+        if (nprompts)
+            printf(", %zu prompt%s", nprompts, nprompts == 1 ? "" : "s");
+    }
+    if (source)
+        printf("  (%s)", source);
+    putchar('\n');
+    if (error)
+        printf("    %s\n", error);
+    if (json_array_size(tools))
+        print_tools(tools);
+    return !status || strcmp(status, "connected") == 0 || strcmp(status, "disabled") == 0;
+}
+
+bool cli_mcp_print(const char *status_json)
+{
+    json_t *all = json_loads(status_json, 0, NULL);
+    bool all_up = true;
+    if (json_array_size(all) == 0) {
+        puts("No MCP servers are configured. Add one with `hew mcp add NAME -- COMMAND "
+             "ARGS...` or `hew mcp add NAME --url URL` (see `man hew`, MCP SERVERS).");
+    } else {
+        size_t i;
+        json_t *s;
+        json_array_foreach(all, i, s) {
+            const char *problem = json_string_value(json_object_get(s, "settings_error"));
+            if (problem) {
+                printf("%s\n", problem);
+                all_up = false;
+                continue;
+            }
+            all_up = print_server(s) && all_up;
+        }
+        if (!all_up)
+            puts("(servers that are not connected are retried while a session runs; "
+                 "* = approved without asking)");
+    }
+    json_decref(all);
+    return all_up;
+}
 
 int cmd_mcp_list(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("hew mcp list: not yet available\n", stderr);
-    return 1;
+    bool as_json = false;
+    long timeout_s = 10;
+    hew_options o;
+    hew_options_init(&o);
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            as_json = true;
+        } else if (strcmp(argv[i], "--cwd") == 0 && i + 1 < argc) {
+            o.cwd = argv[++i];
+        } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
+            char *end;
+            timeout_s = strtol(argv[++i], &end, 10);
+            if (*end || timeout_s < 1 || timeout_s > 600)
+                return usage();
+        } else {
+            return usage();
+        }
+    }
+    char err[1024] = "";
+    char *text = hew_mcp_probe(&o, timeout_s * 1000, err, sizeof err);
+    if (!text) {
+        fprintf(stderr, "hew: %s\n", err);
+        return 1;
+    }
+    bool all_up = true;
+    if (as_json) {
+        puts(text);
+        json_t *all = json_loads(text, 0, NULL);
+        size_t i;
+        json_t *s;
+        json_array_foreach(all, i, s) {
+            const char *status = json_string_value(json_object_get(s, "status"));
+            all_up = all_up && (!status || strcmp(status, "connected") == 0 ||
+                                strcmp(status, "disabled") == 0);
+        }
+        json_decref(all);
+    } else {
+        all_up = cli_mcp_print(text);
+    }
+    free(text);
+    return all_up ? 0 : 1;
 }

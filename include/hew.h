@@ -91,6 +91,11 @@ typedef struct hew_options {
                                        as the task goes (default 1) */
     const char *data_dir;           /* hew's data (checkpoints, tasks); NULL:
                                        $XDG_DATA_HOME/hew, else ~/.local/share/hew */
+    int mcp;                        /* connect the MCP servers of the settings files when
+                                       the session starts (default 1) */
+    const char *mcp_settings;       /* the user's MCP settings file; NULL:
+                                       $XDG_CONFIG_HOME/hew/mcp.json (the workspace's
+                                       .hew/mcp.json is read too, either way) */
     hew_event_fn on_event;
     void *event_ud;
 } hew_options;
@@ -319,6 +324,13 @@ int hew_mcp_wait(hew_session *s, long timeout_ms);
  * started, removed ones stopped; the others keep their connection. 0, or -1 with why in
  * err (the servers then stay as they were). */
 int hew_mcp_reload(hew_session *s, char *err, size_t errlen);
+
+/* Without a session (`hew mcp list`): read the MCP settings for o->cwd (o may be NULL:
+ * the current directory and the default files), connect every enabled server, wait for
+ * them at most timeout_ms, and return what hew_mcp_status_json would (plus a
+ * {"settings_warning": "..."} entry when the settings had warnings); the servers are
+ * stopped before it returns. NULL with why in err when the settings cannot be used. */
+char *hew_mcp_probe(const hew_options *o, long timeout_ms, char *err, size_t errlen);
 
 /* ---- Debug surface (for `hew debug`, tests and bug reports; not a stable API) ---- */
 

@@ -11,6 +11,7 @@
 #include "api/model.h"
 #include "api/provider.h"
 #include "lib/lib_store.h"
+#include "lib/mcp_session.h"
 #include "task/task.h"
 
 void hew_options_init(hew_options *o)
@@ -27,6 +28,7 @@ void hew_options_init(hew_options *o)
     o->idle_timeout_ms = 120000;
     o->checkpoints = 1;
     o->persist = 1;
+    o->mcp = 1;
     o->rules_global = o->rules_clinerules = o->rules_cursorrules = 1;
     o->rules_windsurfrules = o->rules_agents = o->rules_clineignore = 1;
 }
@@ -140,6 +142,7 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     s->model = api_model_lookup(st->provider, s->provider.model);
     s->native_tools = st->native_tools < 0 ? s->model.native_tools : st->native_tools != 0;
     session_thinking(s);
+    lib_session_mcp_start(s, o);
     return s;
 }
 
@@ -147,6 +150,7 @@ void hew_session_free(hew_session *s)
 {
     if (!s)
         return;
+    lib_session_mcp_stop(s);
     settings_release(&s->settings);
     free(s);
 }

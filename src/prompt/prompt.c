@@ -55,6 +55,15 @@ bool prompt_tool_offered(const prompt_ctx *ctx, const tool_def *def)
         return false;
     if (!plan_mode(ctx) && strcmp(def->name, "plan_mode_respond") == 0)
         return false;
+    /* MCP tools only with a connected server; with native tool calling each server tool
+     * is a function of its own ("<server>__<tool>"), so use_mcp_tool is not listed. */
+    bool mcp_tool = strcmp(def->name, "use_mcp_tool") == 0 ||
+                    strcmp(def->name, "access_mcp_resource") == 0 ||
+                    strcmp(def->name, "load_mcp_documentation") == 0;
+    if (mcp_tool && ctx->nmcp == 0)
+        return false;
+    if (ctx->native_tools && strcmp(def->name, "use_mcp_tool") == 0)
+        return false;
     return true;
 }
 
@@ -275,13 +284,21 @@ static void section_mcp(const prompt_ctx *ctx, buf *out)
     buf_puts(out, "MCP SERVERS\n\n"
                   "MCP (Model Context Protocol) servers run on the user's machine and give you "
                   "more tools and resources.\n\n# Connected MCP Servers\n\n");
-    if (has(ctx, "use_mcp_tool") || has(ctx, "access_mcp_resource"))
+    if (ctx->native_tools) {
+        buf_puts(out, "Each tool of a server below is one of your functions, named "
+                      "<server>__<tool> (characters other than letters, digits, '_' and '-' "
+                      "become '_').");
+        if (has(ctx, "access_mcp_resource"))
+            buf_puts(out, " Read a server's resource with access_mcp_resource (the server's "
+                          "name and the resource's URI).");
+    } else if (has(ctx, "use_mcp_tool") || has(ctx, "access_mcp_resource")) {
         buf_puts(out, "Call a server's tool with use_mcp_tool (the server's name, the tool's "
                       "name, and the arguments as a JSON object that follows the tool's input "
                       "schema), and read a server's resource with access_mcp_resource (the "
                       "server's name and the resource's URI).");
-    else
+    } else {
         buf_puts(out, "These servers and what they offer are listed for your information.");
+    }
     for (size_t s = 0; s < ctx->nmcp; s++) {
         const prompt_mcp_server *srv = &ctx->mcp[s];
         buf_printf(out, "\n\n## %s", srv->name ? srv->name : "(unnamed)");
@@ -293,7 +310,7 @@ static void section_mcp(const prompt_ctx *ctx, buf *out)
                 const prompt_mcp_tool *t = &srv->tools[i];
                 buf_printf(out, "\n- %s: %s", t->name ? t->name : "",
                            t->description ? t->description : "");
-                if (t->input_schema) {
+                if (t->input_schema && !ctx->native_tools) {
                     char *js = json_dumps(t->input_schema, JSON_INDENT(2));
                     if (js) {
                         buf_puts(out, "\n    Input Schema:\n    ");

@@ -50,8 +50,8 @@ static bool never_auto_retry(const api_error *e)
 hew_code attempt_api_request(hew_task *t)
 {
     for (;;) {
-        /* MCP servers still connecting would be waited for here (at most 10 s, never
-         * fatal); with no MCP configured there is nothing to wait for. */
+        /* MCP servers still connecting are waited for (at most 10 s, never fatal). */
+        task_mcp_before_request(t);
         hew_err err = HEW_ERR_INIT;
         task_ctx_prepare(t);
         if (task_stream_start(t, &err) != HEW_OK) {

@@ -93,6 +93,8 @@ static bool auto_approved(const task_settings *s, const char *group, bool outsid
         return s->auto_approve_safe_commands && s->auto_approve_all_commands;
     if (strcmp(group, "mcp") == 0)
         return s->auto_approve_mcp;
+    if (strcmp(group, "mcp_listed") == 0)
+        return true;
     return false;
 }
 
@@ -162,6 +164,7 @@ void executor_env_init(hew_task *t)
     e->cwd = t->settings->cwd;
     e->abort = t->abort;
     e->yolo = t->settings->yolo;
+    e->mcp = t->session->mcp;
     e->mode = t->mode;
     e->set_mode = env_set_mode;
     e->say = env_say;
@@ -236,7 +239,22 @@ void executor_partial(hew_task *t, const tool_call *call)
     def->partial(&t->env, call);
 }
 
+static hew_code executor_run_one(hew_task *t, const tool_call *call);
+
 hew_code executor_run(hew_task *t, const tool_call *call)
+{
+    /* A native call of an MCP tool ("<server>__<tool>") is the use_mcp_tool call it
+     * stands for; its result keeps the native call's id. */
+    task_mcp_call mapped;
+    bool is_mcp = !registry_find(call->name) && task_mcp_map_call(t, call, &mapped);
+    hew_code rc = executor_run_one(t, is_mcp ? &mapped.call : call);
+    if (is_mcp)
+        task_mcp_call_release(&mapped);
+    task_mcp_drain(t);
+    return rc;
+}
+
+static hew_code executor_run_one(hew_task *t, const tool_call *call)
 {
     const tool_def *def = registry_find(call->name);
     buf msg = BUF_INIT(RESULT_MAX);
@@ -283,7 +301,10 @@ hew_code executor_run(hew_task *t, const tool_call *call)
         push_described(t, def, call, msg.data, true);
         goto mark_used;
     }
-    if (!prompt_tool_offered(&pc, def)) {
+    /* use_mcp_tool is left out of the native tool list (each MCP tool is listed itself)
+     * but still works when the model calls it. */
+    bool mcp_call_ok = strcmp(def->name, "use_mcp_tool") == 0 && pc.nmcp > 0;
+    if (!mcp_call_ok && !prompt_tool_offered(&pc, def)) {
         buf why = BUF_INIT(0);
         buf_printf(&why, "The tool %s is not available now (%s MODE%s). Use one of the tools "
                          "offered in the system prompt.",

@@ -539,6 +539,7 @@ void *task_main(void *arg)
         task_push_user_text(t, first.data);
         buf_release(&first);
     }
+    task_mcp_begin(t);
 
     while (!abort_is_set(t->abort)) {
         turn_outcome out = make_requests(t, first_turn);
@@ -556,6 +557,7 @@ void *task_main(void *arg)
         abort_trigger(t->ckpt_abort, "the task was aborted"); /* no waiting on git */
     task_ckpt_close(t);
     ws_read_cache_forget(&t->env, NULL); /* the task's read cache goes with it */
+    task_mcp_end(t);
     if (abort_is_set(t->abort))
         task_finish(t, HEW_TASK_ABORTED, abort_reason(t->abort));
     else

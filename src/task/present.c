@@ -36,6 +36,7 @@ typedef struct snapshot {
     char *name;
     char *id;
     char *args_error;
+    char *raw_args;     /* a complete native call's arguments as received */
     size_t nparams;
     char **keys;
     char **values;
@@ -46,6 +47,7 @@ static void snapshot_release(snapshot *s)
     free(s->name);
     free(s->id);
     free(s->args_error);
+    free(s->raw_args);
     for (size_t i = 0; i < s->nparams; i++) {
         free(s->keys[i]);
         free(s->values[i]);
@@ -69,6 +71,8 @@ static void snapshot_take(const block *b, snapshot *s)
     s->name = dup_or_null(b->name);
     s->id = dup_or_null(b->id);
     s->args_error = dup_or_null(b->args_error);
+    if (b->native && !b->partial)
+        s->raw_args = strndup(b->args.data ? b->args.data : "", b->args.len);
     s->keys = calloc(b->nparams + 1, sizeof *s->keys);
     s->values = calloc(b->nparams + 1, sizeof *s->values);
     if (!s->keys || !s->values)
@@ -98,6 +102,7 @@ static hew_code present_tool(hew_task *t, const snapshot *s)
         .partial = s->partial,
         .native = s->native,
         .invalid_args = s->args_error,
+        .raw_args = s->raw_args,
     };
     if (s->partial && !task_tools_blocked(t)) {
         executor_partial(t, &call); /* UI only; it runs when complete */

@@ -7,6 +7,7 @@
 
 #include "api/request.h"
 #include "api/stream.h"
+#include "mcp/hub.h"
 #include "prompt/prompt.h"
 #include "prompt/rules.h"
 #include "task/task.h"
@@ -167,6 +168,10 @@ void task_prompt_ctx(hew_task *t, prompt_ctx *pc, char mode[8])
     pc->strict_plan = t->settings->strict_plan;
     pc->language = t->settings->language;
     pc->tools = registry_tools(&pc->ntools);
+    if (t->mcp_snap) {
+        pc->mcp = t->mcp_snap->servers;
+        pc->nmcp = t->mcp_snap->nservers;
+    }
 }
 
 void task_stream_reset(hew_task *t)
@@ -245,15 +250,25 @@ hew_code task_stream_start(hew_task *t, hew_err *err)
         size_t ntools = prompt_tools_offered(&pc, offered, 64);
         if (ntools > 64)
             ntools = 64;
-        job->tools = calloc(ntools ? ntools : 1, sizeof *job->tools);
-        job->schemas = calloc(ntools ? ntools : 1, sizeof *job->schemas);
+        size_t nmcp = t->mcp_snap ? t->mcp_snap->nnative : 0;
+        job->tools = calloc(ntools + nmcp + 1, sizeof *job->tools);
+        job->schemas = calloc(ntools + nmcp + 1, sizeof *job->schemas);
         if (job->tools && job->schemas) {
             for (size_t i = 0; i < ntools; i++) {
                 job->schemas[i] = prompt_tool_schema(offered[i]);
                 job->tools[i] = (api_tool){ offered[i]->name, offered[i]->description,
                                             job->schemas[i] };
             }
-            job->ntools = ntools;
+            /* Each MCP tool is a function of its own (the snapshot outlives the request:
+             * it is replaced only when the next one starts). */
+            for (size_t i = 0; i < nmcp; i++) {
+                const mcp_native_tool *nt = &t->mcp_snap->native[i];
+                job->schemas[ntools + i] = mcp_native_schema(nt->input_schema);
+                job->tools[ntools + i] = (api_tool){ nt->native_name,
+                                                     nt->description ? nt->description : "",
+                                                     job->schemas[ntools + i] };
+            }
+            job->ntools = ntools + nmcp;
         }
     }
     if (!job->system || !job->messages || (pc.native_tools && !job->tools)) {

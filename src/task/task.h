@@ -123,6 +123,9 @@ struct hew_task {
     char *resume_id;                   /* [const] the stored task to resume, or NULL */
     buf say_scratch;                   /* presenter: the cleaned text of a block */
     buf event_line;                    /* task_emit: the event's JSON line */
+    struct mcp_snapshot *mcp_snap;     /* [task] what the MCP servers offered at the last
+                                          request (prompt, native tools, name mapping) */
+    buf mcp_notices;                   /* [mu] MCP notices not yet said, one per line */
 };
 
 /* ---- the loop (loop.c, attempt.c, present.c, executor.c) ------------------------------ */
@@ -180,6 +183,26 @@ hew_code executor_run(hew_task *t, const tool_call *call);
 void executor_partial(hew_task *t, const tool_call *call);
 /* Fill t->env with the task's services. */
 void executor_env_init(hew_task *t);
+
+/* ---- MCP (mcp.c) ------------------------------------------------------------------------
+ * begin: listen to the session's MCP hub (notices are queued under mu) and say a settings
+ * problem once; before_request: wait (at most 10 s) for servers still on their first
+ * connection, freeze what they offer for this request, say the queued notices; drain: say
+ * the queued notices; map_call: a native call of "<server>__<tool>" as the use_mcp_tool
+ * call it stands for (false when it is none; release with task_mcp_call_release); end:
+ * stop listening, forget the snapshot. */
+void task_mcp_begin(hew_task *t);
+void task_mcp_before_request(hew_task *t);
+void task_mcp_drain(hew_task *t);
+typedef struct task_mcp_call {
+    tool_call call;
+    const char *keys[3];
+    const char *values[3];
+    char *arguments;
+} task_mcp_call;
+bool task_mcp_map_call(hew_task *t, const tool_call *native, task_mcp_call *out);
+void task_mcp_call_release(task_mcp_call *c);
+void task_mcp_end(hew_task *t);
 
 /* ---- say / ask (task.c) ---------------------------------------------------------------- */
 

@@ -35,6 +35,8 @@ struct proc {
     int pidfd;              /* -1 when the kernel has none */
     int out_fd, err_fd;     /* read ends, -1 once at EOF */
     int wake_r, wake_w;     /* self-pipe: abort listener, proc_kill */
+    int in_fd;              /* write end of the child's stdin (stdin_pipe), else -1 */
+    pthread_mutex_t in_mu;  /* serialises proc_write / proc_close_stdin */
     hew_abort *abort;
     int listen_id;
     proc_output_fn on_output;
@@ -310,13 +312,15 @@ hew_code proc_start(const proc_opts *o, proc **out, hew_err *err)
     if (!p)
         return hew_err_set(err, HEW_E_NOMEM, "out of memory starting %s", prog);
     p->pid = -1;
-    p->pidfd = p->out_fd = p->err_fd = p->wake_r = p->wake_w = -1;
+    p->pidfd = p->out_fd = p->err_fd = p->wake_r = p->wake_w = p->in_fd = -1;
     p->exit_code = -1;
     atomic_init(&p->kill_req, 0);
+    pthread_mutex_init(&p->in_mu, NULL);
 
-    int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, wakep[2] = { -1, -1 };
+    int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, wakep[2] = { -1, -1 }, inp[2] = { -1, -1 };
     hew_code rc = HEW_OK;
     if (open_pipe(outp) != 0 || (o->separate_stderr && open_pipe(errp) != 0) ||
+        (o->stdin_pipe && open_pipe(inp) != 0) ||
         pipe2(wakep, O_CLOEXEC | O_NONBLOCK) != 0) {
         rc = hew_err_set(err, HEW_E_IO, "cannot run %s: no pipe: %s", prog, strerror(errno));
         goto fail;
@@ -328,7 +332,10 @@ hew_code proc_start(const proc_opts *o, proc **out, hew_err *err)
     posix_spawnattr_init(&attr);
     if (o->cwd)
         posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (o->stdin_pipe)
+        posix_spawn_file_actions_adddup2(&fa, inp[0], 0);
+    else
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
     posix_spawn_file_actions_adddup2(&fa, o->separate_stderr ? errp[1] : outp[1], 2);
     posix_spawn_file_actions_addclosefrom_np(&fa, 3);
@@ -365,6 +372,8 @@ hew_code proc_start(const proc_opts *o, proc **out, hew_err *err)
     p->start_ms = now_ms();
     close_fd(&outp[1]);
     close_fd(&errp[1]);
+    close_fd(&inp[0]);
+    p->in_fd = inp[1];
     p->out_fd = outp[0];
     p->err_fd = errp[0];
     set_nonblock(p->out_fd);
@@ -395,8 +404,69 @@ fail:
     close_fd(&errp[1]);
     close_fd(&wakep[0]);
     close_fd(&wakep[1]);
+    close_fd(&inp[0]);
+    close_fd(&inp[1]);
+    pthread_mutex_destroy(&p->in_mu);
     free(p);
     return rc;
+}
+
+/* ---- the child's stdin ------------------------------------------------------------------ */
+
+/* write() with SIGPIPE held back for this thread only (a library must not change the
+ * process's signal dispositions): a pending SIGPIPE raised by this write is consumed. */
+static ssize_t write_nosigpipe(int fd, const char *data, size_t n)
+{
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    sigset_t pending;
+    sigemptyset(&pending);
+    sigpending(&pending);
+    bool was_pending = sigismember(&pending, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    ssize_t w;
+    do
+        w = write(fd, data, n);
+    while (w < 0 && errno == EINTR);
+    int saved = errno;
+    if (w < 0 && saved == EPIPE && !was_pending) {
+        const struct timespec zero = { 0, 0 };
+        while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    return w;
+}
+
+hew_code proc_write(proc *p, const char *data, size_t n, hew_err *err)
+{
+    hew_code rc = HEW_OK;
+    pthread_mutex_lock(&p->in_mu);
+    if (p->in_fd < 0) {
+        rc = hew_err_set(err, HEW_E_IO, "the program's input is closed");
+    } else {
+        while (n > 0) {
+            ssize_t w = write_nosigpipe(p->in_fd, data, n);
+            if (w < 0) {
+                rc = hew_err_set(err, HEW_E_IO, "cannot write to the program: %s",
+                                 errno == EPIPE ? "it closed its input" : strerror(errno));
+                break;
+            }
+            data += w;
+            n -= (size_t)w;
+        }
+    }
+    pthread_mutex_unlock(&p->in_mu);
+    return rc;
+}
+
+void proc_close_stdin(proc *p)
+{
+    pthread_mutex_lock(&p->in_mu);
+    close_fd(&p->in_fd);
+    pthread_mutex_unlock(&p->in_mu);
 }
 
 /* ---- running ----------------------------------------------------------------------- */
@@ -688,6 +758,8 @@ void proc_free(proc *p)
     close_fd(&p->pidfd);
     close_fd(&p->wake_r);
     close_fd(&p->wake_w);
+    close_fd(&p->in_fd);
+    pthread_mutex_destroy(&p->in_mu);
     free(p);
 }
 

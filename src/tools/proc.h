@@ -7,7 +7,7 @@
  *   - cwd: the given directory (an error if it cannot be entered);
  *   - env: exactly the list given, or by default the parent's environment without
  *     hew's secrets (proc_env_from_parent); never the raw environ;
- *   - stdin /dev/null; stdout and stderr into pipes (one merged pipe by default, so the
+ *   - stdin /dev/null (or a pipe hew writes to, with stdin_pipe); stdout and stderr into pipes (one merged pipe by default, so the
  *     order of the two streams is kept); no other descriptor (everything from 3 up is
  *     closed in the child);
  *   - its own process group (pgid = its pid), an empty signal mask and default signal
@@ -59,6 +59,7 @@ typedef struct proc_opts {
     const char *const *envp;   /* NULL-terminated "NAME=value"; NULL: proc_env_from_parent */
     bool separate_stderr;      /* false: stderr shares stdout's pipe */
     bool keep_group;           /* true: leave the group running when the leader exits */
+    bool stdin_pipe;           /* true: stdin is a pipe fed by proc_write (MCP servers) */
     long timeout_ms;           /* from the start; 0: none */
     long kill_grace_ms;        /* 0: PROC_KILL_GRACE_MS */
     hew_abort *abort;          /* may be NULL; borrowed, must outlive the proc */
@@ -109,6 +110,15 @@ void proc_status_get(const proc *p, proc_status *st);
 void proc_kill(proc *p);
 
 pid_t proc_pid(const proc *p);
+
+/* Write all of data to the child's stdin (stdin_pipe only). Thread-safe (writers are
+ * serialised, so messages never interleave) and callable while another thread pumps.
+ * Blocks while the pipe is full. A child that closed its stdin or ended gives HEW_E_IO
+ * (never SIGPIPE). */
+hew_code proc_write(proc *p, const char *data, size_t n, hew_err *err);
+
+/* Close the child's stdin (it sees EOF). Thread-safe; harmless when already closed. */
+void proc_close_stdin(proc *p);
 
 /* Free a proc. If it is still running, its group is killed (SIGTERM, then SIGKILL when it
  * has not ended within the grace — so this may block up to kill_grace_ms) and reaped.

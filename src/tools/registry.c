@@ -16,6 +16,9 @@ extern const tool_def tool_replace_in_file;
 extern const tool_def tool_list_files;
 extern const tool_def tool_search_files;
 extern const tool_def tool_list_code_definition_names;
+extern const tool_def tool_use_mcp_tool;
+extern const tool_def tool_access_mcp_resource;
+extern const tool_def tool_load_mcp_documentation;
 
 static const tool_def *const builtin_tools[] = {
     &tool_ask_followup_question,
@@ -30,6 +33,9 @@ static const tool_def *const builtin_tools[] = {
     &tool_list_files,
     &tool_search_files,
     &tool_list_code_definition_names,
+    &tool_use_mcp_tool,
+    &tool_access_mcp_resource,
+    &tool_load_mcp_documentation,
 };
 
 const tool_def *const *registry_tools(size_t *count)

@@ -36,6 +36,7 @@ typedef struct tool_call {
     bool partial;              /* still streaming: the tool may only show progress */
     bool native;               /* came as a native tool call (not XML) */
     const char *invalid_args;  /* native call whose arguments were not valid JSON: why */
+    const char *raw_args;      /* a complete native call's arguments as sent, or NULL */
 } tool_call;
 
 /* The value of a parameter, or NULL when absent. */
@@ -65,6 +66,7 @@ struct tool_env {
     hew_abort *abort;
     bool yolo; /* auto-approve everything; questions to the user are not possible */
     const char *mode; /* "act" or "plan"; change it with set_mode */
+    struct mcp_hub *mcp; /* the session's MCP servers (mcp/hub.h), or NULL */
     void (*set_mode)(tool_env *env, const char *mode);
     /* Tell the user something. partial: 1 = a preview that will grow (replaces a trailing
      * preview of the same type), 0 or 2 = complete (also completes such a preview, else
@@ -76,7 +78,8 @@ struct tool_env {
                     int partial, tool_answer *answer);
     /* Ask approval for a tool of an approval group unless the settings approve it:
      * "read", "edit" (outside_workspace: the path resolves outside the root), "safe_command"
-     * (the model said requires_approval=false), "command" (it said true), "mcp". When
+     * (the model said requires_approval=false), "command" (it said true), "mcp" ("mcp_listed":
+     * an MCP tool its server's autoApprove list names: always approved). When
      * auto-approved the tool is said (type, data) and *approved is true. Otherwise the
      * user is asked (type, data): yes → approved; no or a typed message → not approved and
      * the task's "rejected" flag is set (later tools of the message are skipped). Typed

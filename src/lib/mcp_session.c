@@ -1,0 +1,177 @@
+/* mcp_session — the session's MCP hub and the hew_mcp_* API (see mcp_session.h). */
+#include "lib/mcp_session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "lib/lib_store.h"
+#include "mcp/config.h"
+#include "mcp/hub.h"
+#include "task/settings.h"
+
+/* The user's file (user_file, else the default one), then the workspace's. */
+static hew_code load_files(const char *cwd, const char *user_file, mcp_config *cfg,
+                           hew_err *err)
+{
+    char *user = NULL, *project = NULL;
+    hew_code rc = mcp_config_default_paths(cwd, &user, &project, err);
+    if (rc != HEW_OK)
+        return rc;
+    if (!user_file)
+        user_file = user;
+    if (user_file)
+        rc = mcp_config_load_file(cfg, user_file, true, err);
+    if (rc == HEW_OK && project)
+        rc = mcp_config_load_file(cfg, project, false, err);
+    free(user);
+    free(project);
+    return rc;
+}
+
+static hew_code load_settings(const hew_session *s, mcp_config *cfg, hew_err *err)
+{
+    return load_files(s->settings.cwd, s->mcp_settings, cfg, err);
+}
+
+static void set_problem(hew_session *s, const char *why)
+{
+    free(s->mcp_problem);
+    s->mcp_problem = NULL;
+    if (!why)
+        return;
+    size_t n = strlen(why) + 128;
+    s->mcp_problem = malloc(n);
+    if (s->mcp_problem)
+        snprintf(s->mcp_problem, n, "The MCP settings cannot be used, so no MCP server was "
+                                    "started: %s",
+                 why);
+}
+
+static void log_warnings(const mcp_config *cfg)
+{
+    if (cfg->warnings.len)
+        hew_log(HEW_LOG_WARN, "mcp", "%s", cfg->warnings.data);
+}
+
+void lib_session_mcp_start(hew_session *s, const hew_options *o)
+{
+    if (!o->mcp)
+        return;
+    s->mcp_on = true;
+    s->mcp_settings = o->mcp_settings ? strdup(o->mcp_settings) : NULL;
+    mcp_config cfg;
+    mcp_config_init(&cfg);
+    hew_err err = HEW_ERR_INIT;
+    if (load_settings(s, &cfg, &err) != HEW_OK) {
+        set_problem(s, err.msg);
+    } else {
+        log_warnings(&cfg);
+        if (cfg.n && mcp_hub_start(&cfg, s->settings.cwd, &s->mcp, &err) != HEW_OK)
+            set_problem(s, err.msg);
+    }
+    mcp_config_free(&cfg);
+}
+
+void lib_session_mcp_stop(hew_session *s)
+{
+    mcp_hub_free(s->mcp);
+    s->mcp = NULL;
+    free(s->mcp_problem);
+    s->mcp_problem = NULL;
+    free(s->mcp_settings);
+    s->mcp_settings = NULL;
+}
+
+char *hew_mcp_status_json(hew_session *s)
+{
+    json_t *all = s && s->mcp ? mcp_hub_status_json(s->mcp) : json_array();
+    if (all && s && s->mcp_problem)
+        json_array_append_new(all, json_pack("{s:s}", "settings_error", s->mcp_problem));
+    char *text = all ? json_dumps(all, JSON_COMPACT) : NULL;
+    json_decref(all);
+    return text;
+}
+
+int hew_mcp_wait(hew_session *s, long timeout_ms)
+{
+    if (!s || !s->mcp)
+        return 1;
+    return mcp_hub_wait_ready(s->mcp, timeout_ms, NULL) ? 1 : 0;
+}
+
+int hew_mcp_reload(hew_session *s, char *err, size_t errlen)
+{
+    if (!s) {
+        lib_set_err(err, errlen, "no session");
+        return -1;
+    }
+    if (!s->mcp_on) {
+        lib_set_err(err, errlen, "MCP is turned off for this session");
+        return -1;
+    }
+    mcp_config cfg;
+    mcp_config_init(&cfg);
+    hew_err e = HEW_ERR_INIT;
+    if (load_settings(s, &cfg, &e) != HEW_OK) {
+        lib_set_err(err, errlen, e.msg);
+        mcp_config_free(&cfg);
+        return -1;
+    }
+    log_warnings(&cfg);
+    set_problem(s, NULL);
+    if (s->mcp) {
+        mcp_hub_reload(s->mcp, &cfg);
+    } else if (cfg.n && mcp_hub_start(&cfg, s->settings.cwd, &s->mcp, &e) != HEW_OK) {
+        lib_set_err(err, errlen, e.msg);
+        mcp_config_free(&cfg);
+        return -1;
+    }
+    mcp_config_free(&cfg);
+    return 0;
+}
+
+char *hew_mcp_probe(const hew_options *o, long timeout_ms, char *err, size_t errlen)
+{
+    char cwd[4096];
+    const char *dir = o && o->cwd ? o->cwd : getcwd(cwd, sizeof cwd);
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    if (!real) {
+        lib_set_err(err, errlen, "the workspace directory does not exist or cannot be read");
+        return NULL;
+    }
+    mcp_config cfg;
+    mcp_config_init(&cfg);
+    hew_err e = HEW_ERR_INIT;
+    mcp_hub *hub = NULL;
+    char *text = NULL;
+    char *warnings = NULL;
+    hew_code rc = load_files(real, o ? o->mcp_settings : NULL, &cfg, &e);
+    if (rc == HEW_OK && cfg.warnings.len)
+        warnings = strdup(cfg.warnings.data);
+    if (rc != HEW_OK) {
+        lib_set_err(err, errlen, e.msg);
+    } else if (cfg.n && mcp_hub_start(&cfg, real, &hub, &e) != HEW_OK) {
+        lib_set_err(err, errlen, e.msg);
+    } else {
+        json_t *all = json_array();
+        if (hub) {
+            mcp_hub_wait_ready(hub, timeout_ms, NULL);
+            json_decref(all);
+            all = mcp_hub_status_json(hub);
+        }
+        if (warnings)
+            json_array_append_new(all, json_pack("{s:s}", "settings_warning", warnings));
+        text = json_dumps(all, JSON_COMPACT);
+        json_decref(all);
+        if (!text)
+            lib_set_err(err, errlen, "out of memory");
+    }
+    mcp_hub_free(hub);
+    mcp_config_free(&cfg);
+    free(warnings);
+    free(real);
+    return text;
+}

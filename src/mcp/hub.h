@@ -1,0 +1,118 @@
+/* hub — every MCP server of a session: connects them all in parallel when the session
+ * starts (one thread per server), keeps what each offers (tools, resources, resource
+ * templates, prompts), reconnects a server that fails or dies with backoff (1 s, 2 s, …,
+ * at most 60 s) without ever taking hew down, and runs tool calls and resource reads for
+ * the task. Settings come from config.h; a reload keeps the connections of servers whose
+ * settings did not change.
+ *
+ * Threads: every function may be called from any thread. Notices for the user ("[fs]
+ * connected: 14 tools", a server's log messages, a failure) go to the listener the running
+ * task set (mcp_hub_set_listener), from a hub thread; with no listener they are only
+ * logged.
+ *
+ * Native tool names: an MCP tool is offered to providers with native tool calling as
+ * "<server>__<tool>" with every byte outside [A-Za-z0-9_-] turned into '_', at most 64
+ * bytes (providers' limit; longer names are cut and end in a short hash so they stay
+ * unique); mcp_snapshot_native_find maps a name back. */
+#ifndef HEW_MCP_HUB_H
+#define HEW_MCP_HUB_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/abort.h"
+#include "base/err.h"
+#include "mcp/client.h"
+#include "mcp/config.h"
+#include "prompt/prompt.h"
+
+typedef struct mcp_hub mcp_hub;
+
+typedef enum mcp_status {
+    MCP_DISABLED,     /* "disabled": true in the settings: listed, never started */
+    MCP_CONNECTING,
+    MCP_CONNECTED,
+    MCP_DISCONNECTED  /* failed or died; retried (error says why) */
+} mcp_status;
+
+const char *mcp_status_name(mcp_status s);
+
+typedef void (*mcp_notice_fn)(void *ud, const char *server, const char *text);
+
+/* Start the hub with cfg (taken: cfg is left empty) for a workspace (root_dir: offered to
+ * servers as their root; may be NULL). Enabled servers start connecting at once. */
+hew_code mcp_hub_start(mcp_config *cfg, const char *root_dir, mcp_hub **out, hew_err *err);
+
+/* Stop every server (children killed) and free. NULL is a no-op. */
+void mcp_hub_free(mcp_hub *h);
+
+/* Apply new settings (taken): servers removed or changed are stopped, new or changed
+ * ones started, the others keep their connection. */
+void mcp_hub_reload(mcp_hub *h, mcp_config *cfg);
+
+/* Wait until no server is on its first connection attempt (at most timeout_ms; the abort
+ * token ends the wait early). True when none is. */
+bool mcp_hub_wait_ready(mcp_hub *h, long timeout_ms, hew_abort *abort);
+
+/* How many servers the settings name (enabled or not). */
+size_t mcp_hub_count(mcp_hub *h);
+
+/* The listener for notices (NULL to remove); returns the previous one's ud. */
+void mcp_hub_set_listener(mcp_hub *h, mcp_notice_fn fn, void *ud);
+
+/* Every server as JSON: [{"name", "status", "error", "transport", "server" (name version),
+ * "tools": [{"name","description","input_schema","auto_approve"}], "resources": [...],
+ * "resource_templates": [...], "prompts": [...], "source"}]. A new reference. */
+json_t *mcp_hub_status_json(mcp_hub *h);
+
+/* True when the settings approve this tool without asking (its server's autoApprove). */
+bool mcp_hub_tool_auto_approved(mcp_hub *h, const char *server, const char *tool);
+
+/* tools/call: arguments (borrowed, an object) → the server's result object (new
+ * reference, with "content" and maybe "isError"). The server's timeout applies; abort
+ * cancels. progress (may be NULL) runs on the calling thread. */
+hew_code mcp_hub_call_tool(mcp_hub *h, const char *server, const char *tool,
+                           const json_t *arguments, hew_abort *abort, mcp_progress_fn progress,
+                           void *progress_ud, json_t **result, hew_err *err);
+
+/* resources/read → the result object ({"contents": [...]}, new reference). */
+hew_code mcp_hub_read_resource(mcp_hub *h, const char *server, const char *uri,
+                               hew_abort *abort, json_t **result, hew_err *err);
+
+/* prompts/get with arguments (borrowed object or NULL) → the result ({"messages": [...]}). */
+hew_code mcp_hub_get_prompt(mcp_hub *h, const char *server, const char *prompt,
+                            const json_t *arguments, hew_abort *abort, json_t **result,
+                            hew_err *err);
+
+/* ---- what the connected servers offer, frozen for one request ------------------------- */
+
+typedef struct mcp_native_tool {
+    char *native_name;  /* "<server>__<tool>", provider-safe */
+    const char *server; /* borrowed from the snapshot */
+    const char *tool;
+    const char *description;
+    const json_t *input_schema;
+} mcp_native_tool;
+
+typedef struct mcp_snapshot {
+    prompt_mcp_server *servers; /* connected servers only, in settings order */
+    size_t nservers;
+    mcp_native_tool *native;    /* every tool of them */
+    size_t nnative;
+    json_t *keep;               /* owns the strings and schemas the above borrow */
+} mcp_snapshot;
+
+/* A snapshot of the connected servers (never NULL unless memory ran out). */
+mcp_snapshot *mcp_hub_snapshot(mcp_hub *h);
+void mcp_snapshot_free(mcp_snapshot *s);
+
+/* A tool's input schema as providers' function declarations take it (a new reference):
+ * always an object schema ("type": "object", "properties" present), without "$schema".
+ * schema may be NULL. */
+json_t *mcp_native_schema(const json_t *schema);
+
+/* The MCP tool a native tool name stands for, or NULL. */
+const mcp_native_tool *mcp_snapshot_native_find(const mcp_snapshot *s, const char *name);
+
+#endif

@@ -1,0 +1,153 @@
+/* mcp_common — approval and result text for the MCP tools (see mcp_common.h). */
+#include "tools/mcp_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+
+hew_code mcp_tool_approve(tool_env *env, bool listed, json_t *data, tool_result *out,
+                          bool *approved)
+{
+    tool_answer answer = { TOOL_ANSWER_NO, NULL };
+    *approved = false;
+    hew_code rc = env->approve(env, listed ? "mcp_listed" : "mcp", false, "use_mcp_server",
+                               data, approved, &answer);
+    if (rc != HEW_OK) {
+        tool_answer_release(&answer);
+        *approved = false;
+        return rc;
+    }
+    bool feedback = answer.text && *answer.text;
+    if (*approved) {
+        if (feedback)
+            buf_printf(&out->text, "The user approved this operation and provided the "
+                                   "following context:\n<feedback>\n%s\n</feedback>\n\n",
+                       answer.text);
+    } else {
+        buf_reset(&out->text);
+        out->is_error = true;
+        buf_puts(&out->text, "The user denied this operation.");
+        if (feedback)
+            buf_printf(&out->text, "\nThe user provided the following feedback:\n<feedback>\n%s"
+                                   "\n</feedback>",
+                       answer.text);
+    }
+    tool_answer_release(&answer);
+    return HEW_OK;
+}
+
+/* A resource content part as JSON without its (base64) blob. */
+static void put_resource(const json_t *resource, buf *out)
+{
+    json_t *copy = json_deep_copy(resource);
+    if (!copy)
+        return;
+    json_t *blob = json_object_get(copy, "blob");
+    if (blob) {
+        char note[64];
+        snprintf(note, sizeof note, "(%zu bytes of base64 left out)", json_string_length(blob));
+        json_object_set_new(copy, "blob", json_string(note));
+    }
+    char *s = json_dumps(copy, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (s)
+        buf_puts(out, s);
+    free(s);
+    json_decref(copy);
+}
+
+static void separate(buf *out, size_t start)
+{
+    if (out->len > start)
+        buf_puts(out, "\n\n");
+}
+
+void mcp_format_tool_result(const json_t *result, buf *out)
+{
+    size_t start = out->len;
+    bool is_error = json_is_true(json_object_get(result, "isError"));
+    if (is_error)
+        buf_puts(out, "Error:\n");
+    size_t body = out->len;
+    size_t images = 0;
+    size_t i;
+    json_t *part;
+    json_array_foreach(json_object_get(result, "content"), i, part) {
+        const char *type = json_string_value(json_object_get(part, "type"));
+        if (!type)
+            continue;
+        if (strcmp(type, "text") == 0) {
+            const char *text = json_string_value(json_object_get(part, "text"));
+            if (text) {
+                separate(out, body);
+                buf_puts(out, text);
+            }
+        } else if (strcmp(type, "resource") == 0) {
+            separate(out, body);
+            put_resource(json_object_get(part, "resource"), out);
+        } else if (strcmp(type, "resource_link") == 0) {
+            separate(out, body);
+            const char *uri = json_string_value(json_object_get(part, "uri"));
+            const char *name = json_string_value(json_object_get(part, "name"));
+            buf_printf(out, "[resource link: %s%s%s%s]", uri ? uri : "?", name ? " (" : "",
+                       name ? name : "", name ? ")" : "");
+        } else if (strcmp(type, "image") == 0 || strcmp(type, "audio") == 0) {
+            images++;
+        }
+    }
+    /* Structured content without a text rendering: give the model the JSON. */
+    json_t *structured = json_object_get(result, "structuredContent");
+    if (structured && out->len == body) {
+        char *s = json_dumps(structured, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (s)
+            buf_puts(out, s);
+        free(s);
+    }
+    if (images) {
+        separate(out, body);
+        buf_printf(out, "[%zu image%s or audio clip%s were returned; hew does not pass them to "
+                        "the model, so they were left out]",
+                   images, images == 1 ? "" : "s", images == 1 ? "" : "s");
+    }
+    if (out->len == body)
+        buf_puts(out, "(No response)");
+    if (out->len - start > MCP_RESULT_MAX) {
+        buf_truncate(out, start + MCP_RESULT_MAX);
+        buf_puts(out, "\n\n[the result was cut at 400 KiB]");
+    }
+}
+
+void mcp_format_resource(const json_t *result, buf *out)
+{
+    size_t start = out->len;
+    size_t i;
+    json_t *part;
+    json_array_foreach(json_object_get(result, "contents"), i, part) {
+        const char *text = json_string_value(json_object_get(part, "text"));
+        separate(out, start);
+        if (text) {
+            buf_puts(out, text);
+        } else {
+            const char *mime = json_string_value(json_object_get(part, "mimeType"));
+            const char *uri = json_string_value(json_object_get(part, "uri"));
+            buf_printf(out, "[binary content of %s%s%s, %zu bytes of base64, not shown]",
+                       uri ? uri : "the resource", mime ? ", " : "", mime ? mime : "",
+                       json_string_length(json_object_get(part, "blob")));
+        }
+    }
+    if (out->len == start)
+        buf_puts(out, "(Empty response)");
+    if (out->len - start > MCP_RESULT_MAX) {
+        buf_truncate(out, start + MCP_RESULT_MAX);
+        buf_puts(out, "\n\n[the resource was cut at 400 KiB]");
+    }
+}
+
+void mcp_no_servers(tool_env *env, tool_result *out)
+{
+    (void)env;
+    out->is_error = true;
+    buf_puts(&out->text, "No MCP servers are configured or connected. The user adds them in "
+                         "~/.config/hew/mcp.json or .hew/mcp.json (or with `hew mcp add`).");
+}

@@ -1,0 +1,32 @@
+/* mcp_common — what the MCP tools (use_mcp_tool, access_mcp_resource) share: asking the
+ * user's approval with a "use_mcp_server" message, and turning an MCP result's content
+ * into text for the model (Cline's rules: text parts joined by blank lines, resources as
+ * JSON without their blob, "Error:" first when the server marks the result isError,
+ * "(No response)" when there is nothing, a note for images, a cap). */
+#ifndef HEW_TOOLS_MCP_COMMON_H
+#define HEW_TOOLS_MCP_COMMON_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "tools/tool.h"
+
+#define MCP_RESULT_MAX ((size_t)400 * 1024) /* text returned to the model */
+
+/* Ask approval (or say it, when approved by the settings or the server's autoApprove list
+ * — listed). data is the "use_mcp_server" message payload (borrowed). Denied: *approved
+ * false and out holds the denial with the user's feedback. Approved with feedback: the
+ * feedback is written to out first. HEW_OK or HEW_E_ABORTED. */
+hew_code mcp_tool_approve(tool_env *env, bool listed, json_t *data, tool_result *out,
+                          bool *approved);
+
+/* Append the text of a tools/call result to out. */
+void mcp_format_tool_result(const json_t *result, buf *out);
+
+/* Append the text of a resources/read result to out ("(Empty response)" when none). */
+void mcp_format_resource(const json_t *result, buf *out);
+
+/* The tool's result text when no MCP server is connected. */
+void mcp_no_servers(tool_env *env, tool_result *out);
+
+#endif

@@ -1,0 +1,95 @@
+# End-to-end: tasks through the real `hew -p --json` in which the fake provider's model
+# uses a REAL MCP server (the "everything" server from the npm registry, over stdio, as
+# configured in the user's mcp.json): with XML tool calls (use_mcp_tool, a resource read),
+# with native tool calls ("everything__get-sum"), the server's autoApprove list, and the
+# denial of an unapproved MCP tool when nobody can be asked. Asserts the events, and the
+# requests hew sent: the MCP section of the system prompt, the native tool list and the
+# tool results carrying the server's answers.
+set -u
+source "$HEW_E2E_LIB/fakeprov.sh"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+command -v jq >/dev/null || { echo "FAIL: no jq command (run scripts/install-deps)"; exit 1; }
+everything="$HEW_MCP_SERVERS/../@modelcontextprotocol/server-everything/dist/index.js"
+[[ -f $everything ]] || fail "the MCP test servers are not installed: run scripts/install-deps"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-mcp.XXXXXX")
+trap 'fake_stop; rm -rf -- "$work"' EXIT
+mkdir -p "$work/ws" "$work/config/hew"
+export XDG_CONFIG_HOME=$work/config
+jq -n --arg js "$everything" \
+    '{mcpServers: {everything: {command: "node", args: [$js, "stdio"], autoApprove: ["echo"]}}}' \
+    >"$work/config/hew/mcp.json"
+
+run_hew() { # scenario-file extra-flags...
+    local scenario=$1; shift
+    fake_start "$scenario" || fail "fake_start"
+    ANTHROPIC_API_KEY=sk-e2e-mcp-0123456789 "$HEW_BIN" -p "Add 19 and 23 with the MCP server." \
+        --json --provider anthropic --model claude-test-model --base-url "$FAKE_URL" \
+        --cwd "$work/ws" --timeout 90 "$@" >"$work/events.jsonl" 2>"$work/stderr"
+    rc=$?
+    cp "$FAKE_RECORD" "$work/requests.jsonl"
+    fake_stop
+}
+has_event() { jq -e -s "$1" "$work/events.jsonl" >/dev/null || fail "no event matching $1: $(cat "$work/events.jsonl")"; }
+request() { sed -n "${1}p" "$work/requests.jsonl" | jq -c '.body'; }
+
+# ---- XML tool calls, everything approved by --yolo ----
+cat >"$work/xml.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "text": "<use_mcp_tool>\n<server_name>everything</server_name>\n<tool_name>get-sum</tool_name>\n<arguments>{\"a\": 19, \"b\": 23}</arguments>\n</use_mcp_tool>"},
+  {"protocol": "anthropic", "text": "<access_mcp_resource>\n<server_name>everything</server_name>\n<uri>demo://resource/static/document/architecture.md</uri>\n</access_mcp_resource>"},
+  {"protocol": "anthropic", "text": "<use_mcp_tool>\n<server_name>everything</server_name>\n<tool_name>get-sum</tool_name>\n<arguments>{\"a\": 19, </arguments>\n</use_mcp_tool>"},
+  {"protocol": "anthropic", "text": "<attempt_completion>\n<result>19 + 23 = 42</result>\n</attempt_completion>"}
+]}
+JSON
+run_hew "$work/xml.json" --yolo --xml-tools
+[[ $rc -eq 0 ]] || fail "hew exited $rc: $(cat "$work/stderr")"
+has_event 'any(.[]; .type == "use_mcp_server" and .data.serverName == "everything" and .data.toolName == "get-sum")'
+has_event 'any(.[]; .type == "mcp_server_response" and (.text | contains("42")))'
+has_event 'any(.[]; .type == "use_mcp_server" and .data.type == "access_mcp_resource")'
+has_event 'any(.[]; .type == "error" and (.text | contains("Invalid JSON argument used with everything for get-sum")))'
+[[ $(wc -l <"$work/requests.jsonl") -eq 4 ]] || fail "expected 4 requests, got $(wc -l <"$work/requests.jsonl")"
+r1=$(request 1)
+jq -e '.system | tostring | contains("MCP SERVERS") and contains("## everything") and contains("get-sum") and contains("use_mcp_tool")' <<<"$r1" >/dev/null ||
+    fail "the first request's system prompt lacks the MCP section: $(jq -r .system <<<"$r1" | grep -n MCP | head -3; cat "$work/stderr")"
+r2=$(request 2)
+jq -e '.messages | tostring | contains("The sum of 19 and 23 is 42") or contains("42")' <<<"$r2" >/dev/null ||
+    fail "the tool result did not reach the model: $r2"
+r3=$(request 3)
+jq -e '.messages | tostring | contains("Architecture")' <<<"$r3" >/dev/null ||
+    fail "the resource did not reach the model"
+r4=$(request 4)
+jq -e '.messages | tostring | contains("Invalid JSON argument")' <<<"$r4" >/dev/null ||
+    fail "the invalid JSON was not said back to the model"
+
+# ---- native tool calls; echo is on the server's autoApprove list, get-sum is not ----
+cat >"$work/native.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "tool_calls": [{"id": "toolu_echo", "name": "everything__echo", "arguments": {"message": "native hello"}}]},
+  {"protocol": "anthropic", "tool_calls": [{"id": "toolu_sum", "name": "everything__get-sum", "arguments": {"a": 19, "b": 23}}]},
+  {"protocol": "anthropic", "tool_calls": [{"id": "toolu_done", "name": "attempt_completion", "arguments": {"result": "done"}}]}
+]}
+JSON
+run_hew "$work/native.json" --native-tools
+r1=$(request 1)
+jq -e '[.tools[].name] | index("everything__echo") and index("everything__get-sum")' <<<"$r1" >/dev/null ||
+    fail "the native tool list lacks the MCP tools: $(jq -c '[.tools[].name]' <<<"$r1")"
+jq -e '[.tools[].name] | index("use_mcp_tool") | not' <<<"$r1" >/dev/null ||
+    fail "use_mcp_tool is listed next to the native MCP tools"
+jq -e '.tools[] | select(.name == "everything__get-sum") | .input_schema.properties.a' <<<"$r1" >/dev/null ||
+    fail "the MCP tool's schema did not reach the request"
+r2=$(request 2)
+jq -e '.messages[-1].content[] | select(.type == "tool_result" and .tool_use_id == "toolu_echo") | tostring | contains("native hello")' <<<"$r2" >/dev/null ||
+    fail "the echo result is not paired with its call: $r2"
+# get-sum needs approval, and nobody can give it: denied with a message, the task goes on.
+r3=$(request 3)
+jq -e '.messages[-1].content[] | select(.type == "tool_result" and .tool_use_id == "toolu_sum") | tostring | contains("denied")' <<<"$r3" >/dev/null ||
+    fail "the unapproved MCP call was not denied: $r3"
+has_event 'any(.[]; .type == "use_mcp_server" and .data.toolName == "echo")'
+
+# ---- --auto-approve mcp approves every MCP tool ----
+run_hew "$work/native.json" --native-tools --auto-approve read,mcp
+r3=$(request 3)
+jq -e '.messages[-1].content[] | select(.type == "tool_result" and .tool_use_id == "toolu_sum") | tostring | contains("42")' <<<"$r3" >/dev/null ||
+    fail "with --auto-approve mcp the call did not run: $r3"
+echo "ok"
