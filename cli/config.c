@@ -50,6 +50,8 @@ static const struct cfg_def {
     [CFG_TASK_TIMEOUT_S] = { "limits.task_timeout_s", T_NUM, 1, NULL,
                              "headless: give up after this long (0: never)" },
     [CFG_STRICT_PLAN] = { "strict_plan", T_BOOL, 1, NULL, "PLAN MODE refuses file edits" },
+    [CFG_AUTO_CONDENSE] = { "auto_condense", T_ENUM, 1, "auto|on|off",
+                            "summarise near the context limit (auto: capable models)" },
     [CFG_LANGUAGE] = { "language", T_STR, 1, NULL, "the language the model answers in" },
     [CFG_RULES_GLOBAL] = { "rules.global", T_BOOL, 1, NULL, "read ~/.config/hew/rules/" },
     [CFG_RULES_CLINERULES] = { "rules.clinerules", T_BOOL, 1, NULL, "read .clinerules" },
@@ -458,6 +460,7 @@ static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
     set_num(c, CFG_TASK_TIMEOUT_S, 0, "");
     set_num(c, CFG_THINKING, 0, "");
     set_num(c, CFG_STRICT_PLAN, 0, "");
+    set_str(c, CFG_AUTO_CONDENSE, "auto", "");
     for (int k = CFG_RULES_GLOBAL; k <= CFG_RULES_CLINEIGNORE; k++)
         set_num(c, k, 1, "");
 
@@ -596,6 +599,8 @@ int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errl
     o->native_tools = !tools || strcmp(tools, "auto") == 0 ? -1 : strcmp(tools, "native") == 0;
     o->max_consecutive_mistakes = (int)c->num[CFG_MAX_MISTAKES];
     o->strict_plan = c->num[CFG_STRICT_PLAN] != 0;
+    const char *condense = c->str[CFG_AUTO_CONDENSE];
+    o->auto_condense = !condense || strcmp(condense, "auto") == 0 ? -1 : strcmp(condense, "on") == 0;
     o->language = c->str[CFG_LANGUAGE];
     o->rules_global = c->num[CFG_RULES_GLOBAL] != 0;
     o->rules_clinerules = c->num[CFG_RULES_CLINERULES] != 0;

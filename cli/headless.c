@@ -31,6 +31,8 @@ struct headless {
     pthread_mutex_t lock;
 };
 
+#define HEADLESS_MAX_TASKS 10
+
 static const char *const human_asks[] = { "followup", NULL };
 
 static int is_one_of(const char *type, const char *const *list)
@@ -65,6 +67,10 @@ static void answer_by_policy(struct headless *h, hew_task *task, const hew_event
         hew_task_respond(task, HEW_ANSWER_MESSAGE,
                          "(hew runs headless: nobody can review the plan. Finish with "
                          "attempt_completion, giving the plan as the result.)");
+    } else if (strcmp(type, "new_task") == 0 && !h->yolo) {
+        hew_task_respond(task, HEW_ANSWER_NO,
+                         "(hew runs headless: a new task starts only with --yolo. Go on with "
+                         "the current task here.)");
     } else if (strcmp(type, "api_req_failed") == 0 || strcmp(type, "mistake_limit_reached") == 0) {
         hew_task_respond(task, HEW_ANSWER_NO, NULL);
     } else if (h->yolo) {
@@ -149,12 +155,16 @@ static char *read_stdin_task(void)
     return s;
 }
 
-static void print_json_end(hew_task_status st, const char *result)
+/* The end line of a task; next_id: the task it handed over to, or NULL. Task ids need
+ * no escaping. */
+static void print_json_end(const char *id, hew_task_status st, const char *result,
+                           const char *next_id)
 {
     const char *name = st == HEW_TASK_COMPLETED ? "completed"
                        : st == HEW_TASK_ABORTED ? "aborted"
                                                 : "failed";
-    fputs("{\"v\":1,\"kind\":\"end\",\"type\":\"task_end\",\"status\":\"", stdout);
+    printf("{\"v\":1,\"kind\":\"end\",\"type\":\"task_end\",\"task\":\"%s\",\"status\":\"",
+           id);
     fputs(name, stdout);
     fputs("\",\"result\":\"", stdout);
     for (const unsigned char *p = (const unsigned char *)result; *p; p++) {
@@ -165,8 +175,61 @@ static void print_json_end(hew_task_status st, const char *result)
         else
             fputc(*p, stdout);
     }
-    fputs("\"}\n", stdout);
+    fputc('"', stdout);
+    if (next_id)
+        printf(",\"next_task\":\"%s\"", next_id);
+    fputs("}\n", stdout);
     fflush(stdout);
+}
+
+/* The task the finished one handed over to (new_task), started; NULL when there is none
+ * or it cannot start (said on standard error). */
+static hew_task *start_successor(struct headless *h, hew_session *s, hew_task *done,
+                                 hew_task_status st, int started)
+{
+    const char *next = hew_task_successor(done);
+    if (!next || st != HEW_TASK_COMPLETED || h->interrupted || h->timed_out)
+        return NULL;
+    if (started >= HEADLESS_MAX_TASKS) {
+        fprintf(stderr, "hew: not starting another new task: %d tasks in a row already\n",
+                started);
+        return NULL;
+    }
+    char err[512] = "";
+    hew_task *t = hew_task_start(s, next, err, sizeof err);
+    if (!t)
+        fprintf(stderr, "hew: cannot start the new task: %s\n", err);
+    else if (!h->json)
+        fprintf(stderr, "hew: the model handed over to a new task; going on in it\n");
+    return t;
+}
+
+/* Wait for the task and each task it hands over to; prints the end(s), returns the exit
+ * status. */
+static int run_tasks(struct headless *h, hew_session *s)
+{
+    for (int started = 1;; started++) {
+        hew_task_status st = hew_task_wait(h->task);
+        const char *result = hew_task_result(h->task);
+        hew_task *next = start_successor(h, s, h->task, st, started);
+        if (h->json)
+            print_json_end(hew_task_id(h->task), st, result, next ? hew_task_id(next) : NULL);
+        if (next) {
+            pthread_mutex_lock(&h->lock);
+            hew_task *done = h->task;
+            h->task = next;
+            if (h->interrupted || h->timed_out) /* a signal while it started */
+                hew_task_abort(next, h->timed_out ? "the --timeout was reached" : "interrupted");
+            pthread_mutex_unlock(&h->lock);
+            hew_task_free(done);
+            continue;
+        }
+        if (!h->json && st == HEW_TASK_COMPLETED)
+            printf("%s\n", result);
+        else if (!h->json)
+            fprintf(stderr, "hew: %s%s\n", h->timed_out ? "timed out: " : "", result);
+        return st == HEW_TASK_COMPLETED ? 0 : h->interrupted ? 130 : 1;
+    }
 }
 
 int cli_headless(const cli_options *co)
@@ -234,15 +297,7 @@ int cli_headless(const cli_options *co)
         fprintf(stderr, "hew: %s\n", err);
         code = 1;
     } else {
-        hew_task_status st = hew_task_wait(h.task);
-        const char *result = hew_task_result(h.task);
-        if (h.json)
-            print_json_end(st, result);
-        else if (st == HEW_TASK_COMPLETED)
-            printf("%s\n", result);
-        else
-            fprintf(stderr, "hew: %s%s\n", h.timed_out ? "timed out: " : "", result);
-        code = st == HEW_TASK_COMPLETED ? 0 : h.interrupted ? 130 : 1;
+        code = run_tasks(&h, s);
     }
     pthread_mutex_lock(&h.lock);
     hew_task *task = h.task;

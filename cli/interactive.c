@@ -482,6 +482,7 @@ static void tool_summary(struct ui *u, const evq_item *it, const json_t *d, int 
         { "listFilesRecursive", "List (recursive)" },
         { "listCodeDefinitionNames", "Definitions in" },
         { "searchFiles", "Search" },
+        { "summarizeTask", "Summarised the conversation" },
     };
     stream_end(u);
     gap(u, 2);
@@ -713,6 +714,13 @@ static void handle_event(struct ui *u, evq_item *it)
         error_line(u, "✗", it->text);
     } else if (is(it, "task") || is(it, "user_feedback")) {
         /* the user's own words: already on the screen */
+    } else if (is(it, "condensing") || is(it, "condensed")) {
+        stream_end(u);
+        screen_commitf(u->scr, "%s  (%s)%s", sgr(u, "\033[2m"),
+                       is(it, "condensing")
+                           ? "the conversation is near the context limit: the model summarises it"
+                           : "condensed: the model goes on from its summary",
+                       sgr(u, "\033[0m"));
     } else if (is(it, "deleted_api_reqs")) {
         stream_end(u);
         screen_commitf(u->scr, "%s  (older messages left the model's context window)%s",
@@ -745,6 +753,13 @@ static void handle_event(struct ui *u, evq_item *it)
         free(u->pending_options);
         u->pending_options = opts ? json_dumps(opts, 0) : NULL;
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
+    } else if (it->is_ask && is(it, "new_task")) {
+        char header[64];
+        snprintf(header, sizeof header, "%s↪ New task%s", sgr(u, "\033[1;35m"), sgr(u, "\033[0m"));
+        stream_feed(u, it->index, K_MD, &it->text, 0, header);
+        stream_end(u);
+        snprintf(u->pending, sizeof u->pending, "%s", it->type);
+        u->hint = "y starts a new task from this context · n keeps working here · or type a reply";
     } else if (it->is_ask && is(it, "api_req_failed")) {
         error_line(u, "✗", it->text);
         yes_no(u, "Retry?");
@@ -801,6 +816,8 @@ static int ensure_session(struct ui *u)
     return 0;
 }
 
+static void start_task(struct ui *u, const char *text);
+
 static void finish_task(struct ui *u)
 {
     hew_task_status st = hew_task_wait(u->task);
@@ -821,12 +838,21 @@ static void finish_task(struct ui *u)
     }
     const char *tid = hew_task_id(u->task);
     snprintf(u->last_id, sizeof u->last_id, "%s", tid ? tid : "");
+    const char *next = st == HEW_TASK_COMPLETED && !u->quit ? hew_task_successor(u->task) : NULL;
+    char *successor = next ? strdup(next) : NULL;
     hew_task_free(u->task);
     u->task = NULL;
     u->nreqs = 0;
     u->pending[0] = '\0';
     u->retry_until_ms = 0;
     screen_set_status(u->scr, NULL);
+    if (successor) { /* new_task accepted: go on in the new task, from its context */
+        gap(u, 2);
+        screen_commitf(u->scr, "%s↪ continuing in a new task, from the context above%s",
+                       sgr(u, "\033[1;35m"), sgr(u, "\033[0m"));
+        start_task(u, successor);
+        free(successor);
+    }
 }
 
 static void start_task(struct ui *u, const char *text)
@@ -897,7 +923,8 @@ static void submit(struct ui *u, const char *text)
              strcmp(u->pending, "resume_completed_task") == 0) &&
             (strcmp(text, "y") == 0 || strcmp(text, "yes") == 0))
             hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
-        else if (strcmp(u->pending, "mistake_limit_reached") == 0 &&
+        else if ((strcmp(u->pending, "mistake_limit_reached") == 0 ||
+                  strcmp(u->pending, "new_task") == 0) &&
             (strcmp(text, "y") == 0 || strcmp(text, "n") == 0))
             hew_task_respond(u->task, text[0] == 'y' ? HEW_ANSWER_YES : HEW_ANSWER_NO, NULL);
         else

@@ -151,6 +151,11 @@ void render_plain_event(render_plain *r, const hew_event *ev)
                 (long long)json_integer_value(json_object_get(data, "attempt")),
                 (long long)json_integer_value(json_object_get(data, "maxAttempts")),
                 sgr(r, "\033[0m"));
+    } else if (strcmp(type, "condensing") == 0 || strcmp(type, "condensed") == 0 ||
+               strcmp(type, "new_task") == 0) {
+        end_line(r);
+        fprintf(r->out, "%s↪ %s%s\n", sgr(r, "\033[35m"), ev->text ? ev->text : "",
+                sgr(r, "\033[0m"));
     } else if (strcmp(type, "followup") == 0 && ev->is_ask) {
         end_line(r);
         fprintf(r->out, "? %s\n", ev->text ? ev->text : "");

@@ -89,6 +89,11 @@ typedef struct hew_options {
                                        it can be resumed and listed (default 1) */
     int checkpoints;                /* snapshot the workspace in a shadow git repository
                                        as the task goes (default 1) */
+    int auto_condense;              /* near the context limit, have the model summarise
+                                       the conversation and go on from the summary instead
+                                       of dropping older messages: -1 (default) for the
+                                       model families that do it well (Claude 4+, GPT-5,
+                                       Gemini 2.5, Grok 4, ...), 1 for any model, 0 never */
     const char *data_dir;           /* hew's data (checkpoints, tasks); NULL:
                                        $XDG_DATA_HOME/hew, else ~/.local/share/hew */
     int mcp;                        /* connect the MCP servers of the settings files when
@@ -158,6 +163,14 @@ hew_task_status hew_task_status_now(const hew_task *t);
 const char *hew_task_result(const hew_task *t);
 /* Free a task (aborts and waits if still running). NULL is a no-op. */
 void hew_task_free(hew_task *t);
+
+/* The task this one handed over to, or NULL. When the model proposes a new task (its
+ * new_task tool: a new_task ask whose text is the context it prepared) and the user
+ * answers yes (with yolo: without asking), the task ends HEW_TASK_COMPLETED with a result
+ * saying so, and this returns the new task's text: the context. The front end goes on
+ * with hew_task_start(session, text) (the new task's first message is the context), or
+ * ignores it to stop there. NULL for every other ending. Valid until hew_task_free. */
+const char *hew_task_successor(const hew_task *t);
 
 /* ---- Task history --------------------------------------------------------------------
  *

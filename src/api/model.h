@@ -35,6 +35,9 @@ typedef struct api_model {
     bool native_tools;       /* reliable native tool calling */
     bool reasoning_effort;   /* OpenAI-style reasoning model: developer role,
                                 max_completion_tokens, reasoning_effort, no temperature */
+    bool next_gen;           /* a family that follows long instructions well (Cline's
+                                "next-gen": Claude 4+, GPT-5, Gemini 2.5, Grok 4, gpt-oss,
+                                DeepSeek V3.2): automatic condensing is on by default */
     bool known;              /* found in the table (or described in config) */
 } api_model;
 

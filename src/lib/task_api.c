@@ -27,6 +27,7 @@ void hew_options_init(hew_options *o)
     o->request_timeout_ms = 600000;
     o->idle_timeout_ms = 120000;
     o->checkpoints = 1;
+    o->auto_condense = -1;
     o->persist = 1;
     o->mcp = 1;
     o->rules_global = o->rules_clinerules = o->rules_cursorrules = 1;
@@ -116,6 +117,7 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     st->idle_timeout_ms = o->idle_timeout_ms;
     st->thinking_budget = o->thinking_budget > 0 ? o->thinking_budget : 0;
     st->checkpoints = o->checkpoints != 0;
+    st->auto_condense = o->auto_condense < 0 ? -1 : o->auto_condense != 0;
     st->strict_plan = o->strict_plan != 0;
     st->language = dup_opt(o->language && *o->language ? o->language : NULL);
     st->rules_global = o->rules_global != 0;
@@ -141,6 +143,7 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     s->provider.idle_timeout_ms = st->idle_timeout_ms;
     s->model = api_model_lookup(st->provider, s->provider.model);
     s->native_tools = st->native_tools < 0 ? s->model.native_tools : st->native_tools != 0;
+    s->auto_condense = st->auto_condense < 0 ? s->model.next_gen : st->auto_condense != 0;
     session_thinking(s);
     lib_session_mcp_start(s, o);
     return s;
@@ -183,6 +186,7 @@ static void task_free_state(hew_task *t)
     free(t->task_text);
     free(t->resume_id);
     free(t->result);
+    free(t->successor);
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);
     free(t);
@@ -317,6 +321,15 @@ hew_task_status hew_task_status_now(const hew_task *t)
 const char *hew_task_result(const hew_task *t)
 {
     return t->result ? t->result : "";
+}
+
+const char *hew_task_successor(const hew_task *t)
+{
+    hew_task *m = (hew_task *)t;
+    pthread_mutex_lock(&m->mu);
+    const char *text = m->successor;
+    pthread_mutex_unlock(&m->mu);
+    return text;
 }
 
 void hew_task_free(hew_task *t)

@@ -50,8 +50,9 @@ bool prompt_tool_offered(const prompt_ctx *ctx, const tool_def *def)
 {
     if (!def || !def->name)
         return false;
-    if (ctx->yolo && (strcmp(def->name, "ask_followup_question") == 0 ||
-                      strcmp(def->name, "new_task") == 0))
+    if (ctx->yolo && strcmp(def->name, "ask_followup_question") == 0)
+        return false;
+    if (!ctx->condensing && strcmp(def->name, "summarize_task") == 0)
         return false;
     if (!plan_mode(ctx) && strcmp(def->name, "plan_mode_respond") == 0)
         return false;

@@ -14,8 +14,10 @@
  *   language, rules, .clineignore).
  *
  * Which tools are offered (prompt_tool_offered): every tool of ctx->tools except
- * ask_followup_question and new_task in yolo mode (nobody answers), and plan_mode_respond
- * outside PLAN MODE. The same filter serves the XML documentation and the native schemas.
+ * ask_followup_question in yolo mode (nobody answers; new_task stays: yolo accepts it),
+ * plan_mode_respond outside PLAN MODE, and summarize_task unless the request asks for a
+ * summary (ctx->condensing). The same filter serves the XML documentation and the native
+ * schemas.
  *
  * Wiring (what task/ calls):
  *   system prompt  prompt_ctx_init + prompt_ctx_machine, fill the rest, prompt_build;
@@ -72,6 +74,7 @@ typedef struct prompt_ctx {
     bool parallel_tools;     /* several tool calls in one message are allowed */
     bool yolo;               /* everything approved, nobody answers questions */
     bool strict_plan;        /* edits are refused in PLAN MODE */
+    bool condensing;         /* this request asks the model for a summary (summarize_task) */
     const tool_def *const *tools;  /* the tool table (registry_tools), filtered here */
     size_t ntools;
     const prompt_mcp_server *mcp;  /* connected MCP servers, in display order */

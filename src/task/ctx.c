@@ -1,6 +1,7 @@
 /* ctx — the task's side of context management: when to cut (the last request's total
  * tokens against the model's usable window), recording the deleted range with a note for
- * the user, and the view a request is built from. The arithmetic is in context/. */
+ * the user, and the view a request is built from. The arithmetic is in context/;
+ * automatic condensing, which replaces the cut for capable models, is in condense.c. */
 #include "store/store.h"
 #include "task/task.h"
 
@@ -22,24 +23,38 @@ void task_ctx_truncate(hew_task *t, context_keep keep)
     set_range(t, context_next_range(t->history, t->deleted, keep));
 }
 
-void task_ctx_prepare(hew_task *t)
+int64_t task_ctx_last_total(const hew_task *t)
 {
     const api_usage *u = &t->request_usage;
     if (u->input_total < 0 && u->output < 0)
-        return;
+        return -1;
     /* input_total already counts cache reads and writes (normalized usage). */
-    int64_t total = (u->input_total > 0 ? u->input_total : 0) + (u->output > 0 ? u->output : 0);
-    context_plan plan;
-    if (context_plan_make(t->history, t->deleted, &t->rewrites, total,
-                          t->session->model.context_window, &plan) != HEW_OK)
-        return;
+    return (u->input_total > 0 ? u->input_total : 0) + (u->output > 0 ? u->output : 0);
+}
+
+bool task_ctx_plan(hew_task *t, context_plan *plan)
+{
+    int64_t total = task_ctx_last_total(t);
+    if (total < 0 || context_plan_make(t->history, t->deleted, &t->rewrites, total,
+                                       t->session->model.context_window, plan) != HEW_OK)
+        return false;
     /* Repeated reads collapsed first: each rewrite persisted, then applied. */
-    for (size_t i = 0; i < plan.rewrites.len; i++) {
-        const context_rewrite *rw = &plan.rewrites.items[i];
+    for (size_t i = 0; i < plan->rewrites.len; i++) {
+        const context_rewrite *rw = &plan->rewrites.items[i];
         if (t->store)
             store_rewrite_add(t->store, t->task_id, rw->msg, rw->block, rw->text, NULL);
         context_rewrites_add(&t->rewrites, rw->msg, rw->block, rw->text);
     }
+    return true;
+}
+
+void task_ctx_prepare(hew_task *t)
+{
+    if (t->ctx_prepared)
+        return; /* automatic condensing decided this request's context already */
+    context_plan plan;
+    if (!task_ctx_plan(t, &plan))
+        return;
     if (plan.truncate)
         set_range(t, plan.range);
     context_plan_release(&plan);

@@ -139,6 +139,30 @@ static size_t env_condense(tool_env *env)
     return before > after ? before - after : 0;
 }
 
+static bool env_accept_summary(tool_env *env)
+{
+    return task_condense_accept(task_of(env));
+}
+
+static bool env_auto_approved(tool_env *env, const char *group, bool outside)
+{
+    return auto_approved(task_of(env)->settings, group, outside);
+}
+
+/* The successor's text is set before the status changes, so a front end that sees the
+ * task completed finds it. */
+static void env_hand_over(tool_env *env, const char *text, const char *result)
+{
+    hew_task *t = task_of(env);
+    char *copy = strdup(text ? text : "");
+    pthread_mutex_lock(&t->mu);
+    free(t->successor);
+    t->successor = copy;
+    pthread_mutex_unlock(&t->mu);
+    t->did_complete = true;
+    task_finish(t, HEW_TASK_COMPLETED, result);
+}
+
 static void env_mistake(tool_env *env, bool made)
 {
     hew_task *t = task_of(env);
@@ -174,6 +198,9 @@ void executor_env_init(hew_task *t)
     e->complete = env_complete;
     e->mistake = env_mistake;
     e->condense = env_condense;
+    e->accept_summary = env_accept_summary;
+    e->auto_approved = env_auto_approved;
+    e->hand_over = env_hand_over;
     /* the key hew uses never reaches a child process, whatever variable it came from */
     proc_secret_add(t->settings->api_key);
 }

@@ -132,14 +132,17 @@ static char *request_text(const json_t *content)
     return buf_detach(&out, NULL);
 }
 
-/* Append the turn's user message and announce the request. */
+/* Append the turn's user message and announce the request. A request that asks for a
+ * summary (automatic condensing) carries the instruction instead of the details. */
 static void begin_request(hew_task *t, bool first_turn)
 {
-    rewrite_slash_commands(t, t->user_content);
-    buf details = BUF_INIT(0);
-    env_details_for(t, first_turn, &details);
-    task_push_user_text(t, details.data ? details.data : "");
-    buf_release(&details);
+    if (!task_condense_begin(t)) {
+        rewrite_slash_commands(t, t->user_content);
+        buf details = BUF_INIT(0);
+        env_details_for(t, first_turn, &details);
+        task_push_user_text(t, details.data ? details.data : "");
+        buf_release(&details);
+    }
 
     json_t *content = order_user_content(t->user_content);
     json_decref(t->user_content);

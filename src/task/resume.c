@@ -124,6 +124,7 @@ hew_code task_resume_prepare(hew_task *t)
         t->api_stored = n - 1;
         store_api_truncate(t->store, t->task_id, n - 1, NULL);
     }
+    task_condense_resume(t); /* stopped while condensing: go on with it */
     buf note = BUF_INIT(0);
     buf_puts(&note, "[TASK RESUMPTION] This task was interrupted ");
     ago(uimsg_now_ms() - last_ms, &note);

@@ -32,6 +32,7 @@ typedef struct task_settings {
     long idle_timeout_ms;
     long thinking_budget;       /* as asked (hew_options); 0 off */
     bool checkpoints;
+    int auto_condense;          /* -1 from the model table, 0, 1 */
     bool strict_plan;
     char *language;             /* NULL: none */
     bool rules_global, rules_clinerules, rules_cursorrules, rules_windsurfrules, rules_agents,
@@ -47,6 +48,7 @@ struct hew_session {
     api_provider provider; /* resolved from the profile, key and base URL */
     api_model model;       /* the model table's entry (or the safe defaults) */
     bool native_tools;     /* native tool calls for this model (else XML) */
+    bool auto_condense;    /* summarise near the context limit (else truncate) */
     long thinking_budget;  /* what requests carry: 0 when off or the model cannot think */
     const char *reasoning_effort; /* the budget as an effort for reasoning-effort models
                                      (static string), or NULL */

@@ -166,6 +166,7 @@ void task_prompt_ctx(hew_task *t, prompt_ctx *pc, char mode[8])
     pc->parallel_tools = t->settings->parallel_tool_calls;
     pc->yolo = t->settings->yolo;
     pc->strict_plan = t->settings->strict_plan;
+    pc->condensing = t->condense == TASK_CONDENSE_ASKED;
     pc->language = t->settings->language;
     pc->tools = registry_tools(&pc->ntools);
     if (t->mcp_snap) {

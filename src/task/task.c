@@ -43,6 +43,11 @@ void task_emit(hew_task *t, long i)
         .json = line->data && !line->err ? line->data : "{}",
     };
     task_persist_ui(t, i, line->data, line->len, m->partial);
+    if (line->len && !line->err) { /* the event names its task (ids need no escaping) */
+        buf_truncate(line, line->len - 1);
+        buf_printf(line, ",\"task\":\"%s\"}", t->task_id);
+        ev.json = line->err ? "{}" : line->data;
+    }
     t->settings->on_event(t->settings->event_ud, t, &ev);
     buf_release(&data);
     if (line->cap > ((size_t)1 << 20))

@@ -30,6 +30,15 @@
 #include "task/uimsg.h"
 #include "tools/tool.h"
 
+/* Automatic condensing (condense.c): NONE → ASKED (this request asks the model for a
+ * summary) → ACCEPTED (summarize_task took it: the next request drops everything but the
+ * first pair, the summarize request and its answer included) → NONE. */
+typedef enum task_condense {
+    TASK_CONDENSE_NONE,
+    TASK_CONDENSE_ASKED,
+    TASK_CONDENSE_ACCEPTED
+} task_condense;
+
 /* A finished checkpoint commit, waiting to be put on its message (ckpt.c). */
 typedef struct task_ckpt_result {
     long msg_index;
@@ -79,6 +88,7 @@ struct hew_task {
     /* [mu] */
     hew_task_status status;
     char *result;                      /* completion result or failure reason */
+    char *successor;                   /* new_task accepted: the next task's text */
     char mode[8];                      /* "act" / "plan" */
     task_stream stream;
     int checkpoints_in_flight;         /* checkpoint commits not yet done (the gate) */
@@ -106,6 +116,11 @@ struct hew_task {
     double task_cost;
     context_range deleted;             /* context: the deleted range of the history */
     context_rewrites rewrites;         /* context: blocks replaced (repeated reads) */
+    bool ctx_prepared;                 /* context: this request's cut is decided already */
+    task_condense condense;            /* automatic condensing (condense.c) */
+    bool condense_blocked;             /* the model did not summarise: truncate until a
+                                          request is under the threshold again */
+    bool condense_rearm;               /* resumed mid-condense: ask for the summary again */
     rules_set rules;                   /* the rule files as last read (stream.c) */
     bool rules_loaded;
     long long rules_loaded_ms;
@@ -241,7 +256,24 @@ void task_prompt_ctx(hew_task *t, struct prompt_ctx *pc, char mode[8]);
  * window; truncate on a context-window error; the view the model gets. */
 void task_ctx_prepare(hew_task *t);
 void task_ctx_truncate(hew_task *t, context_keep keep);
+/* The last request's total tokens (in + out + cache), or -1 when unknown. */
+int64_t task_ctx_last_total(const hew_task *t);
+/* context_plan_make for the last request, the collapse's rewrites persisted and applied;
+ * false when there is no plan (usage unknown, out of memory). Release the plan. */
+bool task_ctx_plan(hew_task *t, context_plan *plan);
 size_t task_ctx_active_messages(const hew_task *t);
 json_t *task_ctx_view(const hew_task *t);
+
+/* Automatic condensing (condense.c, cline-spec §6.4), at the start of each request before
+ * its environment details: makes the cut of an accepted summary, gives up on a summary
+ * that did not come (truncation instead), or decides to ask for one. true: this request
+ * asks for the summary (its user content ends with the instruction, no environment
+ * details). */
+bool task_condense_begin(hew_task *t);
+/* summarize_task took the summary (tool_env.accept_summary). false when none was asked. */
+bool task_condense_accept(hew_task *t);
+/* Resume: a conversation stopped mid-condense goes on with it (resume.c, after the last
+ * unanswered user message was taken back into t->user_content). */
+void task_condense_resume(hew_task *t);
 
 #endif

@@ -1,8 +1,9 @@
 /* new_task — the model proposes to start a fresh task carrying a summary of this one
- * (Cline's new_task). The user confirms or answers; the result says what happened.
- * Starting the new task itself (a fresh conversation from the context) lands with the
- * context work: until then the confirmed context is shown and this task goes on. It
- * never changes the conversation and never runs anything. */
+ * (Cline's new_task). The user confirms (yolo: confirmed without asking) and this task
+ * hands over: it ends, completed, and the front end starts the next task with the
+ * context as its text (env->hand_over, hew_task_successor). Feedback instead of a yes,
+ * or a no, keeps this task going. It never changes the conversation and never runs
+ * anything. */
 #include <string.h>
 
 #include "tools/tool.h"
@@ -15,6 +16,24 @@ static const tool_param params[] = {
       "context to preload new task with" },
 };
 
+#define HANDED_OVER_RESULT                                                                 \
+    "Continued in a new task: the context the model prepared is the new task's text."
+
+/* Confirmed: hand over, or say that this front end cannot start a new task. */
+static void hand_over(tool_env *env, const char *context, tool_result *out)
+{
+    if (!env->hand_over) {
+        tool_result_printf(out, "The new task was confirmed, but it cannot be started from "
+                                "here, so the conversation goes on: continue the work in this "
+                                "task.");
+        return;
+    }
+    env->hand_over(env, context, HANDED_OVER_RESULT);
+    tool_result_printf(out, "The user has created a new task with the provided context%s; "
+                            "this task ends here.",
+                       env->yolo ? " (approved automatically)" : "");
+}
+
 static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
 {
     const char *context = tool_call_param(call, "context");
@@ -22,9 +41,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         context = "";
     if (env->yolo) {
         env->say(env, "new_task", context, NULL, 0);
-        tool_result_printf(out, "Nobody can confirm a new task in this mode (every action is "
-                                "approved automatically and no user is watching), so no new "
-                                "task was started. Go on with the current task here.");
+        hand_over(env, context, out);
         return HEW_OK;
     }
     tool_answer answer = { TOOL_ANSWER_YES, NULL };
@@ -39,9 +56,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
                                 "<feedback>\n%s\n</feedback>",
                            answer.text);
     } else if (answer.kind == TOOL_ANSWER_YES) {
-        tool_result_printf(out, "The user confirmed the new task with the provided context. "
-                                "(This version of hew cannot start it from here yet, so the "
-                                "conversation goes on: continue the work in this task.)");
+        hand_over(env, context, out);
     } else {
         tool_result_printf(out, "The user declined to start a new task. Go on with the "
                                 "current task here.");

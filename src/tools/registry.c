@@ -10,6 +10,7 @@ extern const tool_def tool_plan_mode_respond;
 extern const tool_def tool_execute_command;
 extern const tool_def tool_new_task;
 extern const tool_def tool_condense;
+extern const tool_def tool_summarize_task;
 extern const tool_def tool_read_file;
 extern const tool_def tool_write_to_file;
 extern const tool_def tool_replace_in_file;
@@ -27,6 +28,7 @@ static const tool_def *const builtin_tools[] = {
     &tool_execute_command,
     &tool_new_task,
     &tool_condense,
+    &tool_summarize_task,
     &tool_read_file,
     &tool_write_to_file,
     &tool_replace_in_file,

@@ -105,6 +105,17 @@ struct tool_env {
      * stay. Returns how many messages the model no longer sees (0: nothing to drop). May be
      * NULL (then nothing is dropped). */
     size_t (*condense)(tool_env *env);
+    /* Automatic condensing (summarize_task): the summary the task asked for was given.
+     * From the next request on the model sees the first pair and then this tool's result
+     * (the summarize request and its answer are dropped too). false, and nothing changes,
+     * when no summary was asked for. May be NULL (never asked). */
+    bool (*accept_summary)(tool_env *env);
+    /* Whether tools of an approval group (see approve) run without asking, for a tool
+     * that acts on its own (summarize_task reading the files it needs). May be NULL: no. */
+    bool (*auto_approved)(tool_env *env, const char *group, bool outside_workspace);
+    /* new_task accepted: the task ends, completed with result, and hands text over as
+     * the next task's text (hew_task_successor). May be NULL (no new task can start). */
+    void (*hand_over)(tool_env *env, const char *text, const char *result);
     /* Count a mistake of the model (missing parameter, failed edit, …) or reset. */
     void (*mistake)(tool_env *env, bool made);
 };

@@ -32,9 +32,11 @@ for e in events:
     assert e["v"] == 1, e
     assert e["kind"] in ("say", "ask", "end"), e
 end = events[-1]
+task = end.pop("task")                           # the task's id; every event carries it
 assert end == {"v": 1, "kind": "end", "type": "task_end", "status": "completed",
                "result": "The shed is blue."}, end
 msgs = [e for e in events[:-1]]
+assert all(e["task"] == task for e in msgs), msgs
 for e in msgs:
     assert isinstance(e["index"], int) and isinstance(e["ts"], int) and isinstance(e["partial"], bool), e
 types = [e["type"] for e in msgs]

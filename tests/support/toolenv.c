@@ -119,6 +119,22 @@ static void te_complete(tool_env *env, const char *result)
     te->completion = strdup(result);
 }
 
+/* new_task accepted: recorded like a completion, with the successor's text. */
+static void te_hand_over(tool_env *env, const char *text, const char *result)
+{
+    toolenv *te = te_of(env);
+    te_complete(env, result);
+    free(te->successor);
+    te->successor = strdup(text);
+}
+
+static bool te_auto_approved(tool_env *env, const char *group, bool outside)
+{
+    (void)group;
+    (void)outside;
+    return te_of(env)->approve_all || env->yolo;
+}
+
 static void te_mistake(tool_env *env, bool made)
 {
     toolenv *te = te_of(env);
@@ -150,6 +166,8 @@ void toolenv_init(toolenv *te, const char *cwd)
     e->approve = te_approve;
     e->ask_nowait = te_ask_nowait;
     e->complete = te_complete;
+    e->hand_over = te_hand_over;
+    e->auto_approved = te_auto_approved;
     e->mistake = te_mistake;
 }
 
@@ -160,6 +178,7 @@ void toolenv_release(toolenv *te)
     json_decref(te->nowait_answers);
     abort_free(te->env.abort);
     free(te->completion);
+    free(te->successor);
 }
 
 void toolenv_answer(toolenv *te, const char *kind, const char *text)

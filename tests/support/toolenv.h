@@ -1,6 +1,7 @@
 /* toolenv — a scripted tool_env for unit tests of single tools: it records every say and
  * ask as JSON events, answers asks from a queue (or "yes" when the queue is empty), and
- * lets a test set the workspace root, yolo and the mode. No task, no threads. */
+ * lets a test set the workspace root, yolo and the mode. Reads are approved without
+ * asking (auto_approved) with approve_all or yolo. No task, no threads. */
 #ifndef HEW_TEST_TOOLENV_H
 #define HEW_TEST_TOOLENV_H
 
@@ -18,6 +19,7 @@ typedef struct toolenv {
     int mistakes;            /* +1 per mistake(true); reset to 0 by mistake(false) */
     bool completed;
     char *completion;
+    char *successor;         /* new_task handed over: the next task's text */
     bool rejected;           /* approve() was answered no / with a message */
     json_t *nowait_answers;  /* queue for ask_nowait: given once its ask is open */
     bool nowait_open;        /* an ask_nowait ask is shown and not answered or closed */

@@ -67,6 +67,7 @@ T(t_plan, "plan_mode_respond", "Answer in PLAN MODE.", p_plan);
 T(t_cmd, "execute_command", "Run a command.", p_cmd);
 T(t_newtask, "new_task", "Start a new task.", p_ctx);
 T(t_condense, "condense", "Summarise the conversation.", p_ctx);
+T(t_summarize, "summarize_task", "Give the summary asked for.", p_ctx);
 T(t_read, "read_file", "Read a file.", p_read);
 T(t_write, "write_to_file", "Write a file.", p_write);
 T(t_replace, "replace_in_file", "Change parts of a file.", p_replace);
@@ -203,7 +204,7 @@ static void test_golden_xml_plan_yolo(void)
     golden("xml_plan_yolo.txt", p);
     CHECK(strstr(p, "## plan_mode_respond") != NULL);
     CHECK(strstr(p, "ask_followup_question") == NULL); /* hidden in yolo, never named */
-    CHECK(strstr(p, "## new_task") == NULL);
+    CHECK(strstr(p, "## new_task") != NULL); /* yolo accepts it without asking */
     CHECK(strstr(p, "hew switches to ACT MODE") != NULL);
     CHECK(strstr(p, "nobody will answer a question") != NULL);
     free(p);
@@ -340,13 +341,17 @@ static void test_offered(void)
     CHECK_INT(prompt_tools_offered(&c, out, 32), 12);
     c.yolo = true;
     n = prompt_tools_offered(&c, out, 32);
-    CHECK_INT(n, 10);
+    CHECK_INT(n, 11);
     CHECK(!prompt_tool_offered(&c, &t_ask));
-    CHECK(!prompt_tool_offered(&c, &t_newtask));
+    CHECK(prompt_tool_offered(&c, &t_newtask)); /* yolo starts it without asking */
     CHECK(prompt_tool_offered(&c, &t_condense));
     CHECK(prompt_tool_offered(&c, &t_plan));
     /* the count is returned even when cap is smaller */
-    CHECK_INT(prompt_tools_offered(&c, out, 2), 10);
+    CHECK_INT(prompt_tools_offered(&c, out, 2), 11);
+    /* summarize_task only in the request that asks for a summary */
+    CHECK(!prompt_tool_offered(&c, &t_summarize));
+    c.condensing = true;
+    CHECK(prompt_tool_offered(&c, &t_summarize));
 }
 
 static void test_schema(void)

@@ -422,11 +422,20 @@ static void test_new_task_and_condense(void)
     json_t *ask = toolenv_last(&te, "ask", "new_task");
     REQUIRE(ask != NULL);
     CHECK_STR(json_string_value(json_object_get(ask, "text")), "Summary of work.");
-    CHECK(strstr(r.text.data, "confirmed the new task") != NULL);
+    CHECK(strstr(r.text.data, "created a new task") != NULL);
+    CHECK(te.completed);
+    CHECK_STR(te.successor, "Summary of work.");
     buf_release(&r.text);
+    te.completed = false;
     toolenv_answer(&te, "message", "No, keep going here.");
     CHECK_INT(toolenv_run(&te, &tool_new_task, &r, "context", "x", NULL), HEW_OK);
     CHECK(strstr(r.text.data, "<feedback>\nNo, keep going here.\n</feedback>") != NULL);
+    CHECK(!te.completed);
+    buf_release(&r.text);
+    toolenv_answer(&te, "no", NULL);
+    CHECK_INT(toolenv_run(&te, &tool_new_task, &r, "context", "x", NULL), HEW_OK);
+    CHECK(strstr(r.text.data, "declined") != NULL);
+    CHECK(!te.completed);
     buf_release(&r.text);
 
     CHECK_INT(toolenv_run(&te, &tool_condense, &r, "context", "The summary.", NULL), HEW_OK);
@@ -438,8 +447,14 @@ static void test_new_task_and_condense(void)
     CHECK(toolenv_last(&te, "say", "condense") != NULL);
     CHECK(strstr(r.text.data, "accepted automatically") != NULL);
     buf_release(&r.text);
+    CHECK_INT(toolenv_run(&te, &tool_new_task, &r, "context", "in yolo", NULL), HEW_OK);
+    CHECK(strstr(r.text.data, "approved automatically") != NULL);
+    CHECK(toolenv_last(&te, "say", "new_task") != NULL);
+    CHECK_STR(te.successor, "in yolo");
+    buf_release(&r.text);
+    te.env.hand_over = NULL; /* a front end that cannot start one */
     CHECK_INT(toolenv_run(&te, &tool_new_task, &r, "context", "x", NULL), HEW_OK);
-    CHECK(strstr(r.text.data, "no new task was started") != NULL);
+    CHECK(strstr(r.text.data, "cannot be started from here") != NULL);
     buf_release(&r.text);
     toolenv_release(&te);
 }
