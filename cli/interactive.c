@@ -493,6 +493,14 @@ static void tool_summary(struct ui *u, const evq_item *it, const json_t *d, int 
                        sgr(u, "\033[0m"));
         return;
     }
+    if (strcmp(it->type, "use_mcp_server") == 0) {
+        bool resource = strcmp(jstr(d, "type"), "access_mcp_resource") == 0;
+        screen_commitf(u->scr, "%s●%s %s%s%s %s %s", sgr(u, dot), sgr(u, "\033[0m"),
+                       sgr(u, "\033[1m"), jstr(d, "serverName"), sgr(u, "\033[0m"),
+                       resource ? "read" : jstr(d, "toolName"),
+                       resource ? jstr(d, "uri") : jstr(d, "arguments"));
+        return;
+    }
     const char *tool = jstr(d, "tool");
     const char *verb = *tool ? tool : it->type;
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
@@ -513,6 +521,17 @@ static void tool_summary(struct ui *u, const evq_item *it, const json_t *d, int 
     const char *diff = jstr(d, "diff");
     if (*diff)
         diff_lines(u, diff, asking ? (size_t)-1 : DIFF_SHOW_SAY);
+}
+
+/* An MCP server's answer (its first line, dimmed) or notice ("[server] …"). */
+static void mcp_line(struct ui *u, const evq_item *it)
+{
+    const char *text = it->text ? it->text : "";
+    size_t n = strcspn(text, "\n");
+    stream_end(u);
+    screen_commitf(u->scr, "%s  %s%.*s%s%s", sgr(u, "\033[2m"),
+                   strcmp(it->type, "mcp_server_response") == 0 ? "→ " : "", (int)(n > 200 ? 200 : n),
+                   text, n > 200 || text[n] ? " …" : "", sgr(u, "\033[0m"));
 }
 
 /* ---- asks answered at an inline prompt --------------------------------------------------- */
@@ -725,7 +744,9 @@ static void handle_event(struct ui *u, evq_item *it)
         stream_end(u);
         screen_commitf(u->scr, "%s  (older messages left the model's context window)%s",
                        sgr(u, "\033[2m"), sgr(u, "\033[0m"));
-    } else if (!it->is_ask && (is(it, "tool") || is(it, "command"))) {
+    } else if (is(it, "mcp_notification") || is(it, "mcp_server_response")) {
+        mcp_line(u, it);
+    } else if (!it->is_ask && (is(it, "tool") || is(it, "command") || is(it, "use_mcp_server"))) {
         tool_summary(u, it, d, 0);
         if (is(it, "command"))
             set_activity(u, "running the command");
@@ -925,7 +946,8 @@ static void submit(struct ui *u, const char *text)
             hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
         else if ((strcmp(u->pending, "mistake_limit_reached") == 0 ||
                   strcmp(u->pending, "new_task") == 0) &&
-            (strcmp(text, "y") == 0 || strcmp(text, "n") == 0))
+            (strcmp(text, "y") == 0 || strcmp(text, "n") == 0 || strcmp(text, "yes") == 0 ||
+             strcmp(text, "no") == 0))
             hew_task_respond(u->task, text[0] == 'y' ? HEW_ANSWER_YES : HEW_ANSWER_NO, NULL);
         else
             hew_task_respond(u->task, HEW_ANSWER_MESSAGE, answer);

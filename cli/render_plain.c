@@ -3,6 +3,7 @@
  * as one line, command output as it comes, the result, errors, and the cost of each
  * request. Colour only when asked (a TTY without NO_COLOR). Never reads input. */
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,20 @@ void render_plain_event(render_plain *r, const hew_event *ev)
                 ev->text ? ev->text : "");
     } else if (strcmp(type, "tool") == 0) {
         tool_line(r, data, ev->is_ask);
+    } else if (strcmp(type, "use_mcp_server") == 0 && data) {
+        end_line(r);
+        bool resource = strcmp(data_str(data, "type"), "access_mcp_resource") == 0;
+        fprintf(r->out, "%s▸ mcp %s: %s %s%s%s\n", sgr(r, "\033[36m"), data_str(data, "serverName"),
+                resource ? "read" : data_str(data, "toolName"),
+                resource ? data_str(data, "uri") : data_str(data, "arguments"),
+                ev->is_ask ? "  (needs approval)" : "", sgr(r, "\033[0m"));
+    } else if (strcmp(type, "mcp_server_response") == 0 || strcmp(type, "mcp_notification") == 0) {
+        end_line(r);
+        const char *text = ev->text ? ev->text : "";
+        size_t n = strcspn(text, "\n");
+        fprintf(r->out, "%s  %s%.*s%s%s\n", sgr(r, "\033[2m"),
+                strcmp(type, "mcp_server_response") == 0 ? "→ " : "", (int)(n > 200 ? 200 : n), text,
+                n > 200 || text[n] ? " …" : "", sgr(r, "\033[0m"));
     } else if (strcmp(type, "command") == 0) {
         end_line(r);
         fprintf(r->out, "%s$ %s%s\n", sgr(r, "\033[33m"),

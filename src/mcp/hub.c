@@ -282,7 +282,6 @@ static void *server_main(void *arg)
             list_offers(s, c, &tools, &resources, &templates, &prompts);
 
         pthread_mutex_lock(&h->mu);
-        s->first_done = true;
         if (rc == HEW_OK && !s->closed && !s->stop) {
             s->client = c;
             s->status = MCP_CONNECTED;
@@ -291,11 +290,14 @@ static void *server_main(void *arg)
             free(s->version);
             s->version = strdup(mcp_client_server_version(c));
             size_t ntools = json_array_size(tools);
-            pthread_cond_broadcast(&h->cv);
             pthread_mutex_unlock(&h->mu);
+            /* The notice goes out before a waiter hears the first attempt is over, so a
+             * task that waited sees it with its first request. */
             notice(h, s->cfg.name, "connected (%s): %zu tool%s", mcp_client_server_version(c),
                    ntools, ntools == 1 ? "" : "s");
             pthread_mutex_lock(&h->mu);
+            s->first_done = true;
+            pthread_cond_broadcast(&h->cv);
             serve(h, s, c);
             bool lost = !s->stop;
             detach_client(h, s, lost ? s->error : "hew is disconnecting the server");
@@ -317,7 +319,6 @@ static void *server_main(void *arg)
                 snprintf(err.msg, sizeof err.msg, "%s", s->error[0] ? s->error : "stopped");
             s->status = MCP_DISCONNECTED;
             snprintf(s->error, sizeof s->error, "%s", err.msg);
-            pthread_cond_broadcast(&h->cv);
             bool stopping = s->stop;
             pthread_mutex_unlock(&h->mu);
             if (c)
@@ -326,6 +327,8 @@ static void *server_main(void *arg)
                 notice(h, s->cfg.name, "cannot connect: %s (retrying in %ld s)", err.msg,
                        backoff / 1000);
             pthread_mutex_lock(&h->mu);
+            s->first_done = true;
+            pthread_cond_broadcast(&h->cv);
         }
         long long until = now_ms() + backoff;
         while (!s->stop && now_ms() < until)

@@ -36,17 +36,18 @@ typedef struct progress_ctx {
     tool_env *env;
     const char *server;
     bool shown;
+    char last[512]; /* the latest progress line: the message's final text */
 } progress_ctx;
 
 static void show_progress(void *ud, double done, double total, const char *message)
 {
     progress_ctx *p = ud;
-    char text[512];
+    char *text = p->last;
     if (total > 0)
-        snprintf(text, sizeof text, "[%s] progress %g/%g%s%s", p->server, done, total,
+        snprintf(text, sizeof p->last, "[%s] progress %g/%g%s%s", p->server, done, total,
                  message ? ": " : "", message ? message : "");
     else
-        snprintf(text, sizeof text, "[%s] progress %g%s%s", p->server, done,
+        snprintf(text, sizeof p->last, "[%s] progress %g%s%s", p->server, done,
                  message ? ": " : "", message ? message : "");
     p->env->say(p->env, "mcp_notification", text, NULL, 1);
     p->shown = true;
@@ -91,14 +92,14 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     }
 
     env->say(env, "mcp_server_request_started", NULL, NULL, 0);
-    progress_ctx progress = { env, server, false };
+    progress_ctx progress = { env, server, false, "" };
     json_t *result = NULL;
     hew_err err = HEW_ERR_INIT;
     rc = mcp_hub_call_tool(env->mcp, server, tool, args, env->abort, show_progress, &progress,
                            &result, &err);
     json_decref(args);
     if (progress.shown)
-        env->say(env, "mcp_notification", NULL, NULL, 2);
+        env->say(env, "mcp_notification", progress.last, NULL, 2);
     if (rc == HEW_E_ABORTED)
         return rc;
     if (rc != HEW_OK) {

@@ -15,6 +15,7 @@
 #include "base/abort.h"
 #include "base/buf.h"
 #include "check.h"
+#include "mcpsrv.h"
 #include "mcp/client.h"
 #include "mcp/framing.h"
 #include "mcp/hub.h"
@@ -584,6 +585,64 @@ static void test_hub(void)
     free(root);
 }
 
+/* The hub with the everything server over Streamable HTTP (and the same server's old
+ * HTTP+SSE endpoint, reached in auto mode): connected, tools listed, a call answered. */
+static void test_hub_http(void)
+{
+    node_server http, sse;
+    if (server_start(&http, "streamableHttp") != 0)
+        return;
+    if (server_start(&sse, "sse") != 0) {
+        server_stop(&http);
+        return;
+    }
+    mcp_config cfg;
+    mcp_config_init(&cfg);
+    const char *names[] = { "remote", "legacy" };
+    const mcp_kind kinds[] = { MCP_HTTP, MCP_HTTP_AUTO };
+    char urls[2][128];
+    snprintf(urls[0], sizeof urls[0], "%s/mcp", http.base);
+    snprintf(urls[1], sizeof urls[1], "%s/sse", sse.base);
+    for (int i = 0; i < 2; i++) {
+        cfg.servers = realloc(cfg.servers, (cfg.n + 1) * sizeof *cfg.servers);
+        mcp_server_config *sc = &cfg.servers[cfg.n++];
+        memset(sc, 0, sizeof *sc);
+        sc->name = strdup(names[i]);
+        sc->kind = kinds[i];
+        sc->url = strdup(urls[i]);
+        sc->timeout_s = 60;
+    }
+    mcp_hub *h = NULL;
+    hew_err err = HEW_ERR_INIT;
+    REQUIRE(mcp_hub_start(&cfg, NULL, &h, &err) == HEW_OK);
+    CHECK(mcp_hub_wait_ready(h, 20000, NULL));
+    json_t *st = mcp_hub_status_json(h);
+    for (int i = 0; i < 2; i++) {
+        const json_t *one = server_status(st, names[i]);
+        CHECK_STR(json_string_value(json_object_get(one, "status")), "connected");
+        CHECK(json_array_size(json_object_get(one, "tools")) >= 5);
+        if (!one || strcmp(json_string_value(json_object_get(one, "status")), "connected") != 0)
+            fprintf(stderr, "%s: %s\n", names[i],
+                    json_string_value(json_object_get(one, "error")));
+    }
+    json_decref(st);
+    for (int i = 0; i < 2; i++) {
+        json_t *args = json_pack("{s:s}", "message", "over http");
+        json_t *r = NULL;
+        CHECK_INT(mcp_hub_call_tool(h, names[i], "echo", args, NULL, NULL, NULL, &r, &err),
+                  HEW_OK);
+        char *text = r ? text_of(r) : NULL;
+        CHECK(text && strstr(text, "over http"));
+        free(text);
+        json_decref(r);
+        json_decref(args);
+    }
+    mcp_hub_free(h);
+    mcp_config_free(&cfg);
+    server_stop(&http);
+    server_stop(&sse);
+}
+
 int main(void)
 {
     RUN(test_framing);
@@ -592,5 +651,6 @@ int main(void)
     RUN(test_missing_program);
     RUN(test_everything_stdio);
     RUN(test_hub);
+    RUN(test_hub_http);
     return check_report();
 }
