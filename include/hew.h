@@ -41,7 +41,8 @@ typedef struct hew_event {
     const char *text;      /* plain text, or NULL */
     const char *data_json; /* structured payload as compact JSON, or NULL */
     int partial;           /* 1 while the message is still growing */
-    const char *json;      /* the whole event as one JSON line (no newline) */
+    const char *json;      /* the whole event as one JSON line (no newline), with the
+                              task's id ("task") */
 } hew_event;
 
 /* All pointers in ev are valid only during the call. */
