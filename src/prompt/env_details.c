@@ -290,7 +290,7 @@ hew_code env_details_listing(const char *cwd, buf *out, hew_err *err)
         .name = "list_files", .id = "env_details", .nparams = 2, .keys = keys,
         .values = values, .partial = false, .native = false, .invalid_args = NULL,
     };
-    tool_result res = { BUF_INIT(0), false, false };
+    tool_result res = { BUF_INIT(0), false, false, NULL };
     hew_code rc = lf->run(&env, &call, &res);
     if (rc == HEW_OK)
         buf_append(out, res.text.data ? res.text.data : "", res.text.len);

@@ -227,6 +227,45 @@ static void push_described(hew_task *t, const tool_def *def, const tool_call *ca
     buf_release(&out);
 }
 
+/* Images a tool returned (an MCP server's, say): inside the tool_result of a native call,
+ * after the text of an XML one; for a model that does not read images, a note instead. */
+static void push_images(hew_task *t, const tool_call *call, json_t *images)
+{
+    size_t n = json_array_size(images);
+    if (!n)
+        return;
+    if (!t->session->model.images) {
+        char note[200];
+        snprintf(note, sizeof note,
+                 "[%zu image%s came with this result, but the model in use does not read "
+                 "images, so %s left out]",
+                 n, n == 1 ? "" : "s", n == 1 ? "it was" : "they were");
+        task_push_user_text(t, note);
+        return;
+    }
+    size_t last = json_array_size(t->user_content);
+    json_t *prev = last ? json_array_get(t->user_content, last - 1) : NULL;
+    json_t *inner = prev && call->native && call->id &&
+                            strcmp(api_msg_block_type(prev), "tool_result") == 0
+                        ? json_object_get(prev, "content")
+                        : NULL;
+    if (json_is_string(inner)) { /* the result's text becomes its first block */
+        json_t *blocks = json_array();
+        json_array_append_new(blocks, api_msg_text(json_string_value(inner),
+                                                   json_string_length(inner)));
+        json_object_set_new(prev, "content", blocks);
+        inner = blocks;
+    }
+    size_t i;
+    json_t *img;
+    json_array_foreach(images, i, img) {
+        if (json_is_array(inner))
+            json_array_append(inner, img);
+        else
+            task_push_user_block(t, json_incref(img));
+    }
+}
+
 /* ---- loop detection ----------------------------------------------------------------------- */
 
 /* name + parameters sorted by name (task_progress ignored), as compact JSON. */
@@ -374,7 +413,7 @@ static hew_code executor_run_one(hew_task *t, const tool_call *call)
     if (def->ends_turn_interaction)
         task_request_done(t); /* the request's cost is shown before the question */
     int repeats = loop_track(t, call);
-    tool_result result = { BUF_INIT(RESULT_MAX), false, false };
+    tool_result result = { BUF_INIT(RESULT_MAX), false, false, NULL };
     rc = def->run(&t->env, call, &result);
     if (rc == HEW_OK) {
         if (repeats >= 3)
@@ -393,7 +432,9 @@ static hew_code executor_run_one(hew_task *t, const tool_call *call)
             push_result(t, call, result.text.data ? result.text.data : "", result.is_error);
         else
             push_described(t, def, call, result.text.data, result.is_error);
+        push_images(t, call, result.images);
     }
+    json_decref(result.images);
     buf_release(&result.text);
 mark_used:
     if (!t->settings->parallel_tool_calls)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/message.h"
 #include "base/buf.h"
 
 hew_code mcp_tool_approve(tool_env *env, bool listed, json_t *data, tool_result *out,
@@ -63,14 +64,41 @@ static void separate(buf *out, size_t start)
         buf_puts(out, "\n\n");
 }
 
-void mcp_format_tool_result(const json_t *result, buf *out)
+static bool image_type_ok(const char *mime)
+{
+    static const char *const ok[] = { "image/png", "image/jpeg", "image/gif", "image/webp" };
+    for (size_t i = 0; mime && i < sizeof ok / sizeof ok[0]; i++)
+        if (strcmp(mime, ok[i]) == 0)
+            return true;
+    return false;
+}
+
+/* An image part as a block for the model; false when it cannot be one. */
+static bool take_image(const json_t *part, json_t **images)
+{
+    const char *mime = json_string_value(json_object_get(part, "mimeType"));
+    const char *data = json_string_value(json_object_get(part, "data"));
+    if (!data || !image_type_ok(mime))
+        return false;
+    if (!*images)
+        *images = json_array();
+    json_t *block = api_msg_image(mime, data);
+    if (!*images || !block) {
+        json_decref(block);
+        return false;
+    }
+    json_array_append_new(*images, block);
+    return true;
+}
+
+void mcp_format_tool_result(const json_t *result, buf *out, json_t **images)
 {
     size_t start = out->len;
     bool is_error = json_is_true(json_object_get(result, "isError"));
     if (is_error)
         buf_puts(out, "Error:\n");
     size_t body = out->len;
-    size_t images = 0;
+    size_t images_left = 0;
     size_t i;
     json_t *part;
     json_array_foreach(json_object_get(result, "content"), i, part) {
@@ -92,8 +120,10 @@ void mcp_format_tool_result(const json_t *result, buf *out)
             const char *name = json_string_value(json_object_get(part, "name"));
             buf_printf(out, "[resource link: %s%s%s%s]", uri ? uri : "?", name ? " (" : "",
                        name ? name : "", name ? ")" : "");
+        } else if (strcmp(type, "image") == 0 && take_image(part, images)) {
+            continue;
         } else if (strcmp(type, "image") == 0 || strcmp(type, "audio") == 0) {
-            images++;
+            images_left++;
         }
     }
     /* Structured content without a text rendering: give the model the JSON. */
@@ -104,13 +134,14 @@ void mcp_format_tool_result(const json_t *result, buf *out)
             buf_puts(out, s);
         free(s);
     }
-    if (images) {
+    if (images_left) {
         separate(out, body);
-        buf_printf(out, "[%zu image%s or audio clip%s were returned; hew does not pass them to "
-                        "the model, so they were left out]",
-                   images, images == 1 ? "" : "s", images == 1 ? "" : "s");
+        buf_printf(out, "[%zu audio clip%s or image%s in a format the model cannot take %s "
+                        "left out]",
+                   images_left, images_left == 1 ? "" : "s", images_left == 1 ? "" : "s",
+                   images_left == 1 ? "was" : "were");
     }
-    if (out->len == body)
+    if (out->len == body && !json_array_size(*images))
         buf_puts(out, "(No response)");
     if (out->len - start > MCP_RESULT_MAX) {
         buf_truncate(out, start + MCP_RESULT_MAX);

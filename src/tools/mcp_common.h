@@ -20,8 +20,9 @@
 hew_code mcp_tool_approve(tool_env *env, bool listed, json_t *data, tool_result *out,
                           bool *approved);
 
-/* Append the text of a tools/call result to out. */
-void mcp_format_tool_result(const json_t *result, buf *out);
+/* Append the text of a tools/call result to out; its images (PNG, JPEG, GIF, WebP) go
+ * into *images (an array of api_msg_image blocks, created when the first comes). */
+void mcp_format_tool_result(const json_t *result, buf *out, json_t **images);
 
 /* Append the text of a resources/read result to out ("(Empty response)" when none). */
 void mcp_format_resource(const json_t *result, buf *out);

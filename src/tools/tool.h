@@ -56,6 +56,9 @@ typedef struct tool_result {
     buf text;       /* for the model */
     bool is_error;  /* the tool failed: the text says why */
     bool no_prefix; /* the text is complete as is (no "[tool] Result:" header) */
+    json_t *images; /* image blocks (api_msg_image) for the model, or NULL: passed with the
+                       text when the model reads images, else replaced by a note; the
+                       executor releases them */
 } tool_result;
 
 /* The task's services, implemented by task/. All calls happen on the task thread. */

@@ -108,7 +108,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         return HEW_OK;
     }
     size_t start = out->text.len;
-    mcp_format_tool_result(result, &out->text);
+    mcp_format_tool_result(result, &out->text, &out->images);
     out->is_error = json_is_true(json_object_get(result, "isError"));
     json_decref(result);
     env->say(env, "mcp_server_response", out->text.data ? out->text.data + start : "", NULL, 0);

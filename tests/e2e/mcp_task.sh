@@ -20,11 +20,12 @@ jq -n --arg js "$everything" \
     '{mcpServers: {everything: {command: "node", args: [$js, "stdio"], autoApprove: ["echo"]}}}' \
     >"$work/config/hew/mcp.json"
 
+model=claude-test-model
 run_hew() { # scenario-file extra-flags...
     local scenario=$1; shift
     fake_start "$scenario" || fail "fake_start"
     ANTHROPIC_API_KEY=sk-e2e-mcp-0123456789 "$HEW_BIN" -p "Add 19 and 23 with the MCP server." \
-        --json --provider anthropic --model claude-test-model --base-url "$FAKE_URL" \
+        --json --provider anthropic --model "$model" --base-url "$FAKE_URL" \
         --cwd "$work/ws" --timeout 90 "$@" >"$work/events.jsonl" 2>"$work/stderr"
     rc=$?
     cp "$FAKE_RECORD" "$work/requests.jsonl"
@@ -92,4 +93,23 @@ run_hew "$work/native.json" --native-tools --auto-approve read,mcp
 r3=$(request 3)
 jq -e '.messages[-1].content[] | select(.type == "tool_result" and .tool_use_id == "toolu_sum") | tostring | contains("42")' <<<"$r3" >/dev/null ||
     fail "with --auto-approve mcp the call did not run: $r3"
+# ---- images from an MCP tool: inside the tool_result for a model that reads images, a
+# note for one that does not ----
+cat >"$work/image.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "tool_calls": [{"id": "toolu_img", "name": "everything__get-tiny-image", "arguments": {}}]},
+  {"protocol": "anthropic", "tool_calls": [{"id": "toolu_done", "name": "attempt_completion", "arguments": {"result": "seen"}}]}
+]}
+JSON
+model=claude-sonnet-4-5 run_hew "$work/image.json" --native-tools --yolo
+[[ $rc -eq 0 ]] || fail "image task: hew exited $rc: $(cat "$work/stderr")"
+r2=$(request 2)
+jq -e '.messages[-1].content[] | select(.type == "tool_result" and .tool_use_id == "toolu_img") | .content[] | select(.type == "image" and .source.media_type == "image/png" and (.source.data | length) > 100)' <<<"$r2" >/dev/null ||
+    fail "the MCP image did not reach a model that reads images: $(jq -c '.messages[-1]' <<<"$r2" | cut -c1-600)"
+run_hew "$work/image.json" --native-tools --yolo
+r2=$(request 2)
+jq -e '.messages[-1] | tostring | contains("does not read images")' <<<"$r2" >/dev/null ||
+    fail "no note for a model without images: $(jq -c '.messages[-1]' <<<"$r2" | cut -c1-600)"
+jq -e '[.messages[-1].content[] | .. | objects | select(.type == "image")] | length == 0' <<<"$r2" >/dev/null ||
+    fail "an image went to a model that does not read images"
 echo "ok"
