@@ -112,4 +112,26 @@ jq -e '.messages[-1] | tostring | contains("does not read images")' <<<"$r2" >/d
     fail "no note for a model without images: $(jq -c '.messages[-1]' <<<"$r2" | cut -c1-600)"
 jq -e '[.messages[-1].content[] | .. | objects | select(.type == "image")] | length == 0' <<<"$r2" >/dev/null ||
     fail "an image went to a model that does not read images"
+# ---- hew mcp list ----
+out=$("$HEW_BIN" mcp list --cwd "$work/ws" 2>&1) || fail "hew mcp list failed: $out"
+grep -q '^everything  *connected  *stdio' <<<"$out" || fail "hew mcp list: $out"
+grep -q 'echo\*' <<<"$out" || fail "hew mcp list does not mark the auto-approved tool: $out"
+"$HEW_BIN" mcp list --json --cwd "$work/ws" | jq -e '.[0].status == "connected" and (.[0].tools | length) > 5' >/dev/null ||
+    fail "hew mcp list --json"
+mkdir -p "$work/ws/.hew"
+echo '{"mcpServers": {"broken": {"command": "sh", "args": ["-c", "echo no database >&2; exit 3"]}}}' >"$work/ws/.hew/mcp.json"
+out=$("$HEW_BIN" mcp list --cwd "$work/ws" --timeout 5 2>&1)
+[[ $? -eq 1 ]] || fail "hew mcp list with a broken server did not exit 1: $out"
+grep -q 'broken  *disconnected' <<<"$out" && grep -q 'status 3: no database' <<<"$out" ||
+    fail "hew mcp list does not say why the server failed: $out"
+echo '{"mcpServers": {"bad name!": {"command": "x"}}}' >"$work/ws/.hew/mcp.json"
+out=$("$HEW_BIN" mcp list --cwd "$work/ws" 2>&1)
+[[ $? -eq 1 ]] && grep -q 'mcp.json' <<<"$out" || fail "a bad settings file is not reported: $out"
+# A task still runs with broken MCP settings, and says why no server was started.
+cat >"$work/plain.json" <<'JSON'
+{"responses": [{"protocol": "anthropic", "text": "<attempt_completion>\n<result>done</result>\n</attempt_completion>"}]}
+JSON
+run_hew "$work/plain.json" --yolo --xml-tools
+[[ $rc -eq 0 ]] || fail "a task with broken MCP settings failed: $(cat "$work/stderr")"
+has_event 'any(.[]; .type == "error" and (.text | contains("MCP settings cannot be used")) and (.text | contains("bad name")))'
 echo "ok"
