@@ -5,6 +5,7 @@
 #include "mcp/hub.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -388,7 +389,15 @@ static void server_start(server *s)
 {
     if (s->cfg.disabled)
         return;
-    if (pthread_create(&s->thread, NULL, server_main, s) == 0) {
+    /* The server's thread (and every thread it starts: readers, HTTP workers) blocks the
+     * signals a front end waits for or handles (SIGINT, SIGTERM, …): a library thread must
+     * never be the one the process's signals land on. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&s->thread, NULL, server_main, s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) {
         s->thread_started = true;
     } else {
         pthread_mutex_lock(&s->hub->mu);

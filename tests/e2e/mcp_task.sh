@@ -17,7 +17,8 @@ trap 'fake_stop; rm -rf -- "$work"' EXIT
 mkdir -p "$work/ws" "$work/config/hew"
 export XDG_CONFIG_HOME=$work/config
 jq -n --arg js "$everything" \
-    '{mcpServers: {everything: {command: "node", args: [$js, "stdio"], autoApprove: ["echo"]}}}' \
+    --arg tag "$work" \
+    '{mcpServers: {everything: {command: "node", args: [$js, "stdio", $tag], autoApprove: ["echo"]}}}' \
     >"$work/config/hew/mcp.json"
 
 model=claude-test-model
@@ -112,6 +113,33 @@ jq -e '.messages[-1] | tostring | contains("does not read images")' <<<"$r2" >/d
     fail "no note for a model without images: $(jq -c '.messages[-1]' <<<"$r2" | cut -c1-600)"
 jq -e '[.messages[-1].content[] | .. | objects | select(.type == "image")] | length == 0' <<<"$r2" >/dev/null ||
     fail "an image went to a model that does not read images"
+# ---- SIGTERM during a long MCP call: the call is cancelled, hew exits 130, no server
+# is left behind ----
+cat >"$work/long.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "text": "<use_mcp_tool>\n<server_name>everything</server_name>\n<tool_name>trigger-long-running-operation</tool_name>\n<arguments>{\"duration\": 60, \"steps\": 2}</arguments>\n</use_mcp_tool>"},
+  {"protocol": "anthropic", "text": "<attempt_completion>\n<result>too soon</result>\n</attempt_completion>"}
+]}
+JSON
+fake_start "$work/long.json" || fail "fake_start"
+ANTHROPIC_API_KEY=sk-e2e-mcp-0123456789 "$HEW_BIN" -p "Wait for it." --json --yolo --xml-tools \
+    --provider anthropic --model claude-test-model --base-url "$FAKE_URL" --cwd "$work/ws" \
+    >"$work/events.jsonl" 2>"$work/stderr" &
+hew_pid=$!
+for _ in $(seq 100); do
+    grep -q '"mcp_server_request_started"' "$work/events.jsonl" 2>/dev/null && break
+    sleep 0.1
+done
+grep -q '"mcp_server_request_started"' "$work/events.jsonl" || fail "the long MCP call did not start"
+kill -TERM $hew_pid
+wait $hew_pid
+rc=$?
+fake_stop
+[[ $rc -eq 130 ]] || fail "SIGTERM during an MCP call: exit $rc, not 130: $(cat "$work/stderr")"
+grep -q '"completion_result"' "$work/events.jsonl" && fail "the task went on after SIGTERM"
+sleep 0.5
+pgrep -f "server-everything/dist/index.js stdio $work" >/dev/null && fail "an MCP server outlived hew"
+
 # ---- hew mcp list ----
 out=$("$HEW_BIN" mcp list --cwd "$work/ws" 2>&1) || fail "hew mcp list failed: $out"
 grep -q '^everything  *connected  *stdio' <<<"$out" || fail "hew mcp list: $out"
