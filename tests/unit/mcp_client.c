@@ -20,6 +20,7 @@
 #include "mcp/framing.h"
 #include "mcp/hub.h"
 #include "mcp/transport.h"
+#include "tools/mcp_common.h"
 #include "tmpdir.h"
 
 /* ---- framing ----------------------------------------------------------------------------- */
@@ -305,6 +306,33 @@ static void test_everything_stdio(void)
     /* An unknown tool: an error, either as a JSON-RPC error or an isError result. */
     r = call(c, "no-such-tool", "{}", &rc, &err);
     CHECK(rc == HEW_E_PROTOCOL || (rc == HEW_OK && json_is_true(json_object_get(r, "isError"))));
+    json_decref(r);
+
+    /* Arguments the tool refuses: an error result (isError), which the model sees as
+     * "Error:" followed by the server's words. */
+    r = call(c, "get-sum", "{\"a\":\"not a number\",\"b\":1}", &rc, &err);
+    CHECK_INT(rc, HEW_OK);
+    CHECK(json_is_true(json_object_get(r, "isError")));
+    buf shown = BUF_INIT(1 << 20);
+    json_t *images = NULL;
+    mcp_format_tool_result(r, &shown, &images);
+    CHECK(shown.data && strncmp(shown.data, "Error:\n", 7) == 0 && strlen(shown.data) > 10);
+    CHECK(images == NULL);
+    buf_release(&shown);
+    json_decref(r);
+
+    /* An image comes out as an image block for the model, not as text. */
+    r = call(c, "get-tiny-image", "{}", &rc, &err);
+    shown = (buf)BUF_INIT(1 << 20);
+    mcp_format_tool_result(r, &shown, &images);
+    CHECK_INT(json_array_size(images), 1);
+    CHECK_STR(json_string_value(json_object_get(json_object_get(json_array_get(images, 0),
+                                                                "source"),
+                                                "media_type")),
+              "image/png");
+    CHECK(shown.data && !strstr(shown.data, "iVBOR")); /* no base64 in the text */
+    buf_release(&shown);
+    json_decref(images);
     json_decref(r);
 
     /* Several requests in flight at once, each gets its own answer. */
