@@ -27,17 +27,16 @@ static void print_tools(const json_t *tools)
     json_array_foreach(tools, i, t) {
         const char *name = json_string_value(json_object_get(t, "name"));
         bool approved = json_is_true(json_object_get(t, "auto_approve"));
-        size_t len = strlen(name ? name : "") + (approved ? 1 : 0) + 2;
-        if (col + len > 96 && col > 4) {
-            fputs("\n    ", stdout);
-            col = 4;
+        size_t len = strlen(name ? name : "?") + (approved ? 1 : 0);
+        if (i > 0) {
+            bool wrap = col + 2 + len > 96;
+            fputs(wrap ? ",\n    " : ", ", stdout);
+            col = wrap ? 4 : col + 2;
         }
-        bool last = i + 1 == json_array_size(tools);
-        printf("%s%s%s", name ? name : "?", approved ? "*" : "", last ? "\n" : ",");
+        printf("%s%s", name ? name : "?", approved ? "*" : "");
         col += len;
-        if (!last)
-            putchar(' ');
     }
+    putchar('\n');
 }
 
 static bool print_server(const json_t *s)
@@ -74,6 +73,17 @@ static bool print_server(const json_t *s)
         printf("    %s\n", error);
     if (json_array_size(tools))
         print_tools(tools);
+    const json_t *prompts = json_object_get(s, "prompts");
+    if (json_array_size(prompts)) {
+        printf("    prompts (type /mcp:%s:NAME [ARG=VALUE]...):", name ? name : "?");
+        size_t i;
+        json_t *p;
+        json_array_foreach(prompts, i, p) {
+            const char *pname = json_string_value(json_object_get(p, "name"));
+            printf("%s %s", i ? "," : "", pname ? pname : "?");
+        }
+        putchar('\n');
+    }
     return !status || strcmp(status, "connected") == 0 || strcmp(status, "disabled") == 0;
 }
 

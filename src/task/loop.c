@@ -138,6 +138,7 @@ static void begin_request(hew_task *t, bool first_turn)
 {
     if (!task_condense_begin(t)) {
         rewrite_slash_commands(t, t->user_content);
+        task_mcp_rewrite_prompts(t, t->user_content);
         buf details = BUF_INIT(0);
         env_details_for(t, first_turn, &details);
         task_push_user_text(t, details.data ? details.data : "");

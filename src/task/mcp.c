@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/message.h"
 #include "mcp/hub.h"
 #include "task/task.h"
 
@@ -104,4 +105,142 @@ void task_mcp_end(hew_task *t)
     mcp_snapshot_free(t->mcp_snap);
     t->mcp_snap = NULL;
     buf_release(&t->mcp_notices);
+}
+
+/* ---- /mcp:SERVER:PROMPT ------------------------------------------------------------------
+ * A user message (or the content of its <task>, <feedback>, <answer> or <user_message>
+ * tag) that starts with /mcp:SERVER:PROMPT gets the server's prompt (prompts/get, with
+ * the NAME=VALUE words that follow as its arguments) in front of the rest of the text:
+ *     <mcp_prompt server="SERVER" name="PROMPT">\n[role] text…\n</mcp_prompt>\n + rest */
+
+static const char *const prompt_tags[] = { "<task>", "<feedback>", "<answer>",
+                                           "<user_message>" };
+
+/* Where the command starts in text, or NULL. */
+static const char *find_prompt_command(const char *text)
+{
+    const char *p = text;
+    while (*p == ' ' || *p == '\t' || *p == '\n')
+        p++;
+    if (strncmp(p, "/mcp:", 5) == 0)
+        return p;
+    for (size_t i = 0; i < sizeof prompt_tags / sizeof prompt_tags[0]; i++) {
+        const char *tag = strstr(text, prompt_tags[i]);
+        if (!tag)
+            continue;
+        p = tag + strlen(prompt_tags[i]);
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            p++;
+        if (strncmp(p, "/mcp:", 5) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+/* The prompt's messages as text. */
+static void put_prompt_messages(const json_t *result, buf *out)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(result, "messages"), i, m) {
+        const char *role = json_string_value(json_object_get(m, "role"));
+        const json_t *content = json_object_get(m, "content");
+        const char *text = json_string_value(json_object_get(content, "text"));
+        const json_t *resource = json_object_get(content, "resource");
+        if (!text && resource)
+            text = json_string_value(json_object_get(resource, "text"));
+        buf_printf(out, "[%s] %s\n", role ? role : "user", text ? text : "(non-text content)");
+    }
+}
+
+static bool name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-' || c == '.';
+}
+
+/* Rewrite one text; NULL when it has no command (or the command failed: said). */
+static char *rewrite_prompt(hew_task *t, const char *text)
+{
+    const char *cmd = find_prompt_command(text);
+    if (!cmd || !t->session->mcp)
+        return NULL;
+    const char *server = cmd + 5, *p = server;
+    while (name_char(*p))
+        p++;
+    if (*p != ':' || p == server)
+        return NULL;
+    char *server_name = strndup(server, (size_t)(p - server));
+    const char *prompt = ++p;
+    while (name_char(*p) || *p == '/')
+        p++;
+    char *prompt_name = p > prompt ? strndup(prompt, (size_t)(p - prompt)) : NULL;
+    /* NAME=VALUE words right after the command are the prompt's arguments. */
+    json_t *args = json_object();
+    for (;;) {
+        const char *w = p;
+        while (*w == ' ' || *w == '\t')
+            w++;
+        const char *eq = w;
+        while (name_char(*eq))
+            eq++;
+        if (eq == w || *eq != '=')
+            break;
+        const char *v = eq + 1, *end = v;
+        while (*end && *end != ' ' && *end != '\t' && *end != '\n' && *end != '<')
+            end++;
+        char *key = strndup(w, (size_t)(eq - w));
+        json_object_set_new(args, key, json_stringn(v, (size_t)(end - v)));
+        free(key);
+        p = end;
+    }
+    char *out = NULL;
+    if (server_name && prompt_name) {
+        /* The first message comes before the request's wait for servers. */
+        mcp_hub_wait_ready(t->session->mcp, MCP_WAIT_MS, t->abort);
+        json_t *result = NULL;
+        hew_err err = HEW_ERR_INIT;
+        if (mcp_hub_get_prompt(t->session->mcp, server_name, prompt_name,
+                               json_object_size(args) ? args : NULL, t->abort, &result,
+                               &err) == HEW_OK) {
+            buf b = BUF_INIT(0);
+            buf_append(&b, text, (size_t)(cmd - text));
+            buf_printf(&b, "<mcp_prompt server=\"%s\" name=\"%s\">\n", server_name, prompt_name);
+            put_prompt_messages(result, &b);
+            buf_puts(&b, "</mcp_prompt>\n");
+            while (*p == ' ' || *p == '\t')
+                p++;
+            buf_puts(&b, p);
+            out = buf_detach(&b, NULL);
+            json_t *info = json_pack("{s:s}", "command", "mcp prompt");
+            task_say(t, "info", NULL, info, UIMSG_WHOLE);
+            json_decref(info);
+        } else {
+            char msg[HEW_ERR_MSG_MAX + 64];
+            snprintf(msg, sizeof msg, "/mcp:%s:%s: %s", server_name, prompt_name, err.msg);
+            task_say(t, "error", msg, NULL, UIMSG_WHOLE);
+        }
+        json_decref(result);
+    }
+    json_decref(args);
+    free(server_name);
+    free(prompt_name);
+    return out;
+}
+
+void task_mcp_rewrite_prompts(hew_task *t, json_t *content)
+{
+    size_t i;
+    json_t *b;
+    json_array_foreach(content, i, b) {
+        const char *text = json_string_value(json_object_get(b, "text"));
+        if (!text || strcmp(api_msg_block_type(b), "text") != 0)
+            continue;
+        char *rewritten = rewrite_prompt(t, text);
+        if (rewritten) {
+            json_object_set_new(b, "text", json_string(rewritten));
+            free(rewritten);
+            return; /* one command per message */
+        }
+    }
 }

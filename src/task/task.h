@@ -218,6 +218,10 @@ typedef struct task_mcp_call {
 bool task_mcp_map_call(hew_task *t, const tool_call *native, task_mcp_call *out);
 void task_mcp_call_release(task_mcp_call *c);
 void task_mcp_end(hew_task *t);
+/* /mcp:SERVER:PROMPT [NAME=VALUE]... at the start of a user message (or of its <task>,
+ * <feedback>, <answer> or <user_message> content): the server's prompt goes in front of
+ * the rest, in <mcp_prompt server=… name=…>. A failure is said; the text stays. */
+void task_mcp_rewrite_prompts(hew_task *t, json_t *content);
 
 /* ---- say / ask (task.c) ---------------------------------------------------------------- */
 

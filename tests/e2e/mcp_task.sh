@@ -113,6 +113,20 @@ jq -e '.messages[-1] | tostring | contains("does not read images")' <<<"$r2" >/d
     fail "no note for a model without images: $(jq -c '.messages[-1]' <<<"$r2" | cut -c1-600)"
 jq -e '[.messages[-1].content[] | .. | objects | select(.type == "image")] | length == 0' <<<"$r2" >/dev/null ||
     fail "an image went to a model that does not read images"
+# ---- /mcp:SERVER:PROMPT brings the server's prompt into the task ----
+cat >"$work/prompt.json" <<'JSON'
+{"responses": [{"protocol": "anthropic", "text": "<attempt_completion>\n<result>sunny</result>\n</attempt_completion>"}]}
+JSON
+fake_start "$work/prompt.json" || fail "fake_start"
+ANTHROPIC_API_KEY=sk-e2e-mcp-0123456789 "$HEW_BIN" -p "/mcp:everything:args-prompt city=Paris and be brief" \
+    --json --yolo --xml-tools --provider anthropic --model claude-test-model --base-url "$FAKE_URL" \
+    --cwd "$work/ws" >"$work/events.jsonl" 2>"$work/stderr" || fail "the MCP prompt task failed: $(cat "$work/stderr")"
+cp "$FAKE_RECORD" "$work/requests.jsonl"
+fake_stop
+r1=$(request 1)
+jq -e '.messages[0] | tostring | contains("<mcp_prompt server=\\\"everything\\\" name=\\\"args-prompt\\\">") and contains("weather in Paris") and contains("and be brief")' <<<"$r1" >/dev/null ||
+    fail "the MCP prompt is not in the task: $(jq -c '.messages[0]' <<<"$r1")"
+
 # ---- SIGTERM during a long MCP call: the call is cancelled, hew exits 130, no server
 # is left behind ----
 cat >"$work/long.json" <<'JSON'
