@@ -11,6 +11,7 @@
 #include "api/model.h"
 #include "api/provider.h"
 #include "lib/lib_store.h"
+#include "net/http.h"
 #include "lib/mcp_session.h"
 #include "task/task.h"
 
@@ -153,6 +154,7 @@ void hew_session_free(hew_session *s)
 {
     if (!s)
         return;
+    http_warmup_join(s->warmup);
     lib_session_mcp_stop(s);
     settings_release(&s->settings);
     free(s);
@@ -234,6 +236,10 @@ static hew_task *task_launch(hew_session *s, const char *text, const char *resum
         return NULL;
     }
     t->thread_started = true;
+    /* libcurl loads while the task opens its store, ready by the first request. Only
+     * now: a thread started while it loads waits for it (the loader's lock). */
+    if (!s->warmup)
+        s->warmup = http_warmup_start();
     return t;
 }
 

@@ -1,4 +1,5 @@
-/* http — streaming HTTP requests on libcurl's multi interface (see http.h).
+/* http — streaming HTTP requests on libcurl's multi interface (see http.h), libcurl
+ * loaded on first use (curl_lib.h: every curl function is called through that table).
  *
  * One easy handle in one multi handle per request, so that this thread can sleep in
  * curl_multi_poll() and still be woken at once by an abort (curl_multi_wakeup from the
@@ -8,26 +9,19 @@
 #include "net/http.h"
 
 #include <ctype.h>
-#include <curl/curl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "net/curl_lib.h"
+
 #define HTTP_DEFAULT_CONNECT_MS 10000L
 #define HTTP_DEFAULT_IDLE_MS 120000L
 #define HTTP_DEFAULT_DEADLINE_MS 600000L
 #define HTTP_MAX_HEADERS 256
 #define HTTP_POLL_MAX_MS 1000L
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_result;
-
-static void curl_init_once(void)
-{
-    curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 static long now_ms(void)
 {
@@ -77,6 +71,7 @@ void http_response_release(http_response *resp)
 
 /* The state of one transfer, shared by the curl callbacks and the poll loop. */
 struct transfer {
+    const curl_lib *curl;
     const http_sink *sink;
     http_response *resp;
     CURL *easy;
@@ -145,8 +140,8 @@ static int announce_response(struct transfer *t)
         return 0;
     t->response_announced = 1;
     long status = 0, version = 0;
-    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
+    t->curl->easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    t->curl->easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
     t->resp->status = status;
     t->resp->http_version = version == CURL_HTTP_VERSION_1_0   ? 10
                             : version == CURL_HTTP_VERSION_1_1 ? 11
@@ -177,7 +172,8 @@ static size_t on_body_bytes(char *bytes, size_t size, size_t count, void *ud)
 
 static void wake_multi(void *ud)
 {
-    curl_multi_wakeup(ud);
+    const struct transfer *t = ud;
+    t->curl->multi_wakeup(t->multi);
 }
 
 /* The URL without user info and query (which may hold keys), for messages. */
@@ -198,7 +194,7 @@ static hew_code map_curl_error(CURLcode rc, const char *curl_msg, const struct t
 {
     char shown[512];
     url_for_display(url, shown, sizeof shown);
-    const char *detail = curl_msg[0] ? curl_msg : curl_easy_strerror(rc);
+    const char *detail = curl_msg[0] ? curl_msg : t->curl->easy_strerror(rc);
     switch (rc) {
     case CURLE_URL_MALFORMAT:
     case CURLE_UNSUPPORTED_PROTOCOL:
@@ -234,7 +230,7 @@ static hew_code map_curl_error(CURLcode rc, const char *curl_msg, const struct t
     }
 }
 
-static void set_ca_bundle(CURL *easy, const char *ca_file)
+static void set_ca_bundle(const curl_lib *curl, CURL *easy, const char *ca_file)
 {
     const char *file = ca_file;
     if (!file || !*file)
@@ -242,26 +238,27 @@ static void set_ca_bundle(CURL *easy, const char *ca_file)
     if (!file || !*file)
         file = getenv("SSL_CERT_FILE");
     if (file && *file)
-        curl_easy_setopt(easy, CURLOPT_CAINFO, file);
+        curl->easy_setopt(easy, CURLOPT_CAINFO, file);
     const char *dir = getenv("SSL_CERT_DIR");
     if (dir && *dir)
-        curl_easy_setopt(easy, CURLOPT_CAPATH, dir);
+        curl->easy_setopt(easy, CURLOPT_CAPATH, dir);
 }
 
-static struct curl_slist *build_headers(const http_request *req, int *oom)
+static struct curl_slist *build_headers(const curl_lib *curl, const http_request *req,
+                                        int *oom)
 {
     struct curl_slist *list = NULL, *next;
     /* No "Expect: 100-continue" round trip before large bodies. */
-    if (!(list = curl_slist_append(list, "Expect:")))
+    if (!(list = curl->slist_append(list, "Expect:")))
         goto fail;
     for (const char *const *h = req->headers; h && *h; h++) {
-        if (!(next = curl_slist_append(list, *h)))
+        if (!(next = curl->slist_append(list, *h)))
             goto fail;
         list = next;
     }
     return list;
 fail:
-    curl_slist_free_all(list);
+    curl->slist_free_all(list);
     *oom = 1;
     return NULL;
 }
@@ -269,30 +266,31 @@ fail:
 static void configure(CURL *easy, const http_request *req, struct transfer *t,
                       struct curl_slist *headers, char *curl_msg)
 {
-    curl_easy_setopt(easy, CURLOPT_URL, req->url);
-    curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, curl_msg);
-    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, req->connect_timeout_ms);
-    curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
-    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L);
-    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-    curl_easy_setopt(easy, CURLOPT_USERAGENT, "hew/0.1");
-    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header_line);
-    curl_easy_setopt(easy, CURLOPT_HEADERDATA, t);
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body_bytes);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, t);
-    set_ca_bundle(easy, req->ca_file);
+    __typeof__(t->curl->easy_setopt) set = t->curl->easy_setopt;
+    set(easy, CURLOPT_URL, req->url);
+    set(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+    set(easy, CURLOPT_NOSIGNAL, 1L);
+    set(easy, CURLOPT_ERRORBUFFER, curl_msg);
+    set(easy, CURLOPT_HTTPHEADER, headers);
+    set(easy, CURLOPT_CONNECTTIMEOUT_MS, req->connect_timeout_ms);
+    set(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+    set(easy, CURLOPT_TCP_NODELAY, 1L);
+    set(easy, CURLOPT_SSL_VERIFYPEER, 1L);
+    set(easy, CURLOPT_SSL_VERIFYHOST, 2L);
+    set(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+    set(easy, CURLOPT_USERAGENT, "hew/0.1");
+    set(easy, CURLOPT_HEADERFUNCTION, on_header_line);
+    set(easy, CURLOPT_HEADERDATA, t);
+    set(easy, CURLOPT_WRITEFUNCTION, on_body_bytes);
+    set(easy, CURLOPT_WRITEDATA, t);
+    set_ca_bundle(t->curl, easy, req->ca_file);
     if (req->body) {
-        curl_easy_setopt(easy, CURLOPT_POST, 1L);
-        curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
-        curl_easy_setopt(easy, CURLOPT_POSTFIELDS, req->body);
+        set(easy, CURLOPT_POST, 1L);
+        set(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+        set(easy, CURLOPT_POSTFIELDS, req->body);
     }
     if (req->method && strcmp(req->method, req->body ? "POST" : "GET") != 0)
-        curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, req->method);
+        set(easy, CURLOPT_CUSTOMREQUEST, req->method);
 }
 
 /* Drive the transfer until it completes, times out or is aborted. */
@@ -308,10 +306,10 @@ static hew_code run_transfer(const http_request *req, struct transfer *t, const 
 
     for (;;) {
         int running = 0;
-        CURLMcode mc = curl_multi_perform(t->multi, &running);
+        CURLMcode mc = t->curl->multi_perform(t->multi, &running);
         if (mc != CURLM_OK)
             return hew_err_set(err, HEW_E_INTERNAL, "curl_multi_perform: %s",
-                               curl_multi_strerror(mc));
+                               t->curl->multi_strerror(mc));
         if (abort_is_set(req->abort))
             return hew_err_set(err, HEW_E_ABORTED, "request to %s aborted%s%s", shown,
                                abort_reason(req->abort)[0] ? ": " : "",
@@ -339,16 +337,16 @@ static hew_code run_transfer(const http_request *req, struct transfer *t, const 
             wait = to_idle;
         if (wait < 1)
             wait = 1;
-        mc = curl_multi_poll(t->multi, NULL, 0, (int)wait, NULL);
+        mc = t->curl->multi_poll(t->multi, NULL, 0, (int)wait, NULL);
         if (mc != CURLM_OK)
             return hew_err_set(err, HEW_E_INTERNAL, "curl_multi_poll: %s",
-                               curl_multi_strerror(mc));
+                               t->curl->multi_strerror(mc));
     }
 
     int left = 0;
     CURLMsg *msg;
     CURLcode rc = CURLE_OK;
-    while ((msg = curl_multi_info_read(t->multi, &left)))
+    while ((msg = t->curl->multi_info_read(t->multi, &left)))
         if (msg->msg == CURLMSG_DONE)
             rc = msg->data.result;
     if (t->out_of_memory)
@@ -367,10 +365,9 @@ hew_code http_perform(const http_request *req, const http_sink *sink, http_respo
 {
     if (!req || !req->url || !*req->url)
         return hew_err_set(err, HEW_E_INVALID, "no URL given for the HTTP request");
-    pthread_once(&curl_once, curl_init_once);
-    if (curl_init_result != CURLE_OK)
-        return hew_err_set(err, HEW_E_INTERNAL, "cannot initialise libcurl: %s",
-                           curl_easy_strerror(curl_init_result));
+    const curl_lib *curl = curl_lib_get(err);
+    if (!curl)
+        return err ? err->code : HEW_E_INTERNAL;
 
     http_response local = HTTP_RESPONSE_INIT;
     if (!resp)
@@ -380,13 +377,14 @@ hew_code http_perform(const http_request *req, const http_sink *sink, http_respo
 
     struct transfer t;
     memset(&t, 0, sizeof t);
+    t.curl = curl;
     t.sink = sink;
     t.resp = resp;
     char curl_msg[CURL_ERROR_SIZE] = { 0 };
     int oom = 0;
-    struct curl_slist *headers = build_headers(req, &oom);
-    t.easy = curl_easy_init();
-    t.multi = curl_multi_init();
+    struct curl_slist *headers = build_headers(curl, req, &oom);
+    t.easy = curl->easy_init();
+    t.multi = curl->multi_init();
     hew_code rc;
     int listener = 0;
     if (oom || !t.easy || !t.multi) {
@@ -394,20 +392,20 @@ hew_code http_perform(const http_request *req, const http_sink *sink, http_respo
         goto done;
     }
     configure(t.easy, req, &t, headers, curl_msg);
-    if (curl_multi_add_handle(t.multi, t.easy) != CURLM_OK) {
+    if (curl->multi_add_handle(t.multi, t.easy) != CURLM_OK) {
         rc = hew_err_set(err, HEW_E_INTERNAL, "curl_multi_add_handle failed");
         goto done;
     }
     if (req->abort)
-        listener = abort_listen(req->abort, wake_multi, t.multi);
+        listener = abort_listen(req->abort, wake_multi, &t);
     rc = run_transfer(req, &t, curl_msg, err);
     if (req->abort)
         abort_unlisten(req->abort, listener);
-    curl_multi_remove_handle(t.multi, t.easy);
+    curl->multi_remove_handle(t.multi, t.easy);
 done:
-    curl_multi_cleanup(t.multi);
-    curl_easy_cleanup(t.easy);
-    curl_slist_free_all(headers);
+    curl->multi_cleanup(t.multi);
+    curl->easy_cleanup(t.easy);
+    curl->slist_free_all(headers);
     http_response_release(&local);
     return rc;
 }
@@ -427,4 +425,35 @@ hew_code http_perform_collect(const http_request *req, http_response *resp, buf 
     if (out->err != HEW_OK)
         return buf_check(out, "HTTP response body", err);
     return rc;
+}
+
+struct http_warmup {
+    pthread_t thread;
+};
+
+static void *warmup_main(void *arg)
+{
+    (void)arg;
+    curl_lib_get(NULL);
+    return NULL;
+}
+
+http_warmup *http_warmup_start(void)
+{
+    if (curl_lib_ready())
+        return NULL;
+    http_warmup *w = malloc(sizeof *w);
+    if (w && pthread_create(&w->thread, NULL, warmup_main, NULL) != 0) {
+        free(w);
+        w = NULL;
+    }
+    return w;
+}
+
+void http_warmup_join(http_warmup *w)
+{
+    if (!w)
+        return;
+    pthread_join(w->thread, NULL);
+    free(w);
 }

@@ -84,4 +84,17 @@ hew_code http_perform(const http_request *req, const http_sink *sink, http_respo
 hew_code http_perform_collect(const http_request *req, http_response *resp, buf *out,
                               hew_err *err);
 
+/* libcurl is loaded when the first request needs it (net/curl_lib.h), which costs a few
+ * ms of CPU. A warm-up does that on a thread of its own ahead of time, so that the first
+ * request does not wait for it (a session starts one with its first task; the request
+ * waits only for what is left). While the library loads, starting any other thread waits
+ * for it (glibc's loader lock): start the warm-up after the threads that should not
+ * wait. http_warmup_start returns NULL when there is nothing to do (already
+ * loaded) or no thread could be started (the first request then loads it);
+ * http_warmup_join waits for the thread and frees it (NULL is a no-op). A warm-up that
+ * fails changes nothing: the first request reports why. */
+typedef struct http_warmup http_warmup;
+http_warmup *http_warmup_start(void);
+void http_warmup_join(http_warmup *w);
+
 #endif

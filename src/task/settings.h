@@ -52,6 +52,7 @@ struct hew_session {
     long thinking_budget;  /* what requests carry: 0 when off or the model cannot think */
     const char *reasoning_effort; /* the budget as an effort for reasoning-effort models
                                      (static string), or NULL */
+    struct http_warmup *warmup; /* libcurl loading meanwhile (net/http.h), or NULL */
     struct mcp_hub *mcp;   /* the MCP servers of the settings files, or NULL */
     char *mcp_problem;     /* why the MCP settings could not be used (said once per task) */
     bool mcp_on;           /* hew_options.mcp */
