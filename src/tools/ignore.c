@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/fs.h"
 #include "base/path.h"
@@ -13,11 +14,21 @@
 #define IGNORE_FILE_MAX ((size_t)1 << 20)
 #define INCLUDE_DEPTH_MAX 16
 
+/* How a rule is matched: most gitignore lines are a plain name ("build") or a star and
+ * an extension ("*.o"); those are compared directly instead of through wild(), which
+ * tries every position for a star (the walks test every file against every rule). */
+typedef enum rule_kind {
+    RULE_WILD,    /* anything else: wild() */
+    RULE_LITERAL, /* no wildcard: the text is the pattern */
+    RULE_SUFFIX,  /* "*" then no wildcard, unanchored: the name ends with pattern + 1 */
+} rule_kind;
+
 typedef struct rule {
     char *pattern;   /* without '!', leading '/' and trailing '/' */
     bool negate;
     bool dir_only;
     bool anchored;   /* matched against the whole path below base, else the last name */
+    rule_kind kind;
 } rule;
 
 struct ignore {
@@ -244,6 +255,15 @@ bool ignore_wildmatch(const char *pattern, const char *text, int flags)
 
 /* ---- building sets ---------------------------------------------------------------------- */
 
+static rule_kind kind_of(const char *pattern, bool anchored)
+{
+    if (!strpbrk(pattern, "*?[\\"))
+        return RULE_LITERAL;
+    if (!anchored && pattern[0] == '*' && pattern[1] && !strpbrk(pattern + 1, "*?[\\"))
+        return RULE_SUFFIX;
+    return RULE_WILD;
+}
+
 hew_code ignore_add_line(ignore *ig, const char *line, hew_err *err)
 {
     size_t n = strlen(line);
@@ -291,6 +311,7 @@ hew_code ignore_add_line(ignore *ig, const char *line, hew_err *err)
         return HEW_OK;
     }
     r.pattern = pat;
+    r.kind = kind_of(pat, r.anchored);
     if (ig->nrules == ig->cap) {
         size_t ncap = ig->cap ? ig->cap * 2 : 16;
         rule *nr = realloc(ig->rules, ncap * sizeof *nr);
@@ -440,6 +461,26 @@ hew_code ignore_load_cline(const char *root, ignore **out, hew_err *err)
 
 /* ---- matching ----------------------------------------------------------------------------- */
 
+static bool same(const char *a, const char *b, int flags)
+{
+    return (flags & IGNORE_ICASE) ? strcasecmp(a, b) == 0 : strcmp(a, b) == 0;
+}
+
+static bool rule_matches(const rule *r, const char *text, int flags)
+{
+    switch (r->kind) {
+    case RULE_LITERAL:
+        return same(r->pattern, text, flags);
+    case RULE_SUFFIX: {
+        size_t n = strlen(text), k = strlen(r->pattern + 1);
+        return n >= k && same(r->pattern + 1, text + n - k, flags);
+    }
+    case RULE_WILD:
+        break;
+    }
+    return ignore_wildmatch(r->pattern, text, flags);
+}
+
 /* The verdict of one set (no parents): 1 ignore, 0 re-include, -1 no opinion. */
 static int decide_one(const ignore *ig, const char *relpath, bool is_dir)
 {
@@ -457,7 +498,7 @@ static int decide_one(const ignore *ig, const char *relpath, bool is_dir)
         const rule *r = &ig->rules[i];
         if (r->dir_only && !is_dir)
             continue;
-        if (ignore_wildmatch(r->pattern, r->anchored ? sub : name, ig->flags))
+        if (rule_matches(r, r->anchored ? sub : name, ig->flags))
             return r->negate ? 0 : 1;
     }
     return -1;
