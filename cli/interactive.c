@@ -817,7 +817,9 @@ static int ensure_session(struct ui *u)
 {
     if (u->session && !u->session_dirty)
         return 0;
-    hew_session_free(u->session);
+    /* The new session is made before the old one goes, so the MCP servers they share
+     * stay connected. */
+    hew_session *old = u->session;
     u->session = NULL;
     hew_options o = u->base;
     if (u->model)
@@ -828,6 +830,7 @@ static int ensure_session(struct ui *u)
     o.event_ud = u;
     char err[512] = "";
     u->session = hew_session_new(&o, err, sizeof err);
+    hew_session_free(old);
     if (!u->session) {
         leave_live(u);
         cli_explain_session_error(err, o.provider);

@@ -334,7 +334,11 @@ char *hew_mcp_status_json(hew_session *s);
  * none is (or there are no servers), 0 on timeout. */
 int hew_mcp_wait(hew_session *s, long timeout_ms);
 
-/* Read the MCP settings again: servers whose settings changed are restarted, new ones
+/* Sessions of the same workspace and MCP settings share their servers: a front end that
+ * replaces a session (to change the mode, yolo or the model) keeps the servers connected
+ * when it creates the new session before freeing the old one.
+ *
+ * Read the MCP settings again: servers whose settings changed are restarted, new ones
  * started, removed ones stopped; the others keep their connection. 0, or -1 with why in
  * err (the servers then stay as they were). */
 int hew_mcp_reload(hew_session *s, char *err, size_t errlen);

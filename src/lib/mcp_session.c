@@ -1,6 +1,8 @@
 /* mcp_session — the session's MCP hub and the hew_mcp_* API (see mcp_session.h). */
 #include "lib/mcp_session.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,110 @@ static void log_warnings(const mcp_config *cfg)
         hew_log(HEW_LOG_WARN, "mcp", "%s", cfg->warnings.data);
 }
 
+/* Sessions of the same workspace and settings share one hub: a front end that makes a
+ * new session to change the mode or the model (and frees the old one after) keeps its
+ * servers connected. The new session's settings are applied to the shared hub (a reload:
+ * unchanged servers keep their connection). */
+typedef struct shared_hub {
+    char *key;  /* cwd + '\n' + settings path */
+    mcp_hub *hub;
+    int refs;
+    struct shared_hub *next;
+} shared_hub;
+
+static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
+static shared_hub *shared;
+
+static char *hub_key(const hew_session *s)
+{
+    size_t n = strlen(s->settings.cwd) + (s->mcp_settings ? strlen(s->mcp_settings) : 0) + 2;
+    char *key = malloc(n);
+    if (key)
+        snprintf(key, n, "%s\n%s", s->settings.cwd, s->mcp_settings ? s->mcp_settings : "");
+    return key;
+}
+
+/* Take a reference on the hub of s's key, or NULL when there is none. */
+static mcp_hub *shared_take(const char *key)
+{
+    mcp_hub *hub = NULL;
+    pthread_mutex_lock(&shared_mu);
+    for (shared_hub *e = shared; e && !hub; e = e->next)
+        if (strcmp(e->key, key) == 0) {
+            e->refs++;
+            hub = e->hub;
+        }
+    pthread_mutex_unlock(&shared_mu);
+    return hub;
+}
+
+/* Register a new hub with one reference (the key is taken); false when memory ran out. */
+static bool shared_add(char *key, mcp_hub *hub)
+{
+    shared_hub *e = malloc(sizeof *e);
+    if (!e)
+        return false;
+    e->key = key;
+    e->hub = hub;
+    e->refs = 1;
+    pthread_mutex_lock(&shared_mu);
+    e->next = shared;
+    shared = e;
+    pthread_mutex_unlock(&shared_mu);
+    return true;
+}
+
+/* Drop a reference; the last one frees the hub (servers stopped). */
+static void shared_release(mcp_hub *hub)
+{
+    shared_hub *gone = NULL;
+    bool known = false;
+    pthread_mutex_lock(&shared_mu);
+    for (shared_hub **pe = &shared; *pe; pe = &(*pe)->next)
+        if ((*pe)->hub == hub) {
+            known = true;
+            if (--(*pe)->refs == 0) {
+                gone = *pe;
+                *pe = gone->next;
+            }
+            break;
+        }
+    pthread_mutex_unlock(&shared_mu);
+    if (gone) {
+        mcp_hub_free(gone->hub);
+        free(gone->key);
+        free(gone);
+    } else if (!known) {
+        mcp_hub_free(hub);
+    }
+}
+
+/* Give s the hub for cfg (taken): the shared one, updated, or a new one. */
+static void attach_hub(hew_session *s, mcp_config *cfg)
+{
+    hew_err err = HEW_ERR_INIT;
+    char *key = hub_key(s);
+    mcp_hub *hub = key ? shared_take(key) : NULL;
+    if (hub) {
+        free(key);
+        mcp_hub_reload(hub, cfg);
+        s->mcp = hub;
+        return;
+    }
+    if (!cfg->n) {
+        free(key);
+        return;
+    }
+    if (mcp_hub_start(cfg, s->settings.cwd, &hub, &err) != HEW_OK) {
+        free(key);
+        set_problem(s, err.msg);
+        return;
+    }
+    if (!key || !shared_add(key, hub))
+        free(key); /* not shared, still the session's */
+    s->mcp = hub;
+}
+
 void lib_session_mcp_start(hew_session *s, const hew_options *o)
 {
     if (!o->mcp)
@@ -69,15 +175,15 @@ void lib_session_mcp_start(hew_session *s, const hew_options *o)
         set_problem(s, err.msg);
     } else {
         log_warnings(&cfg);
-        if (cfg.n && mcp_hub_start(&cfg, s->settings.cwd, &s->mcp, &err) != HEW_OK)
-            set_problem(s, err.msg);
+        attach_hub(s, &cfg);
     }
     mcp_config_free(&cfg);
 }
 
 void lib_session_mcp_stop(hew_session *s)
 {
-    mcp_hub_free(s->mcp);
+    if (s->mcp)
+        shared_release(s->mcp);
     s->mcp = NULL;
     free(s->mcp_problem);
     s->mcp_problem = NULL;
@@ -122,14 +228,15 @@ int hew_mcp_reload(hew_session *s, char *err, size_t errlen)
     }
     log_warnings(&cfg);
     set_problem(s, NULL);
-    if (s->mcp) {
+    if (s->mcp)
         mcp_hub_reload(s->mcp, &cfg);
-    } else if (cfg.n && mcp_hub_start(&cfg, s->settings.cwd, &s->mcp, &e) != HEW_OK) {
-        lib_set_err(err, errlen, e.msg);
-        mcp_config_free(&cfg);
+    else
+        attach_hub(s, &cfg);
+    mcp_config_free(&cfg);
+    if (s->mcp_problem) {
+        lib_set_err(err, errlen, s->mcp_problem);
         return -1;
     }
-    mcp_config_free(&cfg);
     return 0;
 }
 

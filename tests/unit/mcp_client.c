@@ -15,6 +15,7 @@
 #include "base/abort.h"
 #include "base/buf.h"
 #include "check.h"
+#include "hew.h"
 #include "mcpsrv.h"
 #include "mcp/client.h"
 #include "mcp/framing.h"
@@ -671,6 +672,66 @@ static void test_hub_http(void)
     server_stop(&sse);
 }
 
+/* Through the public API: a session connects the servers of its settings; a second
+ * session of the same workspace and settings shares them, so freeing the first keeps
+ * them connected; reload applies an edited file. */
+static void test_sessions_share_servers(void)
+{
+    if (!servers_installed())
+        return;
+    char *dir = tmpdir_make("mcp-session");
+    char settings[1024];
+    snprintf(settings, sizeof settings, "%s/mcp.json", dir);
+    FILE *f = fopen(settings, "w");
+    fprintf(f, "{\"mcpServers\": {\"everything\": {\"command\": \"node\", \"args\": [\"%s\", "
+               "\"stdio\"]}}}\n",
+            everything_js);
+    fclose(f);
+    hew_options o;
+    hew_options_init(&o);
+    o.provider = "anthropic";
+    o.api_key = "sk-test-0123456789";
+    o.cwd = dir;
+    o.mcp_settings = settings;
+    o.persist = 0;
+    o.checkpoints = 0;
+    char err[512] = "";
+    hew_session *a = hew_session_new(&o, err, sizeof err);
+    REQUIRE(a);
+    CHECK_INT(hew_mcp_wait(a, 30000), 1);
+    char *st = hew_mcp_status_json(a);
+    CHECK(st && strstr(st, "\"connected\""));
+    free(st);
+    hew_session *b = hew_session_new(&o, err, sizeof err);
+    REQUIRE(b);
+    hew_session_free(a);
+    st = hew_mcp_status_json(b); /* at once: no reconnect */
+    CHECK(st && strstr(st, "\"connected\""));
+    free(st);
+    /* An edit of the file, applied by reload: the server is now disabled. */
+    f = fopen(settings, "w");
+    fprintf(f, "{\"mcpServers\": {\"everything\": {\"command\": \"node\", \"args\": [\"%s\", "
+               "\"stdio\"], \"disabled\": true}}}\n",
+            everything_js);
+    fclose(f);
+    CHECK_INT(hew_mcp_reload(b, err, sizeof err), 0);
+    st = hew_mcp_status_json(b);
+    CHECK(st && strstr(st, "\"disabled\""));
+    free(st);
+    /* Turned off: no servers at all. */
+    o.mcp = 0;
+    hew_session *c = hew_session_new(&o, err, sizeof err);
+    REQUIRE(c);
+    st = hew_mcp_status_json(c);
+    CHECK_STR(st, "[]");
+    free(st);
+    CHECK_INT(hew_mcp_reload(c, err, sizeof err), -1);
+    hew_session_free(c);
+    hew_session_free(b);
+    tmpdir_remove(dir);
+    free(dir);
+}
+
 int main(void)
 {
     RUN(test_framing);
@@ -680,5 +741,6 @@ int main(void)
     RUN(test_everything_stdio);
     RUN(test_hub);
     RUN(test_hub_http);
+    RUN(test_sessions_share_servers);
     return check_report();
 }
