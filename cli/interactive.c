@@ -83,6 +83,8 @@ struct ui {
     char last_id[64]; /* the id of the task that ended last ("" none): /checkpoints etc. */
     int replaying; /* a resumed task's conversation is being replayed */
     long long resume_ms; /* when the resume started: older messages are replayed ones */
+    char stopped_id[64]; /* the task Ctrl-C stopped: the next message goes on with it */
+    char *continue_text; /* that message, the answer to its resume ask (owned) */
     int quit;
 };
 
@@ -663,6 +665,22 @@ static void error_line(struct ui *u, const char *mark, const char *text)
 static void handle_event(struct ui *u, evq_item *it)
 {
     json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
+    if (u->replaying && u->continue_text && !it->partial && it->ts >= u->resume_ms &&
+        is(it, "resume_task")) {
+        /* Going on after Ctrl-C: the conversation is already on the screen; the user's
+         * message is the new instruction. */
+        u->replaying = 0;
+        hew_task_respond(u->task, HEW_ANSWER_MESSAGE, u->continue_text);
+        free(u->continue_text);
+        u->continue_text = NULL;
+        set_activity(u, "waiting for the model");
+        json_decref(d);
+        return;
+    }
+    if (u->replaying && u->continue_text) { /* the replay of what is on the screen */
+        json_decref(d);
+        return;
+    }
     if (u->replaying && !it->partial && it->ts >= u->resume_ms &&
         (is(it, "resume_task") || is(it, "resume_completed_task"))) {
         u->replaying = 0; /* the conversation so far is on the screen: go on? */
@@ -855,12 +873,22 @@ static void finish_task(struct ui *u)
     const char *result = hew_task_result(u->task);
     if (st == HEW_TASK_FAILED) {
         error_line(u, "✗", result && *result ? result : "the task failed");
-    } else if (st == HEW_TASK_ABORTED) {
-        gap(u, 2);
-        screen_commitf(u->scr, "%s⏹ stopped%s — your next message starts a new task%s",
-                       sgr(u, "\033[33m"), sgr(u, "\033[2m"), sgr(u, "\033[0m"));
     }
     const char *tid = hew_task_id(u->task);
+    if (st == HEW_TASK_ABORTED) {
+        /* Stopped by Ctrl-C: the task is kept (when it is stored) and the next message
+         * goes on with it, as new instructions; /new starts another instead. */
+        bool resumable = u->base.persist && tid && *tid && !u->quit;
+        snprintf(u->stopped_id, sizeof u->stopped_id, "%s", resumable ? tid : "");
+        gap(u, 2);
+        screen_commitf(u->scr, "%s⏹ stopped%s — %s%s", sgr(u, "\033[33m"), sgr(u, "\033[2m"),
+                       resumable ? "your next message goes on with this task (/new starts "
+                                   "another)"
+                                 : "your next message starts a new task",
+                       sgr(u, "\033[0m"));
+    } else {
+        u->stopped_id[0] = '\0';
+    }
     snprintf(u->last_id, sizeof u->last_id, "%s", tid ? tid : "");
     const char *next = st == HEW_TASK_COMPLETED && !u->quit ? hew_task_successor(u->task) : NULL;
     char *successor = next ? strdup(next) : NULL;
@@ -963,6 +991,18 @@ static void submit(struct ui *u, const char *text)
     }
     if (u->task) /* cannot happen: the prompt shows only when nothing runs */
         return;
+    if (u->stopped_id[0]) {
+        char id[sizeof u->stopped_id];
+        memcpy(id, u->stopped_id, sizeof id);
+        u->stopped_id[0] = '\0';
+        free(u->continue_text);
+        u->continue_text = strdup(text);
+        resume_task(u, id);
+        if (u->task)
+            return;
+        free(u->continue_text); /* could not go on: a new task instead */
+        u->continue_text = NULL;
+    }
     start_task(u, text);
 }
 
@@ -1190,6 +1230,7 @@ static int command(struct ui *u, const char *line)
     } else if (strcmp(name, "cost") == 0) {
         show_cost(u);
     } else if (strcmp(name, "new") == 0 || strcmp(name, "clear") == 0) {
+        u->stopped_id[0] = '\0';
         if (u->task) {
             if (strcmp(u->pending, "completion_result") == 0)
                 hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
@@ -1212,6 +1253,7 @@ static int command(struct ui *u, const char *line)
         fflush(stdout);
         free(table);
     } else if (strcmp(name, "resume") == 0) {
+        u->stopped_id[0] = '\0';
         if (u->task) {
             say(u, "%s", "a task is running: /new finishes it first");
             return 1;
@@ -1373,6 +1415,7 @@ out:
     evq_free(u->q);
     free(u->s_text);
     free(u->reqs);
+    free(u->continue_text);
     free(u->model);
     free(u->pending_options);
     cli_config_release(&u->cfg);

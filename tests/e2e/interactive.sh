@@ -77,11 +77,13 @@ keys C-d
 wait_for 'EXIT=0' || fail "Ctrl-D did not leave cleanly"
 stop_hew
 
-# 2. Ctrl-C while the answer streams: back to the prompt; the next message is a new task;
-#    Ctrl-C twice at the prompt leaves.
+# 2. Ctrl-C while the answer streams: back to the prompt; the next message goes on with
+#    the same task (its conversation, then the new instruction); after /new a message is
+#    a new task; Ctrl-C twice at the prompt leaves.
 cat >"$work/s2.json" <<'JSON'
 {"responses": [
   {"protocol": "anthropic", "text": "Thinking about it for a very long time indeed, word after word after word", "delta_size": 4, "stall_after_bytes": 900, "stall_ms": 30000},
+  {"protocol": "anthropic", "text": "<attempt_completion>\n<result>\nsame task goes on\n</result>\n</attempt_completion>"},
   {"protocol": "anthropic", "text": "<attempt_completion>\n<result>\nsecond task\n</result>\n</attempt_completion>"}
 ]}
 JSON
@@ -91,14 +93,28 @@ wait_for 'Think' || fail "stream not shown"
 wait_for 'Ctrl-C to stop' || fail "no status line"
 keys C-c
 wait_for 'stopped' 5 || fail "Ctrl-C did not stop the stream"
+wait_for 'goes on with this task' 5 || fail "the stop does not say the task can go on"
 wait_for '^› ?$' 5 || fail "no prompt after Ctrl-C"
-keys 'again' Enter
-wait_for 'second task' || fail "no new task after the stop"
-python3 - "$FAKE_RECORD" <<'PY' || fail "second message was not a new task"
+keys 'again, but faster' Enter
+wait_for 'same task goes on' || fail "the task did not go on after the stop"
+python3 - "$FAKE_RECORD" <<'PY' || fail "the message after Ctrl-C did not continue the task"
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
-assert len(reqs) == 2
-assert "<task>\nagain\n</task>" in json.dumps(reqs[1]["body"]["messages"][0]).replace("\\n", "\n"), reqs[1]
+assert len(reqs) == 2, len(reqs)
+msgs = json.dumps(reqs[1]["body"]["messages"]).replace("\\n", "\n")
+assert "<task>\nGo slowly\n</task>" in msgs, msgs      # the same conversation
+assert "again, but faster" in msgs, msgs                # with the new instruction
+assert "<task>\nagain" not in msgs, msgs               # not a new task
+PY
+wait_for '^› ?$' 5 || fail "no prompt after the completion"
+keys '/new' Enter
+keys 'another one' Enter
+wait_for 'second task' || fail "no new task after /new"
+python3 - "$FAKE_RECORD" <<'PY' || fail "the message after /new was not a new task"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(reqs) == 3
+assert "<task>\nanother one\n</task>" in json.dumps(reqs[2]["body"]["messages"][0]).replace("\\n", "\n"), reqs[2]
 PY
 keys C-c; sleep 0.2; keys C-c
 wait_for 'EXIT=0' || fail "Ctrl-C twice did not leave cleanly"
