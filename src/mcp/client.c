@@ -53,6 +53,17 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000LL + ts.tv_nsec / 1000000L;
 }
 
+/* Sleep on the client's condition variable (mu held) for at most ms. */
+static void wait_for(mcp_client *c, long ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += ms * 1000000L;
+    ts.tv_sec += ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(&c->cv, &c->mu, &ts);
+}
+
 /* ---- sending --------------------------------------------------------------------------- */
 
 static hew_code send_json(mcp_client *c, json_t *msg, hew_err *err)
@@ -448,14 +459,8 @@ hew_code mcp_client_request(mcp_client *c, const char *method, json_t *params, l
         /* The server is gone: its end (and last words) usually arrives a moment later and
          * says more than a failed write. */
         long long until = now_ms() + 1000;
-        while (c->alive && now_ms() < until) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            ts.tv_nsec += WAIT_SLICE_MS * 1000000L;
-            ts.tv_sec += ts.tv_nsec / 1000000000L;
-            ts.tv_nsec %= 1000000000L;
-            pthread_cond_timedwait(&c->cv, &c->mu, &ts);
-        }
+        while (c->alive && now_ms() < until)
+            wait_for(c, WAIT_SLICE_MS);
         if (!c->alive)
             rc = hew_err_set(err, HEW_E_NET, "the MCP server %s disconnected: %s", c->name,
                              c->closed_why);
@@ -491,12 +496,7 @@ hew_code mcp_client_request(mcp_client *c, const char *method, json_t *params, l
         long slice = WAIT_SLICE_MS;
         if (deadline && deadline - now < slice)
             slice = (long)(deadline - now);
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_nsec += slice * 1000000L;
-        ts.tv_sec += ts.tv_nsec / 1000000000L;
-        ts.tv_nsec %= 1000000000L;
-        pthread_cond_timedwait(&c->cv, &c->mu, &ts);
+        wait_for(c, slice);
     }
     if (rc == HEW_OK && progress && p->progress_seq != seen_progress) {
         /* The last progress came with (or just before) the answer: still show it. */
