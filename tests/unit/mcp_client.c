@@ -23,6 +23,7 @@
 #include "mcp/transport.h"
 #include "tools/mcp_common.h"
 #include "tmpdir.h"
+#include "tools/proc.h"
 
 /* ---- framing ----------------------------------------------------------------------------- */
 
@@ -672,6 +673,68 @@ static void test_hub_http(void)
     server_stop(&sse);
 }
 
+static const char *status_or_none(const char *s)
+{
+    return s ? s : "none";
+}
+
+static const char *status_of(mcp_hub *h, const char *name, char *out, size_t n)
+{
+    json_t *st = mcp_hub_status_json(h);
+    snprintf(out, n, "%s",
+             status_or_none(json_string_value(json_object_get(server_status(st, name), "status"))));
+    json_decref(st);
+    return out;
+}
+
+/* A server that dies is reported and connected again (backoff starts at 1 s). */
+static void test_hub_reconnects(void)
+{
+    if (!servers_installed())
+        return;
+    char tag[64];
+    snprintf(tag, sizeof tag, "hew-reconnect-test-%d", (int)getpid());
+    mcp_config cfg;
+    mcp_config_init(&cfg);
+    const char *argv[] = { "node", everything_js, "stdio", tag, NULL };
+    add_stdio(&cfg, "phoenix", argv, NULL, false);
+    mcp_hub *h = NULL;
+    hew_err err = HEW_ERR_INIT;
+    notices nt = { PTHREAD_MUTEX_INITIALIZER, BUF_INIT(1 << 20) };
+    REQUIRE(mcp_hub_start(&cfg, NULL, &h, &err) == HEW_OK);
+    mcp_hub_set_listener(h, on_notice, &nt);
+    CHECK(mcp_hub_wait_ready(h, 30000, NULL));
+    char st[32];
+    CHECK_STR(status_of(h, "phoenix", st, sizeof st), "connected");
+    /* Kill the server behind hew's back. */
+    const char *pk[] = { "pkill", "-KILL", "-f", tag, NULL };
+    proc_opts po = { 0 };
+    po.argv = pk;
+    buf ignored = BUF_INIT(4096);
+    proc_run(&po, &ignored, NULL, NULL, &err);
+    buf_release(&ignored);
+    bool saw_down = false, back = false;
+    for (int i = 0; i < 300 && !back; i++) {
+        status_of(h, "phoenix", st, sizeof st);
+        saw_down |= strcmp(st, "connected") != 0;
+        back = saw_down && strcmp(st, "connected") == 0;
+        usleep(50000);
+    }
+    CHECK(saw_down);
+    CHECK(back);
+    pthread_mutex_lock(&nt.mu);
+    CHECK(nt.text.data && strstr(nt.text.data, "[phoenix] disconnected: "));
+    pthread_mutex_unlock(&nt.mu);
+    json_t *args = json_pack("{s:s}", "message", "risen");
+    json_t *r = NULL;
+    CHECK_INT(mcp_hub_call_tool(h, "phoenix", "echo", args, NULL, NULL, NULL, &r, &err), HEW_OK);
+    json_decref(r);
+    json_decref(args);
+    mcp_hub_set_listener(h, NULL, NULL);
+    mcp_hub_free(h);
+    buf_release(&nt.text);
+}
+
 /* Through the public API: a session connects the servers of its settings; a second
  * session of the same workspace and settings shares them, so freeing the first keeps
  * them connected; reload applies an edited file. */
@@ -741,6 +804,7 @@ int main(void)
     RUN(test_everything_stdio);
     RUN(test_hub);
     RUN(test_hub_http);
+    RUN(test_hub_reconnects);
     RUN(test_sessions_share_servers);
     return check_report();
 }
