@@ -2,6 +2,8 @@
  * of `hew --version` (goal < 5 ms), the time from starting `hew -p` to its first request
  * reaching the fake provider (goal < 20 ms; measured as the moment the provider's request
  * record appears, so a little late), and the peak RSS of a short task (goal < 15 MB).
+ * The tasks keep their store in a data directory of the bench's own (created by the first
+ * run, reused by the others, as a user's is), never in the user's.
  * Prints the figures (median of several runs) and the goals; exits non-zero only when a
  * run failed (a goal missed is reported, not fatal: sanitizer builds are slower). Runs
  * only the built binaries against 127.0.0.1; never uses a shell. */
@@ -40,6 +42,8 @@ static double median(double *v, int n)
     return v[n / 2];
 }
 
+static char data_env[64] = "XDG_DATA_HOME=/nonexistent";
+
 /* Start argv with stdout/stderr to /dev/null and a fixed environment; returns the pid. */
 static pid_t spawn(char *const argv[])
 {
@@ -51,8 +55,8 @@ static pid_t spawn(char *const argv[])
             dup2(null, 1);
             dup2(null, 2);
         }
-        static char *envp[] = { "ANTHROPIC_API_KEY=bench-key", "PATH=/usr/bin:/bin",
-                                "HOME=/nonexistent", "ASAN_OPTIONS=detect_leaks=0", NULL };
+        char *envp[] = { "ANTHROPIC_API_KEY=bench-key", "PATH=/usr/bin:/bin",
+                         "HOME=/nonexistent", data_env, "ASAN_OPTIONS=detect_leaks=0", NULL };
         execve(argv[0], argv, envp);
         _exit(127);
     }
@@ -133,19 +137,28 @@ int main(void)
 {
     double v[RUNS], f[RUNS];
     long rss[RUNS];
+    char data[] = "/tmp/hew-bench-data.XXXXXX";
+    if (!mkdtemp(data)) {
+        fprintf(stderr, "startup: cannot make a data directory\n");
+        return 1;
+    }
+    snprintf(data_env, sizeof data_env, "XDG_DATA_HOME=%s", data);
     for (int i = 0; i < RUNS; i++)
         if (run_version(&v[i]) != 0) {
             fprintf(stderr, "startup: hew --version failed\n");
+            nftw(data, rm_one, 16, FTW_DEPTH | FTW_PHYS);
             return 1;
         }
     int n = 0;
     for (int i = 0; i < 7; i++) {
         if (run_task(&f[n], &rss[n]) != 0) {
             fprintf(stderr, "startup: a short task through hew -p failed\n");
+            nftw(data, rm_one, 16, FTW_DEPTH | FTW_PHYS);
             return 1;
         }
         n++;
     }
+    nftw(data, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     long peak = 0;
     for (int i = 0; i < n; i++)
         if (rss[i] > peak)
