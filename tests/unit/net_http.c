@@ -1,7 +1,9 @@
-/* Tests for net/http against the fake provider: status and headers, streaming delivery,
+/* Tests for net/http against the fake provider: libcurl loaded only when asked for (a
+ * warm-up, once), status and headers, streaming delivery,
  * what was sent, error statuses as data, abort from another thread, idle timeout, overall
  * deadline, a connection dropped mid-body, a refused connection, a reader that stops. */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <jansson.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -14,6 +16,7 @@
 
 #include "check.h"
 #include "fakeprov.h"
+#include "net/curl_lib.h"
 #include "net/http.h"
 
 static long now_ms(void)
@@ -232,6 +235,33 @@ static void test_drop_mid_body_is_an_error(void)
     fakeprov_stop(&fp);
 }
 
+/* libcurl as loaded in this process (either build of it), or NULL. */
+static void *libcurl_loaded(void)
+{
+    void *h = dlopen("libcurl.so.4", RTLD_LAZY | RTLD_NOLOAD);
+    return h ? h : dlopen("libcurl-gnutls.so.4", RTLD_LAZY | RTLD_NOLOAD);
+}
+
+/* Run first: nothing has loaded libcurl yet (libhew does not link it). */
+static void test_warmup_loads_libcurl_once(void)
+{
+    CHECK(!curl_lib_ready());
+    CHECK(libcurl_loaded() == NULL);
+    http_warmup *w = http_warmup_start();
+    CHECK(w != NULL);
+    http_warmup_join(w);
+    CHECK(curl_lib_ready());
+    void *h = libcurl_loaded();
+    CHECK(h != NULL);
+    if (h)
+        dlclose(h);
+    CHECK(http_warmup_start() == NULL); /* nothing left to do */
+    http_warmup_join(NULL);
+    hew_err err = HEW_ERR_INIT;
+    CHECK(curl_lib_get(&err) != NULL);
+    CHECK_INT(err.code, HEW_OK);
+}
+
 static void test_connection_refused(void)
 {
     int sock = socket(AF_INET, SOCK_STREAM, 0);
@@ -274,6 +304,7 @@ static void test_reader_can_stop(void)
 
 int main(void)
 {
+    RUN(test_warmup_loads_libcurl_once);
     RUN(test_stream_status_headers_and_request);
     RUN(test_error_status_is_data);
     RUN(test_abort_from_another_thread);
