@@ -267,6 +267,50 @@ static int take_value(cli_config *c, int k, const json_t *v, const char *file, c
     return -1;
 }
 
+/* models: {"NAME": {description}}: each description as the library checks it. */
+static int check_models(const json_t *models, const char *path, char *err, size_t errlen)
+{
+    if (!json_is_object(models)) {
+        snprintf(err, errlen,
+                 "%s: models: expected an object of model descriptions, e.g. {\"my-model\": "
+                 "{\"context_window\": 131072, \"max_output\": 8192}}",
+                 path);
+        return -1;
+    }
+    const char *name;
+    json_t *desc;
+    json_object_foreach((json_t *)models, name, desc) {
+        char *text = json_dumps(desc, JSON_COMPACT | JSON_ENCODE_ANY);
+        char why[400] = "";
+        int rc = text ? hew_model_info_check(text, why, sizeof why) : -1;
+        free(text);
+        if (rc != 0) {
+            snprintf(err, errlen, "%s: models.%s: %s", path, name, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* models.<model> from the project's file, else the user's, as JSON text. */
+static void take_model_info(cli_config *c, const json_t *user, const json_t *project)
+{
+    const char *model = c->str[CFG_MODEL];
+    if (!model)
+        return;
+    const json_t *roots[2] = { project, user };
+    const char *paths[2] = { c->project_path, c->user_path };
+    for (int i = 0; i < 2; i++) {
+        const json_t *desc = json_object_get(json_object_get(roots[i], "models"), model);
+        if (desc) {
+            c->model_info = json_dumps(desc, JSON_COMPACT);
+            snprintf(c->model_info_from, sizeof c->model_info_from, "%s",
+                     paths[i] ? paths[i] : "");
+            return;
+        }
+    }
+}
+
 /* providers.<name>.{model, base_url, api_key_env}: kept aside until the provider is known. */
 struct provider_overrides {
     json_t *providers; /* borrowed from the user's file */
@@ -324,6 +368,13 @@ static int load_file(cli_config *c, const char *path, int project, json_t **keep
                     json_decref(root);
                     return -1;
                 }
+            }
+            continue;
+        }
+        if (strcmp(key, "models") == 0) {
+            if (check_models(v, path, err, errlen) != 0) {
+                json_decref(root);
+                return -1;
             }
             continue;
         }
@@ -436,6 +487,7 @@ void cli_config_release(cli_config *c)
     free(c->user_path);
     free(c->project_path);
     free(c->key_from);
+    free(c->model_info);
     memset(c, 0, sizeof *c);
 }
 
@@ -566,6 +618,7 @@ static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
         }
     }
     free(file_provider);
+    take_model_info(c, user, project);
     json_decref(user);
     json_decref(project);
     return 0;
@@ -583,6 +636,7 @@ int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errl
 {
     o->provider = c->str[CFG_PROVIDER];
     o->model = c->str[CFG_MODEL];
+    o->model_info = c->model_info;
     o->base_url = c->str[CFG_BASE_URL];
     o->mode = c->str[CFG_MODE];
     o->yolo = c->num[CFG_YOLO] > 0;
@@ -743,4 +797,17 @@ void cli_explain_session_error(const char *err, const char *provider)
                 "http://localhost:8080/v1)\n",
                 var ? var : "THE_PROVIDERS_API_KEY");
     }
+}
+
+void cli_note_unknown_model(const hew_options *o)
+{
+    if (!o->model || hew_options_model_known(o))
+        return;
+    fprintf(stderr,
+            "hew: note: hew's model table does not know \"%s\": it assumes a small context "
+            "window (so older messages are dropped early), no images, no thinking and no "
+            "prices. Describe the model in ~/.config/hew/config.json:\n"
+            "  \"models\": {\"%s\": {\"context_window\": 131072, \"max_output\": 8192, "
+            "\"images\": false, \"input_price\": 0.5, \"output_price\": 1.5}}\n",
+            o->model, o->model);
 }

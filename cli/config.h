@@ -64,6 +64,9 @@ typedef struct cli_config {
     char *user_path;         /* the user's file (may not exist) */
     char *project_path;      /* the project's file found, or NULL */
     char *key_from;          /* where the API key comes from, for `hew config` */
+    char *model_info;        /* models.<model> of the files for the chosen model (JSON
+                                text), or NULL */
+    char model_info_from[256]; /* which file it came from */
 } cli_config;
 
 /* Load and merge everything for the workspace cwd (NULL: the current directory) and the
@@ -98,5 +101,10 @@ int cli_config_show(const struct cli_options *co, int json);
 /* A message for a session that could not start: err from the library, with what to do
  * added (which variable to set, how to run a local model). Writes to stderr. */
 void cli_explain_session_error(const char *err, const char *provider);
+
+/* When hew's model table does not know the model o names (and the config does not
+ * describe it): a note on stderr saying what hew assumes and how to describe the model
+ * under "models" in the config file. */
+void cli_note_unknown_model(const hew_options *o);
 
 #endif

@@ -277,6 +277,7 @@ int cli_headless(const cli_options *co)
         free(owned);
         return 2;
     }
+    cli_note_unknown_model(&o);
     cli_config_release(&cfg);
 
     sigset_t set, old;

@@ -84,6 +84,7 @@ struct ui {
     int replaying; /* a resumed task's conversation is being replayed */
     long long resume_ms; /* when the resume started: older messages are replayed ones */
     char stopped_id[64]; /* the task Ctrl-C stopped: the next message goes on with it */
+    char noted_model[128]; /* the model the unknown-model note was shown for */
     char *continue_text; /* that message, the answer to its resume ask (owned) */
     int quit;
 };
@@ -855,6 +856,12 @@ static int ensure_session(struct ui *u)
         return -1;
     }
     u->session_dirty = 0;
+    /* Once per model: hew does not know it, and how to describe it. */
+    if (!o.model || strcmp(u->noted_model, o.model) != 0) {
+        leave_live(u);
+        cli_note_unknown_model(&o);
+        snprintf(u->noted_model, sizeof u->noted_model, "%s", o.model ? o.model : "");
+    }
     return 0;
 }
 

@@ -52,6 +52,13 @@ typedef struct hew_options {
     const char *provider;   /* "anthropic", "openai", "openai-compatible", "openrouter",
                                "deepseek", "gemini", "xai", "groq" */
     const char *model;      /* NULL: the profile's default */
+    const char *model_info; /* the model described as JSON, for a model hew's table does
+                               not know (or to correct it): {"context_window",
+                               "max_output", "input_price", "output_price",
+                               "cache_read_price", "cache_write_price" (USD per million
+                               tokens), "images", "thinking", "native_tools",
+                               "reasoning_effort", "next_gen"}, every key optional;
+                               NULL: the table's entry or safe defaults */
     const char *api_key;    /* NULL: the profile's environment variable */
     const char *base_url;   /* NULL: the profile's URL */
     const char *cwd;        /* the workspace; NULL: the current directory */
@@ -113,6 +120,15 @@ void hew_options_init(hew_options *o);
  * (extended thinking or reasoning, by hew's model table), else 0: a thinking_budget is
  * then not sent, and a front end should say so. */
 int hew_options_thinking_supported(const hew_options *o);
+
+/* 1 when hew knows the model o names (its table, or o->model_info), else 0: it then
+ * assumes a small context window, no images, no thinking and no prices; a front end
+ * should say how to describe the model (hew_options.model_info). */
+int hew_options_model_known(const hew_options *o);
+
+/* Check a model description (the JSON of hew_options.model_info): 0, or -1 with what is
+ * wrong in err (the key and what to write). */
+int hew_model_info_check(const char *json, char *err, size_t errlen);
 
 /* A new session (strings in o are copied), or NULL with a message in err. */
 hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen);

@@ -193,6 +193,24 @@ hew_code api_model_from_json(const json_t *desc, api_model *m, hew_err *err)
 {
     if (!json_is_object(desc))
         return hew_err_set(err, HEW_E_INVALID, "model: expected an object");
+    static const char *const keys[] = { "context_window",   "max_output",       "input_price",
+                                        "output_price",     "cache_read_price",
+                                        "cache_write_price", "images",          "thinking",
+                                        "native_tools",     "reasoning_effort", "next_gen" };
+    const char *key;
+    const json_t *val;
+    json_object_foreach((json_t *)desc, key, val) {
+        size_t i = 0;
+        while (i < sizeof keys / sizeof keys[0] && strcmp(keys[i], key) != 0)
+            i++;
+        if (i == sizeof keys / sizeof keys[0])
+            return hew_err_set(err, HEW_E_INVALID,
+                               "model: %s: unknown key (use context_window, max_output, "
+                               "input_price, output_price, cache_read_price, "
+                               "cache_write_price, images, thinking, native_tools, "
+                               "reasoning_effort, next_gen)",
+                               key);
+    }
     double cw = (double)m->context_window, mo = (double)m->max_output;
     hew_code rc;
     if ((rc = num(desc, "context_window", &cw, err)) || (rc = num(desc, "max_output", &mo, err)) ||
@@ -203,7 +221,8 @@ hew_code api_model_from_json(const json_t *desc, api_model *m, hew_err *err)
         (rc = flag(desc, "images", &m->images, err)) ||
         (rc = flag(desc, "thinking", &m->thinking, err)) ||
         (rc = flag(desc, "native_tools", &m->native_tools, err)) ||
-        (rc = flag(desc, "reasoning_effort", &m->reasoning_effort, err)))
+        (rc = flag(desc, "reasoning_effort", &m->reasoning_effort, err)) ||
+        (rc = flag(desc, "next_gen", &m->next_gen, err)))
         return rc;
     if (cw < 1 || mo < 1)
         return hew_err_set(err, HEW_E_INVALID, "model: context_window and max_output must be >= 1");

@@ -47,9 +47,9 @@ api_model api_model_lookup(const char *provider, const char *model);
 
 /* A model described in config, on top of the table's entry (or the defaults):
  * {"context_window", "max_output", "input_price", "output_price", "cache_read_price",
- *  "cache_write_price", "images", "thinking", "native_tools", "reasoning_effort"} — every
- * key optional. HEW_E_INVALID naming the key when a value has the wrong type or is
- * negative. */
+ *  "cache_write_price", "images", "thinking", "native_tools", "reasoning_effort",
+ *  "next_gen"} — every key optional. HEW_E_INVALID naming the key when a value has the
+ * wrong type or is negative, or the key is none of these. */
 hew_code api_model_from_json(const json_t *desc, api_model *m, hew_err *err);
 
 #endif

@@ -183,7 +183,8 @@ hew_code api_build(const api_provider *p, const api_request *r, api_http *out, h
         if (!r->tools[i].name || !*r->tools[i].name)
             return hew_err_set(err, HEW_E_INVALID, "tools[%zu]: a tool needs a name", i);
     build_ctx c = { .p = p, .r = r };
-    c.model = api_model_lookup(p->profile ? p->profile->name : NULL, p->model);
+    c.model = r->model ? *r->model
+                       : api_model_lookup(p->profile ? p->profile->name : NULL, p->model);
     c.max_tokens = resolve_max_tokens(r, &c.model);
     if (r->thinking_budget > 0 && c.max_tokens <= r->thinking_budget)
         c.max_tokens = r->thinking_budget + 1024; /* Anthropic: max_tokens > budget_tokens */

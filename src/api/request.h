@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "api/model.h"
 #include "api/provider.h"
 #include "base/err.h"
 
@@ -60,6 +61,8 @@ typedef struct api_request {
     bool has_temperature;
     double temperature;
     bool parallel_tool_calls;
+    const api_model *model;     /* the model's facts when the caller has them (a model
+                                   described in config); NULL: the table's entry */
 } api_request;
 
 /* A zeroed request (no tools, defaults everywhere). */

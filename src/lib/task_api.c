@@ -10,6 +10,7 @@
 #include "api/message.h"
 #include "api/model.h"
 #include "api/provider.h"
+#include "base/json.h"
 #include "lib/lib_store.h"
 #include "net/http.h"
 #include "lib/mcp_session.h"
@@ -51,7 +52,30 @@ static void settings_release(task_settings *s)
     free(s->language);
 }
 
-int hew_options_thinking_supported(const hew_options *o)
+/* The model description of hew_options.model_info on top of the table's entry. */
+static hew_code apply_model_info(api_model *m, const char *info, hew_err *err)
+{
+    json_t *desc = NULL;
+    hew_code rc = json_parse(info, strlen(info), "model_info", &desc, err);
+    if (rc == HEW_OK)
+        rc = api_model_from_json(desc, m, err);
+    json_decref(desc);
+    return rc;
+}
+
+int hew_model_info_check(const char *json, char *err, size_t errlen)
+{
+    api_model m = api_model_lookup(NULL, NULL);
+    hew_err e = HEW_ERR_INIT;
+    if (!json || apply_model_info(&m, json, &e) != HEW_OK) {
+        lib_set_err(err, errlen, json ? e.msg : "no model description");
+        return -1;
+    }
+    return 0;
+}
+
+/* The model o names, as a session would see it; false when o->model_info is wrong. */
+static bool options_model(const hew_options *o, api_model *m)
 {
     const char *provider = o && o->provider ? o->provider : "anthropic";
     const char *model = o ? o->model : NULL;
@@ -59,7 +83,21 @@ int hew_options_thinking_supported(const hew_options *o)
         const api_profile *p = api_profile_find(provider);
         model = p ? p->default_model : NULL;
     }
-    return api_model_lookup(provider, model).thinking;
+    *m = api_model_lookup(provider, model);
+    hew_err e = HEW_ERR_INIT;
+    return !(o && o->model_info && apply_model_info(m, o->model_info, &e) != HEW_OK);
+}
+
+int hew_options_model_known(const hew_options *o)
+{
+    api_model m;
+    return options_model(o, &m) && m.known ? 1 : 0;
+}
+
+int hew_options_thinking_supported(const hew_options *o)
+{
+    api_model m;
+    return options_model(o, &m) && m.thinking ? 1 : 0;
 }
 
 #define ANTHROPIC_MIN_THINKING 1024
@@ -143,6 +181,12 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     s->provider.deadline_ms = st->request_timeout_ms;
     s->provider.idle_timeout_ms = st->idle_timeout_ms;
     s->model = api_model_lookup(st->provider, s->provider.model);
+    if (o->model_info && apply_model_info(&s->model, o->model_info, &e) != HEW_OK) {
+        lib_set_err(err, errlen, e.msg);
+        settings_release(st);
+        free(s);
+        return NULL;
+    }
     s->native_tools = st->native_tools < 0 ? s->model.native_tools : st->native_tools != 0;
     s->auto_condense = st->auto_condense < 0 ? s->model.next_gen : st->auto_condense != 0;
     session_thinking(s);

@@ -103,6 +103,7 @@ static void *stream_main(void *arg)
     r.parallel_tool_calls = t->settings->parallel_tool_calls;
     r.thinking_budget = t->session->thinking_budget;
     r.reasoning_effort = t->session->reasoning_effort;
+    r.model = &t->session->model; /* the table's entry, or as the config describes it */
     api_error e;
     api_error_init(&e);
     hew_code rc = api_stream(&job->provider, &r, on_chunk, t, t->stream.abort, &e);

@@ -111,6 +111,16 @@ static void test_model_table(void)
     CHECK_INT(api_model_from_json(desc, &m, &err), HEW_E_INVALID);
     CHECK(strstr(err.msg, "context_window") != NULL);
     json_decref(desc);
+    /* next_gen (automatic condensing by default) can be described; a misspelt key is
+     * refused with the key and the ones there are. */
+    desc = json_pack("{s:b}", "next_gen", 1);
+    CHECK_INT(api_model_from_json(desc, &m, &err), HEW_OK);
+    CHECK(m.next_gen);
+    json_decref(desc);
+    desc = json_pack("{s:i}", "max_ouptut", 100);
+    CHECK_INT(api_model_from_json(desc, &m, &err), HEW_E_INVALID);
+    CHECK(strstr(err.msg, "max_ouptut: unknown key") && strstr(err.msg, "max_output"));
+    json_decref(desc);
 }
 
 static void test_cost(void)
