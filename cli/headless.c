@@ -6,6 +6,7 @@
  * its resume ask is answered yes, or with the -p text as new instructions.
  * Exit codes: 0 completed, 1 failed, 2 usage, 130 interrupted. */
 #include <errno.h>
+#include <jansson.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -96,7 +97,17 @@ static void on_event(void *ud, hew_task *task, const hew_event *ev)
     } else if (!ev->partial && (strcmp(ev->type, "error") == 0)) {
         fprintf(stderr, "hew: %s\n", ev->text ? ev->text : "error");
     } else if (!ev->partial && strcmp(ev->type, "error_retry") == 0 && ev->data_json) {
-        fprintf(stderr, "hew: retrying: %s\n", ev->data_json);
+        json_t *d = json_loads(ev->data_json, 0, NULL);
+        const char *why = json_string_value(json_object_get(d, "errorMessage"));
+        long long k = json_integer_value(json_object_get(d, "attempt"));
+        long long n = json_integer_value(json_object_get(d, "maxAttempts"));
+        if (json_is_true(json_object_get(d, "failed")))
+            ; /* the error that follows says it */
+        else
+            fprintf(stderr, "hew: retrying in %.3g s (%lld/%lld): %s\n",
+                    json_number_value(json_object_get(d, "delaySeconds")), k, n,
+                    why ? why : "the request failed");
+        json_decref(d);
     }
     if (ev->is_ask && !ev->partial)
         answer_by_policy(h, task, ev);
