@@ -1107,7 +1107,7 @@ static void help(struct ui *u)
     printf("%s", sgr(u, "\033[1m"));
     printf("commands%s\n", sgr(u, "\033[0m"));
     puts("  /plan, /act      switch mode (in plan mode the model discusses before it acts)\n"
-         "  /model NAME      use another model from the next task on\n"
+         "  /model NAME      use another model (a task waiting here goes on with it)\n"
          "  /yolo            approve everything from now on (again: ask again)\n"
          "  /cost            tokens and cost of this task and session\n"
          "  /new             finish the current task; the next message starts a new one\n"
@@ -1226,9 +1226,20 @@ static int command(struct ui *u, const char *line)
         free(u->model);
         u->model = strdup(arg);
         u->session_dirty = 1;
-        say(u, u->task ? "model %s from the next task on (this one keeps its model)"
-                       : "model %s",
-            arg);
+        if (u->task) {
+            /* The task waits at the prompt: stop it there; the next message goes on with
+             * it (resumed in a session on the new model). */
+            hew_task_abort(u->task, "the user switched the model");
+            hew_task_wait(u->task);
+            u->pending[0] = '\0';
+            finish_task(u);
+            screen_release(u->scr);
+            say(u, u->stopped_id[0] ? "model %s: your next message goes on with this task on it"
+                                    : "model %s",
+                arg);
+        } else {
+            say(u, "model %s", arg);
+        }
     } else if (strcmp(name, "yolo") == 0) {
         u->yolo = !u->yolo;
         u->session_dirty = 1;

@@ -148,4 +148,32 @@ PY
 keys C-d
 wait_for 'EXIT=0' || fail "Ctrl-D did not leave cleanly"
 stop_hew
+
+# 4. /model while the task waits at the prompt: the next message goes on with the same
+#    task, on the new model
+cat >"$work/s4.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "text": "<ask_followup_question>\n<question>Which colour?</question>\n</ask_followup_question>"},
+  {"protocol": "anthropic", "text": "<attempt_completion>\n<result>\npainted blue\n</result>\n</attempt_completion>"}
+]}
+JSON
+start_hew "$work/s4.json"
+keys 'Paint the shed' Enter
+wait_for 'Which colour' || fail "question not shown"
+keys '/model claude-opus-4-5' Enter
+wait_for 'goes on with this task on it' || fail "/model did not say the task goes on"
+keys 'blue' Enter
+wait_for 'painted blue' || fail "the task did not go on after /model"
+python3 - "$FAKE_RECORD" <<'PY' || fail "the message after /model did not continue the task on the new model"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(reqs) == 2, len(reqs)
+assert reqs[0]["body"]["model"] != "claude-opus-4-5", reqs[0]["body"]["model"]
+assert reqs[1]["body"]["model"] == "claude-opus-4-5", reqs[1]["body"]["model"]
+msgs = json.dumps(reqs[1]["body"]["messages"]).replace("\\n", "\n")
+assert "<task>\nPaint the shed\n</task>" in msgs and "blue" in msgs, msgs
+PY
+keys C-d
+wait_for 'EXIT=0' || fail "Ctrl-D did not leave cleanly"
+stop_hew
 echo "interactive: ok"
