@@ -139,12 +139,14 @@ static void on_response(mcp_client *c, json_t *msg)
     pthread_mutex_lock(&c->mu);
     pending *p = find_pending(c, id);
     if (p && !p->done) {
+        /* Copies, not references: the message is freed on this thread while the waiter
+         * reads its answer on another (no jansson tree is shared between threads). */
         json_t *e = json_object_get(msg, "error");
         if (e) {
-            p->error = json_incref(e);
+            p->error = json_deep_copy(e);
         } else {
             json_t *r = json_object_get(msg, "result");
-            p->result = r ? json_incref(r) : json_object();
+            p->result = r ? json_deep_copy(r) : json_object();
         }
         p->done = true;
         pthread_cond_broadcast(&c->cv);

@@ -404,9 +404,15 @@ static void test_misbehaving_server(void)
     hew_code rc = mcp_client_request(c, "tools/list", NULL, 10000, NULL, NULL, NULL, &r, &err);
     CHECK_INT(rc, HEW_E_NET);
     CHECK(strstr(err.msg, "status 3") && strstr(err.msg, "the database is gone"));
-    for (int i = 0; i < 100 && !ev.closed; i++)
-        usleep(10000);
-    CHECK_INT(ev.closed, 1);
+    int closed = 0;
+    for (int i = 0; i < 100 && !closed; i++) {
+        pthread_mutex_lock(&ev.mu);
+        closed = ev.closed;
+        pthread_mutex_unlock(&ev.mu);
+        if (!closed)
+            usleep(10000);
+    }
+    CHECK_INT(closed, 1);
     pthread_mutex_lock(&ev.mu);
     CHECK(strstr(ev.notes.data, "noise1:Server starting, hello!") != NULL);
     CHECK(strstr(ev.notes.data, "noise1:{") != NULL); /* the unparsable line */
