@@ -616,10 +616,10 @@ static json_t *tools_json(const server *s)
         json_object_set_new(o, "name", json_string(name));
         json_t *d = json_object_get(t, "description");
         if (json_is_string(d))
-            json_object_set(o, "description", d);
+            json_object_set_new(o, "description", json_deep_copy(d));
         json_t *schema = json_object_get(t, "inputSchema");
         if (schema)
-            json_object_set(o, "input_schema", schema);
+            json_object_set_new(o, "input_schema", json_deep_copy(schema));
         json_object_set_new(o, "auto_approve", json_boolean(in_list(s->cfg.auto_approve, name)));
         json_array_append_new(out, o);
     }
@@ -641,9 +641,9 @@ json_t *mcp_hub_status_json(mcp_hub *h)
         if (s->version && s->status == MCP_CONNECTED)
             json_object_set_new(o, "server", json_string(s->version));
         json_object_set_new(o, "tools", tools_json(s));
-        json_object_set(o, "resources", s->resources);
-        json_object_set(o, "resource_templates", s->templates);
-        json_object_set(o, "prompts", s->prompts);
+        json_object_set_new(o, "resources", json_deep_copy(s->resources));
+        json_object_set_new(o, "resource_templates", json_deep_copy(s->templates));
+        json_object_set_new(o, "prompts", json_deep_copy(s->prompts));
         if (s->cfg.source)
             json_object_set_new(o, "source", json_string(s->cfg.source));
         json_array_append_new(out, o);
@@ -859,17 +859,22 @@ mcp_snapshot *mcp_hub_snapshot(mcp_hub *h)
         server *s = h->servers[i];
         if (s->status != MCP_CONNECTED)
             continue;
-        json_array_append(snap->keep, s->tools);
-        json_array_append(snap->keep, s->resources);
-        json_array_append(snap->keep, s->templates);
+        /* Copies: the snapshot lives on the task's thread, the hub's lists on the
+         * server's (no jansson tree is shared between threads). */
+        json_t *tools_copy = json_deep_copy(s->tools);
+        json_t *resources_copy = json_deep_copy(s->resources);
+        json_t *templates_copy = json_deep_copy(s->templates);
+        json_array_append_new(snap->keep, tools_copy);
+        json_array_append_new(snap->keep, resources_copy);
+        json_array_append_new(snap->keep, templates_copy);
         prompt_mcp_server *ps = &snap->servers[snap->nservers++];
         ps->name = keep_string(snap->keep, s->cfg.name);
         ps->command = server_command(snap->keep, &s->cfg);
-        size_t count = json_array_size(s->tools);
+        size_t count = json_array_size(tools_copy);
         prompt_mcp_tool *tools = count ? calloc(count, sizeof *tools) : NULL;
         size_t j;
         json_t *t;
-        json_array_foreach(s->tools, j, t) {
+        json_array_foreach(tools_copy, j, t) {
             const char *name = json_string_value(json_object_get(t, "name"));
             if (!name || !tools)
                 continue;
@@ -890,9 +895,9 @@ mcp_snapshot *mcp_hub_snapshot(mcp_hub *h)
             }
         }
         ps->tools = tools;
-        prompt_mcp_resource *res = resources_of(s->resources, false, &ps->nresources);
+        prompt_mcp_resource *res = resources_of(resources_copy, false, &ps->nresources);
         ps->resources = res;
-        prompt_mcp_resource *tpl = resources_of(s->templates, true, &ps->ntemplates);
+        prompt_mcp_resource *tpl = resources_of(templates_copy, true, &ps->ntemplates);
         ps->templates = tpl;
     }
     pthread_mutex_unlock(&h->mu);
