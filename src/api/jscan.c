@@ -3,6 +3,9 @@
 #include "api/jscan.h"
 
 #include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,12 +54,72 @@ static const char *scan_string(const char *p, const char *end, bool *escaped)
     }
 }
 
+static locale_t c_locale_value;
+
+static void c_locale_init(void)
+{
+    c_locale_value = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+/* The C locale for strtod_l (a real's '.' whatever the process's locale). */
+static locale_t jscan_c_locale(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, c_locale_init);
+    return c_locale_value;
+}
+
+static const char *scan_number_syntax(const char *p, const char *end);
+
 static bool is_digit(char c)
 {
     return c >= '0' && c <= '9';
 }
 
+static bool number_fits(const char *start, const char *stop, bool real)
+{
+    char tmp[64];
+    size_t n = (size_t)(stop - start);
+    if (!real) {
+        size_t digits = n - (start[0] == '-');
+        if (digits <= 18)
+            return true; /* always fits */
+        if (n >= sizeof tmp)
+            return false;
+        memcpy(tmp, start, n);
+        tmp[n] = '\0';
+        errno = 0;
+        (void)strtoll(tmp, NULL, 10);
+        return errno != ERANGE;
+    }
+    /* A real overflows when its decimal exponent is large: check with strtod in the C
+     * locale (a copy, for numbers of sane length; a longer one is checked as it is). */
+    char *big = n < sizeof tmp ? tmp : malloc(n + 1);
+    if (!big)
+        return false;
+    memcpy(big, start, n);
+    big[n] = '\0';
+    errno = 0;
+    double v = strtod_l(big, NULL, jscan_c_locale());
+    bool ok = !((v == HUGE_VAL || v == -HUGE_VAL) && errno == ERANGE);
+    if (big != tmp)
+        free(big);
+    return ok;
+}
+
 static const char *scan_number(const char *p, const char *end)
+{
+    const char *start = p;
+    const char *stop = scan_number_syntax(p, end);
+    if (!stop)
+        return NULL;
+    bool real = false;
+    for (const char *q = start; q < stop; q++)
+        real = real || *q == '.' || *q == 'e' || *q == 'E';
+    return number_fits(start, stop, real) ? stop : NULL;
+}
+
+static const char *scan_number_syntax(const char *p, const char *end)
 {
     if (p < end && *p == '-')
         p++;
