@@ -776,6 +776,10 @@ static char *native_name(const char *server_name, const char *tool, const mcp_na
                          size_t ndone)
 {
     buf b = BUF_INIT(4096);
+    /* Gemini wants a letter or '_' first ("1password" would not do). */
+    char first = server_name[0];
+    if (!((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z') || first == '_'))
+        buf_puts(&b, "mcp_");
     sanitize_into(&b, server_name);
     buf_puts(&b, "__");
     sanitize_into(&b, tool);

@@ -11,7 +11,8 @@
  * logged.
  *
  * Native tool names: an MCP tool is offered to providers with native tool calling as
- * "<server>__<tool>" with every byte outside [A-Za-z0-9_-] turned into '_', at most 64
+ * "<server>__<tool>" with every byte outside [A-Za-z0-9_-] turned into '_', "mcp_" first
+ * when the server's name does not start with a letter or '_' (Gemini's rule), at most 64
  * bytes (providers' limit; longer names are cut and end in a short hash so they stay
  * unique); mcp_snapshot_native_find maps a name back. */
 #ifndef HEW_MCP_HUB_H

@@ -502,6 +502,9 @@ static void build_hub_config(mcp_config *cfg, const char *root)
     add_stdio(cfg, "fs.local", filesystem, NULL, false);
     add_stdio(cfg, "broken", broken, NULL, false);
     add_stdio(cfg, "off", everything, NULL, true);
+    add_stdio(cfg, "9lives", everything, NULL, false);
+    add_stdio(cfg, "a-server-with-a-very-long-name-that-leaves-no-room-for-tools", everything,
+              NULL, false);
 }
 
 static void test_hub(void)
@@ -524,7 +527,7 @@ static void test_hub(void)
     REQUIRE(mcp_hub_start(&cfg, root, &h, &err) == HEW_OK);
     mcp_hub_set_listener(h, on_notice, &nt);
     CHECK_INT(cfg.n, 0); /* taken */
-    CHECK_INT(mcp_hub_count(h), 4);
+    CHECK_INT(mcp_hub_count(h), 6);
     CHECK(mcp_hub_wait_ready(h, 30000, NULL));
 
     json_t *st = mcp_hub_status_json(h);
@@ -548,13 +551,30 @@ static void test_hub(void)
     /* The snapshot: connected servers only, tools with provider-safe native names. */
     mcp_snapshot *snap = mcp_hub_snapshot(h);
     REQUIRE(snap);
-    CHECK_INT(snap->nservers, 2);
+    CHECK_INT(snap->nservers, 4);
+    /* Names over 64 bytes are cut and end in a hash: still unique, still found. */
+    size_t long_tools = 0;
+    for (size_t i = 0; i < snap->nnative; i++)
+        if (strncmp(snap->native[i].server, "a-server-with", 13) == 0) {
+            long_tools++;
+            CHECK(strlen(snap->native[i].native_name) == 64);
+            CHECK(mcp_snapshot_native_find(snap, snap->native[i].native_name) ==
+                  &snap->native[i]);
+            for (size_t j = 0; j < i; j++)
+                CHECK(strcmp(snap->native[j].native_name, snap->native[i].native_name) != 0);
+        }
+    CHECK(long_tools >= 5);
+    /* A name that does not start with a letter gets "mcp_" first (Gemini's rule). */
+    const mcp_native_tool *nt_nine = mcp_snapshot_native_find(snap, "mcp_9lives__echo");
+    CHECK(nt_nine && strcmp(nt_nine->server, "9lives") == 0);
     const mcp_native_tool *nt_echo = mcp_snapshot_native_find(snap, "everything__echo");
     CHECK(nt_echo && strcmp(nt_echo->tool, "echo") == 0 &&
           strcmp(nt_echo->server, "everything") == 0);
     const mcp_native_tool *nt_read = mcp_snapshot_native_find(snap, "fs_local__read_text_file");
     CHECK(nt_read && strcmp(nt_read->server, "fs.local") == 0);
     for (size_t i = 0; i < snap->nnative; i++) {
+        char c0 = snap->native[i].native_name[0];
+        CHECK((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '_');
         CHECK(strlen(snap->native[i].native_name) <= 64);
         CHECK(strspn(snap->native[i].native_name,
                      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ==
