@@ -5,6 +5,7 @@
  * generationConfig with maxOutputTokens and thinkingConfig. It must never send an id hew
  * made up, never drop a thought signature, and never send hew's own keys. */
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "api/build_internal.h"
@@ -75,6 +76,47 @@ static void model_parts(const json_t *blocks, json_t *parts, hew_code *st)
     }
 }
 
+/* Gemini's "parameters" takes a subset of OpenAPI's schema; a schema with anything else
+ * (an MCP server's "additionalProperties", "$schema", "oneOf", "const", ...) goes as
+ * "parametersJsonSchema", which takes JSON Schema as it is. Built-in tools fit the
+ * subset and keep "parameters". */
+static bool openapi_subset(const json_t *schema)
+{
+    static const char *const keys[] = {
+        "type",      "format",   "title",     "description", "nullable",         "enum",
+        "maxItems",  "minItems", "properties", "required",   "minProperties",    "maxProperties",
+        "minLength", "maxLength", "pattern",  "example",     "anyOf",            "propertyOrdering",
+        "default",   "items",    "minimum",   "maximum",
+    };
+    if (!json_is_object(schema))
+        return true;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)schema, k, v) {
+        size_t i = 0;
+        while (i < sizeof keys / sizeof keys[0] && strcmp(keys[i], k) != 0)
+            i++;
+        if (i == sizeof keys / sizeof keys[0])
+            return false;
+        if (strcmp(k, "properties") == 0) {
+            const char *name;
+            json_t *sub;
+            json_object_foreach(v, name, sub)
+                if (!openapi_subset(sub))
+                    return false;
+        } else if (strcmp(k, "items") == 0 && !openapi_subset(v)) {
+            return false;
+        } else if (strcmp(k, "anyOf") == 0) {
+            size_t j;
+            json_t *sub;
+            json_array_foreach(v, j, sub)
+                if (!openapi_subset(sub))
+                    return false;
+        }
+    }
+    return true;
+}
+
 json_t *build_gemini(const build_ctx *c, hew_err *err)
 {
     const api_request *r = c->r;
@@ -117,12 +159,16 @@ json_t *build_gemini(const build_ctx *c, hew_err *err)
     }
     if (r->ntools) {
         json_t *decls = json_array();
-        for (size_t t = 0; t < r->ntools; t++)
+        for (size_t t = 0; t < r->ntools; t++) {
+            json_t *schema = build_schema(&r->tools[t]);
             json_arr_push(decls,
                           json_pack("{s:s,s:s,s:o}", "name", r->tools[t].name, "description",
                                     r->tools[t].description ? r->tools[t].description : "",
-                                    "parameters", build_schema(&r->tools[t])),
+                                    openapi_subset(schema) ? "parameters"
+                                                           : "parametersJsonSchema",
+                                    schema),
                           &st);
+        }
         json_obj_put(body, "tools", json_pack("[{s:o}]", "functionDeclarations", decls), &st);
         json_obj_put(body, "toolConfig",
                      json_pack("{s:{s:s}}", "functionCallingConfig", "mode", "AUTO"), &st);

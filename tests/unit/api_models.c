@@ -210,6 +210,43 @@ static const char *js(const json_t *root, const char *path)
     return s ? s : "(none)";
 }
 
+/* Gemini: a schema within OpenAPI's subset goes as "parameters" (hew's own tools); one
+ * with JSON Schema beyond it (an MCP server's) as "parametersJsonSchema", unchanged. */
+static void test_gemini_schemas(void)
+{
+    json_t *plain = json_pack("{s:s,s:{s:{s:s,s:s}},s:[s]}", "type", "object", "properties",
+                              "path", "type", "string", "description", "where", "required",
+                              "path");
+    json_t *rich = json_pack("{s:s,s:s,s:{s:{s:s,s:{s:s}}},s:b}", "$schema",
+                             "http://json-schema.org/draft-07/schema#", "type", "object",
+                             "properties", "tags", "type", "array", "items", "type", "string",
+                             "additionalProperties", 0);
+    api_tool tools[2] = { { "read_file", "Read a file.", plain },
+                          { "srv__tag", "Tag things.", rich } };
+    api_provider p;
+    api_provider_opts o = { .api_key = "k", .model = "gemini-2.5-pro" };
+    REQUIRE(api_provider_init(&p, "gemini", &o, NULL) == HEW_OK);
+    json_t *hist = json_array();
+    json_array_append_new(hist, api_msg_user_text("hi"));
+    api_request r = api_request_defaults();
+    r.messages = hist;
+    r.tools = tools;
+    r.ntools = 2;
+    api_http h;
+    REQUIRE(api_build(&p, &r, &h, NULL) == HEW_OK);
+    json_t *body = json_loads(h.body, 0, NULL);
+    const json_t *d0 = json_path_get(body, "tools[0].functionDeclarations[0]");
+    const json_t *d1 = json_path_get(body, "tools[0].functionDeclarations[1]");
+    CHECK(json_object_get(d0, "parameters") && !json_object_get(d0, "parametersJsonSchema"));
+    CHECK(json_object_get(d1, "parametersJsonSchema") && !json_object_get(d1, "parameters"));
+    CHECK(json_equal(json_object_get(d1, "parametersJsonSchema"), rich));
+    json_decref(body);
+    api_http_release(&h);
+    json_decref(hist);
+    json_decref(plain);
+    json_decref(rich);
+}
+
 static void test_builder_details(void)
 {
     json_t *h = json_array();
@@ -289,5 +326,6 @@ int main(void)
     RUN(test_cost);
     RUN(test_validate);
     RUN(test_builder_details);
+    RUN(test_gemini_schemas);
     return check_report();
 }
