@@ -21,7 +21,7 @@ static const char MCP_USAGE[] =
     "       hew mcp import FILE      copy every server of FILE (Cline's\n"
     "                                cline_mcp_settings.json, Claude Desktop's config) into\n"
     "                                your file, replacing servers of the same name\n"
-    "       hew mcp list             the configured servers\n"
+    "       hew mcp list [--json] [--cwd DIR] [--timeout S]\n                                connect to the servers and show their state and tools\n"
     "\n"
     "Servers are kept in $XDG_CONFIG_HOME/hew/mcp.json (~/.config/hew/mcp.json), or with\n"
     "--project in .hew/mcp.json of the current directory (its --auto-approve lists are\n"

@@ -9,6 +9,8 @@ _hew() {
             COMPREPLY=($(compgen -W "add remove import list" -- "$cur"))
         elif [[ $prev == --type ]]; then
             COMPREPLY=($(compgen -W "http sse" -- "$cur"))
+        elif [[ $cur == -* && ${COMP_WORDS[2]} == list ]]; then
+            COMPREPLY=($(compgen -W "--json --cwd --timeout" -- "$cur"))
         elif [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "--project --env --timeout --auto-approve --url --header
                 --type --help" -- "$cur"))
