@@ -413,6 +413,20 @@ static hew_code error_answer(mcp_client *c, const char *method, const json_t *e,
                        c->name, method, (long long)code, msg ? msg : "no message");
 }
 
+/* Hand the latest progress of p to the caller's function, outside the lock (mu held on
+ * entry and on return); returns the progress number shown. */
+static unsigned show_progress(mcp_client *c, pending *p, mcp_progress_fn progress, void *ud)
+{
+    unsigned seq = p->progress_seq;
+    double done = p->progress, total = p->total;
+    char *m = p->progress_message ? strdup(p->progress_message) : NULL;
+    pthread_mutex_unlock(&c->mu);
+    progress(ud, done, total, m);
+    free(m);
+    pthread_mutex_lock(&c->mu);
+    return seq;
+}
+
 static json_t *request_message(const char *method, json_t *params, long long id, bool progress)
 {
     json_t *msg = json_object();
@@ -474,13 +488,7 @@ hew_code mcp_client_request(mcp_client *c, const char *method, json_t *params, l
             break;
         }
         if (p->progress_seq != seen_progress && progress) {
-            seen_progress = p->progress_seq;
-            double done = p->progress, total = p->total;
-            char *m = p->progress_message ? strdup(p->progress_message) : NULL;
-            pthread_mutex_unlock(&c->mu);
-            progress(progress_ud, done, total, m);
-            free(m);
-            pthread_mutex_lock(&c->mu);
+            seen_progress = show_progress(c, p, progress, progress_ud);
             continue;
         }
         if (abort && abort_is_set(abort)) {
@@ -500,15 +508,9 @@ hew_code mcp_client_request(mcp_client *c, const char *method, json_t *params, l
             slice = (long)(deadline - now);
         wait_for(c, slice);
     }
-    if (rc == HEW_OK && progress && p->progress_seq != seen_progress) {
-        /* The last progress came with (or just before) the answer: still show it. */
-        double done = p->progress, total = p->total;
-        char *m = p->progress_message ? strdup(p->progress_message) : NULL;
-        pthread_mutex_unlock(&c->mu);
-        progress(progress_ud, done, total, m);
-        free(m);
-        pthread_mutex_lock(&c->mu);
-    }
+    /* The last progress came with (or just before) the answer: still show it. */
+    if (rc == HEW_OK && progress && p->progress_seq != seen_progress)
+        show_progress(c, p, progress, progress_ud);
     unlink_pending(c, p);
     bool cancel = (rc == HEW_E_ABORTED || rc == HEW_E_TIMEOUT) && c->alive;
     pthread_mutex_unlock(&c->mu);

@@ -692,61 +692,55 @@ static void give_back(mcp_hub *h, server *s)
     pthread_mutex_unlock(&h->mu);
 }
 
-hew_code mcp_hub_call_tool(mcp_hub *h, const char *server_name, const char *tool,
-                           const json_t *arguments, hew_abort *abort, mcp_progress_fn progress,
-                           void *progress_ud, json_t **result, hew_err *err)
+/* One request to a connected server (params taken), with the server's timeout. */
+static hew_code hub_request(mcp_hub *h, const char *server_name, const char *method,
+                            json_t *params, hew_abort *abort, mcp_progress_fn progress,
+                            void *progress_ud, json_t **result, hew_err *err)
 {
     *result = NULL;
     mcp_client *c;
     long timeout_ms = 0;
     server *s = take_server(h, server_name, &c, &timeout_ms, err);
-    if (!s)
+    if (!s) {
+        json_decref(params);
         return err->code;
-    json_t *params = json_object();
-    json_object_set_new(params, "name", json_string(tool));
-    json_object_set_new(params, "arguments",
-                        arguments ? json_deep_copy(arguments) : json_object());
-    hew_code rc = mcp_client_request(c, "tools/call", params, timeout_ms, abort, progress,
+    }
+    hew_code rc = mcp_client_request(c, method, params, timeout_ms, abort, progress,
                                      progress_ud, result, err);
     give_back(h, s);
     return rc;
 }
 
+hew_code mcp_hub_call_tool(mcp_hub *h, const char *server_name, const char *tool,
+                           const json_t *arguments, hew_abort *abort, mcp_progress_fn progress,
+                           void *progress_ud, json_t **result, hew_err *err)
+{
+    json_t *params = json_object();
+    json_object_set_new(params, "name", json_string(tool));
+    json_object_set_new(params, "arguments",
+                        arguments ? json_deep_copy(arguments) : json_object());
+    return hub_request(h, server_name, "tools/call", params, abort, progress, progress_ud,
+                       result, err);
+}
+
 hew_code mcp_hub_read_resource(mcp_hub *h, const char *server_name, const char *uri,
                                hew_abort *abort, json_t **result, hew_err *err)
 {
-    *result = NULL;
-    mcp_client *c;
-    long timeout_ms = 0;
-    server *s = take_server(h, server_name, &c, &timeout_ms, err);
-    if (!s)
-        return err->code;
     json_t *params = json_object();
     json_object_set_new(params, "uri", json_string(uri));
-    hew_code rc = mcp_client_request(c, "resources/read", params, timeout_ms, abort, NULL, NULL,
-                                     result, err);
-    give_back(h, s);
-    return rc;
+    return hub_request(h, server_name, "resources/read", params, abort, NULL, NULL, result,
+                       err);
 }
 
 hew_code mcp_hub_get_prompt(mcp_hub *h, const char *server_name, const char *prompt,
                             const json_t *arguments, hew_abort *abort, json_t **result,
                             hew_err *err)
 {
-    *result = NULL;
-    mcp_client *c;
-    long timeout_ms = 0;
-    server *s = take_server(h, server_name, &c, &timeout_ms, err);
-    if (!s)
-        return err->code;
     json_t *params = json_object();
     json_object_set_new(params, "name", json_string(prompt));
     if (arguments)
         json_object_set_new(params, "arguments", json_deep_copy(arguments));
-    hew_code rc = mcp_client_request(c, "prompts/get", params, timeout_ms, abort, NULL, NULL,
-                                     result, err);
-    give_back(h, s);
-    return rc;
+    return hub_request(h, server_name, "prompts/get", params, abort, NULL, NULL, result, err);
 }
 
 /* ---- snapshots ------------------------------------------------------------------------- */

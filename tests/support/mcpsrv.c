@@ -12,14 +12,14 @@
 
 #include "check.h"
 
-static long now_ms(void)
+long test_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-static void sleep_ms(long ms)
+void test_sleep_ms(long ms)
 {
     struct timespec d = { ms / 1000, (ms % 1000) * 1000000L };
     nanosleep(&d, NULL);
@@ -69,14 +69,14 @@ bool port_accepts(int port)
 
 bool server_output_has(node_server *s, const char *needle, long timeout_ms)
 {
-    long deadline = now_ms() + timeout_ms;
+    long deadline = test_now_ms() + timeout_ms;
     for (;;) {
         pthread_mutex_lock(&s->mu);
         bool found = s->output.data && strstr(s->output.data, needle);
         pthread_mutex_unlock(&s->mu);
-        if (found || now_ms() >= deadline)
+        if (found || test_now_ms() >= deadline)
             return found;
-        sleep_ms(50);
+        test_sleep_ms(50);
     }
 }
 
@@ -117,9 +117,9 @@ int server_start(node_server *s, const char *mode)
         return -1;
     }
     pthread_create(&s->pump, NULL, server_pump, s);
-    long deadline = now_ms() + 10000;
+    long deadline = test_now_ms() + 10000;
     while (!port_accepts(s->port)) {
-        if (atomic_load(&s->finished) || now_ms() > deadline) {
+        if (atomic_load(&s->finished) || test_now_ms() > deadline) {
             pthread_mutex_lock(&s->mu);
             check_fail(__FILE__, __LINE__, "the everything server (%s) did not listen on port "
                        "%d: %s", mode, s->port, s->output.data ? s->output.data : "");
@@ -130,7 +130,7 @@ int server_start(node_server *s, const char *mode)
             buf_release(&s->output);
             return -1;
         }
-        sleep_ms(50);
+        test_sleep_ms(50);
     }
     return 0;
 }

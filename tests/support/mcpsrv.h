@@ -33,6 +33,10 @@ bool server_output_has(node_server *s, const char *needle, long timeout_ms);
 int free_port(void);
 bool port_accepts(int port);
 
+/* The monotonic clock in ms, and a sleep. */
+long test_now_ms(void);
+void test_sleep_ms(long ms);
+
 /* Kill it and free what start made. */
 void server_stop(node_server *s);
 

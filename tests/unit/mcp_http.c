@@ -26,18 +26,6 @@
 #include "mcp/transport.h"
 #include "tools/proc.h"
 
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec d = { ms / 1000, (ms % 1000) * 1000000L };
-    nanosleep(&d, NULL);
-}
 
 /* ---- what the transport handed back ------------------------------------------------------ */
 
@@ -123,7 +111,7 @@ static mcp_sink sink_of(collector *c)
 
 static bool wait_locked(collector *c, long deadline)
 {
-    long left = deadline - now_ms();
+    long left = deadline - test_now_ms();
     if (left <= 0)
         return false;
     struct timespec ts;
@@ -148,7 +136,7 @@ static bool is_answer_to(const json_t *m, const json_t *id)
  * timeout_ms. */
 static json_t *wait_answer_id(collector *c, json_t *id, long timeout_ms, size_t *index)
 {
-    long deadline = now_ms() + timeout_ms;
+    long deadline = test_now_ms() + timeout_ms;
     json_t *found = NULL;
     pthread_mutex_lock(&c->mu);
     for (;;) {
@@ -194,7 +182,7 @@ static int count_method(collector *c, const char *method, size_t before)
 
 static bool wait_closed(collector *c, long timeout_ms)
 {
-    long deadline = now_ms() + timeout_ms;
+    long deadline = test_now_ms() + timeout_ms;
     pthread_mutex_lock(&c->mu);
     while (!c->closed && wait_locked(c, deadline))
         ;
@@ -336,7 +324,7 @@ static void exercise(mcp_transport *t, collector *c)
                          tool_call("trigger-long-running-operation",
                                    json_pack("{s:f, s:i}", "duration", 1.5, "steps", 1),
                                    NULL)) == HEW_OK);
-    long started = now_ms();
+    long started = test_now_ms();
     for (long id = 10; id < 15; id++) {
         char word[32];
         snprintf(word, sizeof word, "c%ld", id);
@@ -351,7 +339,7 @@ static void exercise(mcp_transport *t, collector *c)
         CHECK(a && strstr(first_text(a), word) != NULL);
         json_decref(a);
     }
-    long quick = now_ms() - started;
+    long quick = test_now_ms() - started;
     json_t *slow = wait_answer(c, 9, 10000);
     CHECK(slow != NULL);
     json_decref(slow);
@@ -371,13 +359,13 @@ static void close_promptly(mcp_transport *t, collector *c)
                          tool_call("trigger-long-running-operation",
                                    json_pack("{s:i, s:i}", "duration", 30, "steps", 30),
                                    json_pack("{s:i}", "progressToken", 30))) == HEW_OK);
-    sleep_ms(300);
-    long started = now_ms();
+    test_sleep_ms(300);
+    long started = test_now_ms();
     close_transport(t, c);
-    long took = now_ms() - started;
+    long took = test_now_ms() - started;
     fprintf(stderr, "close() took %ld ms with a call in flight\n", took);
     CHECK(took < 3000);
-    sleep_ms(200);
+    test_sleep_ms(200);
     pthread_mutex_lock(&c->mu);
     CHECK_INT(c->after_close, 0);
     CHECK_INT(c->closed, 0); /* not called for a close the owner asked */
@@ -857,7 +845,7 @@ static void test_fake_streamable_paths(void)
     json_decref(h);
 
     /* The GET stream was tried once after initialized, answered 405, and not retried. */
-    sleep_ms(1500);
+    test_sleep_ms(1500);
     CHECK_INT(fake_count(&fs, "GET", "last-event-id", NULL), 1);
     CHECK_INT(fake_count(&fs, "GET", "mcp-session-id", "sess-1"), 2);
     pthread_mutex_lock(&c.mu);
@@ -866,10 +854,10 @@ static void test_fake_streamable_paths(void)
 
     /* close() aborts a stream that never ends and sends DELETE with the session id. */
     CHECK_INT(send_request(t, 20, "tools/call", tool_call("hang", json_object(), NULL)), HEW_OK);
-    sleep_ms(200);
-    long started = now_ms();
+    test_sleep_ms(200);
+    long started = test_now_ms();
     close_transport(t, &c);
-    CHECK(now_ms() - started < 2000);
+    CHECK(test_now_ms() - started < 2000);
     CHECK_INT(fake_count(&fs, "DELETE", "mcp-session-id", "sess-1"), 1);
     pthread_mutex_lock(&c.mu);
     CHECK_INT(c.after_close, 0);
@@ -985,7 +973,7 @@ static void fake_legacy_short(fake_server *fs, int fd, const json_t *req)
     fake_write(fd, "event: endpoint\ndata: messages?session=9\n\n");
     fake_event(fd, NULL, json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method",
                                    "notifications/tools/list_changed"));
-    sleep_ms(300);
+    test_sleep_ms(300);
 }
 
 static void test_legacy_stream_end_closes(void)
