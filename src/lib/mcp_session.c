@@ -12,6 +12,7 @@
 #include "lib/lib_store.h"
 #include "mcp/config.h"
 #include "mcp/hub.h"
+#include "mcp/watch.h"
 #include "task/settings.h"
 
 /* The user's file (user_file, else the default one), then the workspace's. */
@@ -66,6 +67,8 @@ typedef struct shared_hub {
     char *key;  /* cwd + '\n' + settings path */
     mcp_hub *hub;
     int refs;
+    char *cwd, *user_file;  /* what the settings are read for (user_file may be NULL) */
+    mcp_watch *watch;       /* re-reads them when a file changes, or NULL */
     struct shared_hub *next;
 } shared_hub;
 
@@ -95,15 +98,59 @@ static mcp_hub *shared_take(const char *key)
     return hub;
 }
 
-/* Register a new hub with one reference (the key is taken); false when memory ran out. */
-static bool shared_add(char *key, mcp_hub *hub)
+/* A settings file changed: read them again and apply them to the hub (the watcher's
+ * thread). A file that is wrong now leaves the servers as they were, and says why. */
+static void settings_changed(void *ud)
 {
-    shared_hub *e = malloc(sizeof *e);
+    shared_hub *e = ud;
+    mcp_config cfg;
+    mcp_config_init(&cfg);
+    hew_err err = HEW_ERR_INIT;
+    if (load_files(e->cwd, e->user_file, &cfg, &err) != HEW_OK) {
+        char text[HEW_ERR_MSG_MAX + 64];
+        snprintf(text, sizeof text, "changed, but not applied: %s", err.msg);
+        mcp_hub_notice(e->hub, "settings", text);
+    } else {
+        log_warnings(&cfg);
+        mcp_hub_notice(e->hub, "settings", "changed: applying them");
+        mcp_hub_reload(e->hub, &cfg);
+    }
+    mcp_config_free(&cfg);
+}
+
+/* Watch the files s's settings come from. */
+static void start_watch(shared_hub *e)
+{
+    char *user = NULL, *project = NULL;
+    hew_err err = HEW_ERR_INIT;
+    if (mcp_config_default_paths(e->cwd, &user, &project, &err) != HEW_OK)
+        return;
+    const char *paths[2] = { e->user_file ? e->user_file : user, project };
+    if (mcp_watch_start(paths, 2, settings_changed, e, &e->watch, &err) != HEW_OK)
+        hew_log(HEW_LOG_WARN, "mcp", "%s", err.msg);
+    free(user);
+    free(project);
+}
+
+/* Register a new hub of s with one reference (the key is taken) and watch its settings;
+ * false when memory ran out. */
+static bool shared_add(char *key, mcp_hub *hub, const hew_session *s)
+{
+    shared_hub *e = calloc(1, sizeof *e);
     if (!e)
         return false;
     e->key = key;
     e->hub = hub;
     e->refs = 1;
+    e->cwd = strdup(s->settings.cwd);
+    e->user_file = s->mcp_settings ? strdup(s->mcp_settings) : NULL;
+    if (!e->cwd || (s->mcp_settings && !e->user_file)) {
+        free(e->cwd);
+        free(e->user_file);
+        free(e);
+        return false;
+    }
+    start_watch(e);
     pthread_mutex_lock(&shared_mu);
     e->next = shared;
     shared = e;
@@ -128,8 +175,11 @@ static void shared_release(mcp_hub *hub)
         }
     pthread_mutex_unlock(&shared_mu);
     if (gone) {
+        mcp_watch_stop(gone->watch); /* before the hub it reloads goes */
         mcp_hub_free(gone->hub);
         free(gone->key);
+        free(gone->cwd);
+        free(gone->user_file);
         free(gone);
     } else if (!known) {
         mcp_hub_free(hub);
@@ -157,7 +207,7 @@ static void attach_hub(hew_session *s, mcp_config *cfg)
         set_problem(s, err.msg);
         return;
     }
-    if (!key || !shared_add(key, hub))
+    if (!key || !shared_add(key, hub, s))
         free(key); /* not shared, still the session's */
     s->mcp = hub;
 }

@@ -42,6 +42,7 @@ typedef struct server {
 } server;
 
 struct mcp_hub {
+    pthread_mutex_t reload_mu;      /* one reload at a time (a session's, the watcher's) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     server **servers;
@@ -97,6 +98,11 @@ static void notice(mcp_hub *h, const char *server_name, const char *fmt, ...)
     if (h->notice)
         h->notice(h->notice_ud, server_name, text);
     pthread_mutex_unlock(&h->notice_mu);
+}
+
+void mcp_hub_notice(mcp_hub *h, const char *source, const char *text)
+{
+    notice(h, source, "%s", text);
 }
 
 void mcp_hub_set_listener(mcp_hub *h, mcp_notice_fn fn, void *ud)
@@ -448,6 +454,7 @@ hew_code mcp_hub_start(mcp_config *cfg, const char *root_dir, mcp_hub **out, hew
     if (!h)
         return hew_err_set(err, HEW_E_NOMEM, "out of memory starting MCP");
     pthread_mutex_init(&h->mu, NULL);
+    pthread_mutex_init(&h->reload_mu, NULL);
     pthread_mutex_init(&h->notice_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -486,11 +493,21 @@ void mcp_hub_free(mcp_hub *h)
     free(h->root);
     pthread_cond_destroy(&h->cv);
     pthread_mutex_destroy(&h->mu);
+    pthread_mutex_destroy(&h->reload_mu);
     pthread_mutex_destroy(&h->notice_mu);
     free(h);
 }
 
+static void reload_locked(mcp_hub *h, mcp_config *cfg);
+
 void mcp_hub_reload(mcp_hub *h, mcp_config *cfg)
+{
+    pthread_mutex_lock(&h->reload_mu);
+    reload_locked(h, cfg);
+    pthread_mutex_unlock(&h->reload_mu);
+}
+
+static void reload_locked(mcp_hub *h, mcp_config *cfg)
 {
     server **next = cfg->n ? calloc(cfg->n, sizeof *next) : NULL;
     if (cfg->n && !next) {

@@ -59,6 +59,10 @@ bool mcp_hub_wait_ready(mcp_hub *h, long timeout_ms, hew_abort *abort);
 /* How many servers the settings name (enabled or not). */
 size_t mcp_hub_count(mcp_hub *h);
 
+/* Tell the running task's listener something about the servers (source: "settings", a
+ * server's name). */
+void mcp_hub_notice(mcp_hub *h, const char *source, const char *text);
+
 /* The listener for notices (NULL to remove); returns the previous one's ud. */
 void mcp_hub_set_listener(mcp_hub *h, mcp_notice_fn fn, void *ud);
 

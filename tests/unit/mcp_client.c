@@ -797,15 +797,41 @@ static void test_sessions_share_servers(void)
     st = hew_mcp_status_json(b); /* at once: no reconnect */
     CHECK(st && strstr(st, "\"connected\""));
     free(st);
-    /* An edit of the file, applied by reload: the server is now disabled. */
+    /* An edit of the file is noticed by itself: the server is now disabled. */
     f = fopen(settings, "w");
     fprintf(f, "{\"mcpServers\": {\"everything\": {\"command\": \"node\", \"args\": [\"%s\", "
                "\"stdio\"], \"disabled\": true}}}\n",
             everything_js);
     fclose(f);
-    CHECK_INT(hew_mcp_reload(b, err, sizeof err), 0);
+    bool disabled = false;
+    for (int i = 0; i < 100 && !disabled; i++) {
+        st = hew_mcp_status_json(b);
+        disabled = st && strstr(st, "\"disabled\"");
+        free(st);
+        if (!disabled)
+            usleep(50000);
+    }
+    CHECK(disabled);
+    /* A broken edit is not applied: the servers stay as they were. */
+    f = fopen(settings, "w");
+    fputs("{\"mcpServers\": {\"everything\": {\"command\": 42}}}\n", f);
+    fclose(f);
+    usleep(600000);
     st = hew_mcp_status_json(b);
     CHECK(st && strstr(st, "\"disabled\""));
+    free(st);
+    CHECK_INT(hew_mcp_reload(b, err, sizeof err), -1); /* reload says why */
+    CHECK(strstr(err, "command") != NULL);
+    /* And reload applies a good file at once. */
+    f = fopen(settings, "w");
+    fprintf(f, "{\"mcpServers\": {\"again\": {\"command\": \"node\", \"args\": [\"%s\", "
+               "\"stdio\"]}}}\n",
+            everything_js);
+    fclose(f);
+    CHECK_INT(hew_mcp_reload(b, err, sizeof err), 0);
+    CHECK_INT(hew_mcp_wait(b, 30000), 1);
+    st = hew_mcp_status_json(b);
+    CHECK(st && strstr(st, "\"again\"") && strstr(st, "\"connected\""));
     free(st);
     /* Turned off: no servers at all. */
     o.mcp = 0;
