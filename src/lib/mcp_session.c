@@ -198,10 +198,8 @@ static void attach_hub(hew_session *s, mcp_config *cfg)
         s->mcp = hub;
         return;
     }
-    if (!cfg->n) {
-        free(key);
-        return;
-    }
+    /* Even with no server yet: the hub's watcher picks up servers added while the
+     * session runs (`hew mcp add` in another terminal). */
     if (mcp_hub_start(cfg, s->settings.cwd, &hub, &err) != HEW_OK) {
         free(key);
         set_problem(s, err.msg);

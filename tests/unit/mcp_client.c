@@ -833,6 +833,31 @@ static void test_sessions_share_servers(void)
     st = hew_mcp_status_json(b);
     CHECK(st && strstr(st, "\"again\"") && strstr(st, "\"connected\""));
     free(st);
+    /* No settings file yet: a server added to it while the session runs is picked up. */
+    char later[1100];
+    snprintf(later, sizeof later, "%s/later.json", dir);
+    hew_options lo = o;
+    lo.mcp_settings = later;
+    hew_session *d = hew_session_new(&lo, err, sizeof err);
+    REQUIRE(d);
+    st = hew_mcp_status_json(d);
+    CHECK_STR(st, "[]");
+    free(st);
+    f = fopen(later, "w");
+    fprintf(f, "{\"mcpServers\": {\"added\": {\"command\": \"node\", \"args\": [\"%s\", "
+               "\"stdio\"]}}}\n",
+            everything_js);
+    fclose(f);
+    bool added = false;
+    for (int i = 0; i < 300 && !added; i++) {
+        st = hew_mcp_status_json(d);
+        added = st && strstr(st, "\"added\"") && strstr(st, "\"connected\"");
+        free(st);
+        if (!added)
+            usleep(50000);
+    }
+    CHECK(added);
+    hew_session_free(d);
     /* Turned off: no servers at all. */
     o.mcp = 0;
     hew_session *c = hew_session_new(&o, err, sizeof err);
