@@ -105,6 +105,16 @@ void mcp_hub_notice(mcp_hub *h, const char *source, const char *text)
     notice(h, source, "%s", text);
 }
 
+void mcp_hub_drop_listener(mcp_hub *h, void *ud)
+{
+    pthread_mutex_lock(&h->notice_mu);
+    if (h->notice_ud == ud) {
+        h->notice = NULL;
+        h->notice_ud = NULL;
+    }
+    pthread_mutex_unlock(&h->notice_mu);
+}
+
 void mcp_hub_set_listener(mcp_hub *h, mcp_notice_fn fn, void *ud)
 {
     pthread_mutex_lock(&h->notice_mu);

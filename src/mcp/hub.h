@@ -63,8 +63,12 @@ size_t mcp_hub_count(mcp_hub *h);
  * server's name). */
 void mcp_hub_notice(mcp_hub *h, const char *source, const char *text);
 
-/* The listener for notices (NULL to remove); returns the previous one's ud. */
+/* The listener for notices (NULL to remove): the task running last. */
 void mcp_hub_set_listener(mcp_hub *h, mcp_notice_fn fn, void *ud);
+
+/* Remove the listener only if it is still ud's (a task ending after another started
+ * leaves the newer one listening). */
+void mcp_hub_drop_listener(mcp_hub *h, void *ud);
 
 /* Every server as JSON: [{"name", "status", "error", "transport", "server" (name version),
  * "tools": [{"name","description","input_schema","auto_approve"}], "resources": [...],

@@ -101,7 +101,7 @@ void task_mcp_call_release(task_mcp_call *c)
 void task_mcp_end(hew_task *t)
 {
     if (t->session->mcp)
-        mcp_hub_set_listener(t->session->mcp, NULL, NULL);
+        mcp_hub_drop_listener(t->session->mcp, t);
     mcp_snapshot_free(t->mcp_snap);
     t->mcp_snap = NULL;
     buf_release(&t->mcp_notices);
