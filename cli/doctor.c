@@ -196,6 +196,42 @@ static void check_node(doctor *d)
                   "%s", has_node ? "node but no npx" : "no node");
 }
 
+/* The MCP servers of the settings: each connected (5 s at most), or why not. */
+static void check_mcp(doctor *d, const hew_options *o)
+{
+    char err[1024] = "";
+    char *text = hew_mcp_probe(o, 5000, err, sizeof err);
+    if (!text) {
+        add_check(d, "mcp", CHECK_FAIL, "fix the file named (see man hew, MCP SERVERS)", "%s",
+                  err);
+        return;
+    }
+    json_t *all = json_loads(text, 0, NULL);
+    free(text);
+    size_t i, total = 0, up = 0;
+    json_t *srv;
+    json_array_foreach(all, i, srv) {
+        const char *name = json_string_value(json_object_get(srv, "name"));
+        const char *status = json_string_value(json_object_get(srv, "status"));
+        if (!name || !status || strcmp(status, "disabled") == 0)
+            continue;
+        total++;
+        if (strcmp(status, "connected") == 0) {
+            up++;
+            continue;
+        }
+        const char *why = json_string_value(json_object_get(srv, "error"));
+        add_check(d, "mcp", CHECK_WARN, "check the server's command or URL (hew mcp list)",
+                  "%s: %s%s%s", name, status, why ? ": " : "", why ? why : "");
+    }
+    json_decref(all);
+    if (total == 0)
+        add_check(d, "mcp", CHECK_OK, NULL, "no MCP servers configured");
+    else if (up)
+        add_check(d, "mcp", CHECK_OK, NULL, "%zu of %zu MCP server%s connected", up, total,
+                  total == 1 ? "" : "s");
+}
+
 /* ---- the terminal ---------------------------------------------------------------------- */
 
 static void check_terminal(doctor *d)
@@ -272,6 +308,7 @@ static void run_checks(doctor *d, const cli_options *co)
         int have_key = check_key(d, &cfg, apply_err);
         check_provider(d, &o, have_key);
         check_store(d, &o);
+        check_mcp(d, &o);
         cli_config_release(&cfg);
     } else {
         hew_options_init(&o);
@@ -287,8 +324,8 @@ int cli_doctor(int argc, char **argv)
 {
     if (argc > 0 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
         fputs("usage: hew doctor [--json] [options]   check that everything hew needs is in\n"
-              "place: config files, API key, provider, data directory and store, git, ctags,\n"
-              "node/npx, terminal. Options as for a task (--provider, --base-url, --cwd, ...)\n"
+              "place: config files, API key, provider, data directory and store, MCP servers,\n"
+              "git, ctags, node/npx, terminal. Options as for a task (--provider, --base-url, --cwd, ...)\n"
               "choose what is checked. Exit 0 when nothing failed, 1 otherwise.\n",
               stdout);
         return 0;

@@ -2,7 +2,8 @@
 # End to end: `hew doctor` against the fake provider. Everything in place → every check
 # ok or warn, exit 0, the key masked; --json → one object whose checks agree; a closed
 # port → FAIL provider (exit 1); the provider refusing the key (401) → FAIL; no key →
-# FAIL naming the variable; a data directory that cannot be made → FAIL; a config file
+# FAIL naming the variable; a data directory that cannot be made → FAIL; an MCP server
+# that does not start → warn with why, MCP settings that do not parse → FAIL; a config file
 # that does not parse → FAIL naming the file.
 set -euo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
@@ -89,6 +90,18 @@ touch "$work/file"
 XDG_DATA_HOME=$work/file/data ANTHROPIC_API_KEY=$key doctor --base-url "http://127.0.0.1:$port"
 [[ $rc -eq 1 ]] || fail "bad data dir: exit $rc"
 line FAIL "data dir" | grep -q "$work/file/data/hew" || fail "data dir line: $(cat "$work/out")"
+
+# 6b. MCP servers: a broken one is a warning with its last words; a wrong settings file
+#     is a FAIL naming it; none configured is fine.
+line ok mcp | grep -q "no MCP servers configured" || fail "mcp line: $(cat "$work/out")"
+echo '{"mcpServers": {"broken": {"command": "sh", "args": ["-c", "echo no database >&2; exit 3"]}}}' \
+    >"$XDG_CONFIG_HOME/hew/mcp.json"
+ANTHROPIC_API_KEY=$key doctor --base-url "http://127.0.0.1:$port"
+line warn mcp | grep -q "broken: disconnected: .*status 3: no database" || fail "mcp warn: $(cat "$work/out")"
+echo '{"mcpServers": {"bad name!": {"command": "x"}}}' >"$XDG_CONFIG_HOME/hew/mcp.json"
+ANTHROPIC_API_KEY=$key doctor --base-url "http://127.0.0.1:$port"
+line FAIL mcp | grep -q "mcp.json" || fail "mcp settings FAIL: $(cat "$work/out")"
+rm "$XDG_CONFIG_HOME/hew/mcp.json"
 
 # 7. A config file that does not parse: FAIL config naming it.
 echo '{"model": ' >"$XDG_CONFIG_HOME/hew/config.json"
