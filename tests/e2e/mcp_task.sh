@@ -13,7 +13,7 @@ everything="$HEW_MCP_SERVERS/../@modelcontextprotocol/server-everything/dist/ind
 [[ -f $everything ]] || fail "the MCP test servers are not installed: run scripts/install-deps"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-mcp.XXXXXX")
-trap 'fake_stop; rm -rf -- "$work"' EXIT
+trap 'fake_stop; [[ -n ${http_pid:-} ]] && kill $http_pid 2>/dev/null; rm -rf -- "$work"' EXIT
 mkdir -p "$work/ws" "$work/config/hew"
 export XDG_CONFIG_HOME=$work/config
 jq -n --arg js "$everything" \
@@ -153,6 +153,30 @@ fake_stop
 grep -q '"completion_result"' "$work/events.jsonl" && fail "the task went on after SIGTERM"
 sleep 0.5
 pgrep -f "server-everything/dist/index.js stdio $work" >/dev/null && fail "an MCP server outlived hew"
+
+# ---- a server over Streamable HTTP (the everything server on a port of its own) ----
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+PORT=$port node "$everything" streamableHttp "$work" >"$work/http-server.log" 2>&1 &
+http_pid=$!
+for _ in $(seq 100); do
+    python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2)' "$port" 2>/dev/null && break
+    sleep 0.1
+done
+cp "$work/config/hew/mcp.json" "$work/mcp-stdio.json"
+jq -n --arg url "http://127.0.0.1:$port/mcp" '{mcpServers: {remote: {url: $url}}}' >"$work/config/hew/mcp.json"
+cat >"$work/http.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "tool_calls": [{"id": "toolu_remote", "name": "remote__echo", "arguments": {"message": "over the wire"}}]},
+  {"protocol": "anthropic", "tool_calls": [{"id": "toolu_done", "name": "attempt_completion", "arguments": {"result": "done"}}]}
+]}
+JSON
+run_hew "$work/http.json" --native-tools --yolo
+kill "$http_pid" 2>/dev/null; wait "$http_pid" 2>/dev/null
+[[ $rc -eq 0 ]] || fail "HTTP server task: hew exited $rc: $(cat "$work/stderr")"
+r2=$(request 2)
+jq -e '.messages[-1].content[] | select(.type == "tool_result" and .tool_use_id == "toolu_remote") | tostring | contains("over the wire")' <<<"$r2" >/dev/null ||
+    fail "the Streamable HTTP server's answer did not reach the model: $r2"
+cp "$work/mcp-stdio.json" "$work/config/hew/mcp.json"
 
 # ---- hew mcp list ----
 out=$("$HEW_BIN" mcp list --cwd "$work/ws" 2>&1) || fail "hew mcp list failed: $out"
