@@ -5,6 +5,7 @@
  * when the task does not complete with the expected result (so it cannot silently
  * measure nothing). */
 #include <dirent.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,9 +134,10 @@ static int run_task(const char *url)
 int main(void)
 {
     /* Fork first: the child (the measured hew) never touches the scenario's memory. It
-     * waits for the provider's URL on a pipe. */
+     * waits for the provider's URL on a pipe (close-on-exec: the fake provider's process
+     * must not hold its write end open, or HEW_BENCH_NOFORK would wait forever). */
     int url_pipe[2];
-    if (pipe(url_pipe) != 0)
+    if (pipe2(url_pipe, O_CLOEXEC) != 0)
         return 1;
     fflush(NULL);
     struct timespec t0, t1;
