@@ -21,6 +21,7 @@ typedef struct jparser {
     const char *p, *end;
     bool build;     /* false: validate only */
     bool give_up;   /* not an error for sure: let jansson decide */
+    bool nul;       /* validating: the last string had a "\u0000" escape */
     int depth;
     jload *s;       /* the scratch for decoded strings with escapes */
 } jparser;
@@ -169,12 +170,48 @@ static inline const char *skip_plain(const char *p, const char *end)
     return p;
 }
 
+/* Check the escaped rest of a string without decoding it (validation: a megabyte-long
+ * UI message is checked with no copy of it). p is at the first byte that needs a look.
+ * Sets j->nul when an escape decodes to a NUL byte (the key rule in parse_object). */
+static bool check_escaped(jparser *j, const char *p)
+{
+    const char *end = j->end;
+    for (;;) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"')
+            break;
+        if (c == '\\') {
+            char one[4], *w = one;
+            p++;
+            if (!decode_escape(&p, end, &w))
+                return false;
+            if (w - one == 1 && one[0] == '\0')
+                j->nul = true;
+        } else if (c < 0x20) {
+            return false;
+        } else {
+            size_t l = utf8_decode(p, (size_t)(end - p), NULL);
+            if (l == 0)
+                return false;
+            p += l;
+        }
+        p = skip_plain(p, end);
+        if (p >= end)
+            return false;
+    }
+    j->p = p + 1;
+    return true;
+}
+
 /* Parse a string (j->p at the opening quote). On success *s and *n point either into
  * the input (no escapes) or into the scratch (valid until the next string). Decoded text
- * is never longer than its JSON form, so the scratch is sized once per string. */
+ * is never longer than its JSON form, so the scratch is sized once per string. When only
+ * validating, an escaped string is checked in place and *s, *n give its raw JSON form
+ * (j->nul tells whether it decodes with a NUL byte). */
 static bool parse_string(jparser *j, const char **s, size_t *n)
 {
     const char *start = j->p + 1, *end = j->end, *p = start;
+    j->nul = false;
     for (;;) {
         p = skip_plain(p, end);
         if (p >= end)
@@ -194,6 +231,13 @@ static bool parse_string(jparser *j, const char **s, size_t *n)
         if (l == 0)
             return false;
         p += l;
+    }
+    if (!j->build) {
+        *s = start;
+        if (!check_escaped(j, p))
+            return false;
+        *n = (size_t)(j->p - 1 - start);
+        return true;
     }
     /* escaped: decode into the scratch */
     if (!scratch_room(j, (size_t)(end - start))) {
@@ -363,7 +407,7 @@ static json_t *parse_object(jparser *j)
         if (!parse_string(j, &k, &kn))
             goto fail;
         char *kcopy = NULL;
-        if (memchr(k, '\0', kn)) {
+        if (j->build ? memchr(k, '\0', kn) != NULL : j->nul) {
             j->give_up = true; /* jansson has its own rule for NUL in keys */
             goto fail;
         }
@@ -453,7 +497,7 @@ static json_t *parse_value(jparser *j)
 /* NULL when the fast path did not produce a value (error or give-up). */
 static json_t *fast(jload *jl, const char *s, size_t n, bool build, bool *gave_up)
 {
-    jparser j = { s, s + n, build, false, 0, jl };
+    jparser j = { s, s + n, build, false, false, 0, jl };
     json_t *v = parse_value(&j);
     if (v) {
         skip_ws(&j);
