@@ -461,7 +461,10 @@ hew_code store_open(const store_options *opt, store **out, hew_err *err)
     /* Loading reads a whole history at once: keep the pages mapped, not copied. */
     if ((rc = exec(s, "PRAGMA mmap_size = 268435456", "setting mmap_size", err)) != HEW_OK)
         goto fail;
-    if ((rc = exec(s, "PRAGMA cache_size = -16384", "setting cache_size", err)) != HEW_OK)
+    /* Writes go through the page cache: a 10 MB message fills 10 MB of it (kept until the
+     * store closes) unless it is capped; above the cap SQLite spills the pages to the WAL
+     * as it goes. Reading does not need it (mmap above). */
+    if ((rc = exec(s, "PRAGMA cache_size = -2048", "setting cache_size", err)) != HEW_OK)
         goto fail;
     if ((rc = migrate(s, err)) != HEW_OK)
         goto fail;
@@ -774,7 +777,26 @@ static hew_code bind_step(store *s, store_stmt which, sqlite3_int64 tid, sqlite3
     return rc == SQLITE_DONE ? HEW_OK : st_err(s, rc, what, err);
 }
 
+/* Buffers of the store above this size are freed after use, not kept for the next one: a
+ * single long message must not leave a copy of itself behind for the task's lifetime. */
+#define STORE_KEEP_BYTES ((size_t)1 << 20)
+
+static void trim(buf *b)
+{
+    if (b->cap > STORE_KEEP_BYTES)
+        buf_release(b);
+}
+
+static hew_code api_put(store *s, const char *id, size_t ord, const json_t *msg, hew_err *err);
+
 hew_code store_api_put(store *s, const char *id, size_t ord, const json_t *msg, hew_err *err)
+{
+    hew_code rc = api_put(s, id, ord, msg, err);
+    trim(&s->scratch);
+    return rc;
+}
+
+static hew_code api_put(store *s, const char *id, size_t ord, const json_t *msg, hew_err *err)
 {
     hew_code rc = store_check_id(id, err);
     if (rc != HEW_OK)
@@ -867,8 +889,10 @@ hew_code store_flush_held(store *s, hew_err *err)
         return HEW_OK;
     s->held = false;
     s->last_partial_ms = store_now_ms();
-    return ui_write(s, s->held_id, s->held_index, s->held_json.data ? s->held_json.data : "",
-                    s->held_json.len, err);
+    hew_code rc = ui_write(s, s->held_id, s->held_index,
+                           s->held_json.data ? s->held_json.data : "", s->held_json.len, err);
+    trim(&s->held_json);
+    return rc;
 }
 
 hew_code store_flush(store *s, hew_err *err)
@@ -892,6 +916,7 @@ hew_code store_ui_put(store *s, const char *id, long index, const char *json, si
         return rc;
     if (!partial || s->partial_ms < 0) {
         s->held = false; /* superseded */
+        trim(&s->held_json);
         return ui_write(s, id, index, json, len, err);
     }
     buf_reset(&s->held_json);
