@@ -253,6 +253,11 @@ static bool record_answer(hew_task *t, const char *marker)
     pthread_mutex_unlock(&t->mu);
     if (!msg)
         return false;
+    /* The answer lives in msg now: its other copies (the parser's blocks, the turn's
+     * text) go before msg is persisted, so that they do not add to that moment's memory
+     * (the stream is joined; its usage was counted by finish_api_req, and the next request
+     * starts with task_stream_reset anyway). */
+    task_stream_drop_answer(t);
     json_t *content = json_object_get(msg, "content");
     bool has_content = json_array_size(content) > 0;
     if (!has_content && !marker) {
@@ -325,7 +330,8 @@ static bool has_tool_use(hew_task *t)
 {
     pthread_mutex_lock(&t->mu);
     bool found = false;
-    for (size_t i = 0; i < parser_count(t->stream.parser) && !found; i++)
+    size_t n = t->stream.parser ? parser_count(t->stream.parser) : 0;
+    for (size_t i = 0; i < n && !found; i++)
         found = parser_block(t->stream.parser, i)->type == BLOCK_TOOL_USE;
     pthread_mutex_unlock(&t->mu);
     return found;

@@ -196,6 +196,17 @@ void task_stream_reset(hew_task *t)
     t->last_partial_say_ms = 0;
 }
 
+void task_stream_drop_answer(hew_task *t)
+{
+    task_stream *s = &t->stream;
+    pthread_mutex_lock(&t->mu);
+    parser_free(s->parser);
+    s->parser = NULL;
+    api_turn_release(&s->turn);
+    api_turn_init(&s->turn);
+    pthread_mutex_unlock(&t->mu);
+}
+
 hew_code task_stream_start(hew_task *t, hew_err *err)
 {
     task_stream_join(t);

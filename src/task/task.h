@@ -248,6 +248,9 @@ void task_finish(hew_task *t, hew_task_status status, const char *result);
 hew_code task_stream_start(hew_task *t, hew_err *err);
 void task_stream_join(hew_task *t);
 void task_stream_reset(hew_task *t);
+/* Free the joined stream's copies of the answer (the parser and its blocks, the turn)
+ * once the answer is in the history; the rest (error, rc) stays until the reset. */
+void task_stream_drop_answer(hew_task *t);
 
 long long task_now_ms(void);
 
