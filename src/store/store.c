@@ -914,9 +914,13 @@ hew_code store_ui_put(store *s, const char *id, long index, const char *json, si
     bool same = s->held && s->held_index == index && strcmp(s->held_id, id) == 0;
     if (s->held && !same && (rc = store_flush_held(s, err)) != HEW_OK)
         return rc;
-    if (!partial || s->partial_ms < 0) {
+    bool due = partial && s->partial_ms >= 0 &&
+               store_now_ms() - s->last_partial_ms >= s->partial_ms;
+    if (!partial || s->partial_ms < 0 || due) {
         s->held = false; /* superseded */
         trim(&s->held_json);
+        if (due) /* a partial written at once: straight from json, not via a held copy */
+            s->last_partial_ms = store_now_ms();
         return ui_write(s, id, index, json, len, err);
     }
     buf_reset(&s->held_json);
@@ -926,8 +930,6 @@ hew_code store_ui_put(store *s, const char *id, long index, const char *json, si
     snprintf(s->held_id, sizeof s->held_id, "%s", id);
     s->held_index = index;
     s->held = true;
-    if (store_now_ms() - s->last_partial_ms >= s->partial_ms)
-        return store_flush_held(s, err);
     return HEW_OK;
 }
 
