@@ -918,7 +918,8 @@ hew_code store_ui_put(store *s, const char *id, long index, const char *json, si
                store_now_ms() - s->last_partial_ms >= s->partial_ms;
     if (!partial || s->partial_ms < 0 || due) {
         s->held = false; /* superseded */
-        trim(&s->held_json);
+        if (!partial) /* the message is complete: no later update will reuse the buffer */
+            trim(&s->held_json);
         if (due) /* a partial written at once: straight from json, not via a held copy */
             s->last_partial_ms = store_now_ms();
         return ui_write(s, id, index, json, len, err);

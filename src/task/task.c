@@ -50,8 +50,11 @@ void task_emit(hew_task *t, long i)
     }
     t->settings->on_event(t->settings->event_ud, t, &ev);
     buf_release(&data);
-    if (line->cap > ((size_t)1 << 20))
-        buf_release(line); /* do not sit on a copy of a huge text between events */
+    /* Do not sit on a copy of a huge text between messages; a partial message is kept
+     * for its next update (freeing and growing it again for every update churns the
+     * allocator, which then keeps more than it frees). */
+    if (line->cap > ((size_t)1 << 20) && !m->partial)
+        buf_release(line);
 }
 
 long task_say(hew_task *t, const char *type, const char *text, json_t *data,
