@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/path.h"
 #include "checkpoint/pathlist.h"
@@ -62,13 +63,6 @@ static checkpoint_kind kind_from(const char *s, size_t n)
         if (strlen(kind_names[i]) == n && memcmp(kind_names[i], s, n) == 0)
             return (checkpoint_kind)i;
     return CHECKPOINT_MANUAL;
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000LL + ts.tv_nsec / 1000000L;
 }
 
 /* ---- lifecycle ------------------------------------------------------------------------- */
@@ -126,11 +120,7 @@ hew_code checkpoint_open(const checkpoint_opts *o, checkpoint **out, hew_err *er
         return rc;
     }
     pthread_mutex_init(&c->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&c->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    clock_cond_init(&c->cv);
     *out = c;
     return HEW_OK;
 }
@@ -167,12 +157,7 @@ const char *checkpoint_shadow_dir(const checkpoint *c)
 
 static void cv_wait_ms(checkpoint *c, long ms)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_nsec += ms * 1000000L;
-    ts.tv_sec += ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
-    pthread_cond_timedwait(&c->cv, &c->mu, &ts);
+    clock_cond_wait_ms(&c->cv, &c->mu, ms);
 }
 
 /* A blocking call's turn: after every queued asynchronous commit, one at a time, then the
@@ -256,7 +241,7 @@ static hew_code resolve(checkpoint *c, const char *id, char *full, hew_err *err)
 static hew_code commit_locked(checkpoint *c, checkpoint_kind kind, checkpoint_commit_info *info,
                               hew_err *err)
 {
-    long long t0 = now_ms();
+    long long t0 = clock_now_ms();
     *info = (checkpoint_commit_info){ 0 };
     stage_report rep = STAGE_REPORT_INIT;
     buf out = BUF_INIT(4096);
@@ -335,7 +320,7 @@ static hew_code commit_locked(checkpoint *c, checkpoint_kind kind, checkpoint_co
         if (rc != HEW_OK)
             goto done;
     }
-    info->elapsed_ms = now_ms() - t0;
+    info->elapsed_ms = clock_now_ms() - t0;
     hew_log(HEW_LOG_INFO, "checkpoint", "%s %s (%s, %zu files listed, %lld ms)",
             checkpoint_kind_name(kind), info->hash, info->changed ? "changed" : "unchanged",
             rep.listed, info->elapsed_ms);

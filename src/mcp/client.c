@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "hew.h"
 
@@ -46,22 +47,10 @@ struct mcp_client {
     char protocol[32];
 };
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000LL + ts.tv_nsec / 1000000L;
-}
-
 /* Sleep on the client's condition variable (mu held) for at most ms. */
 static void wait_for(mcp_client *c, long ms)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_nsec += ms * 1000000L;
-    ts.tv_sec += ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
-    pthread_cond_timedwait(&c->cv, &c->mu, &ts);
+    clock_cond_wait_ms(&c->cv, &c->mu, ms);
 }
 
 /* ---- sending --------------------------------------------------------------------------- */
@@ -314,11 +303,7 @@ hew_code mcp_client_new(const char *server_name, const char *root_dir,
     if (h)
         c->h = *h;
     pthread_mutex_init(&c->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&c->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    clock_cond_init(&c->cv);
     c->next_id = 1;
     c->alive = true;
     *out = c;
@@ -467,15 +452,15 @@ hew_code mcp_client_request(mcp_client *c, const char *method, json_t *params, l
     json_t *msg = request_message(method, params, p->id, progress != NULL);
     hew_code rc = send_json(c, msg, err);
     json_decref(msg);
-    long long deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+    long long deadline = timeout_ms > 0 ? clock_now_ms() + timeout_ms : 0;
     unsigned seen_progress = 0;
 
     pthread_mutex_lock(&c->mu);
     if (rc == HEW_E_NET) {
         /* The server is gone: its end (and last words) usually arrives a moment later and
          * says more than a failed write. */
-        long long until = now_ms() + 1000;
-        while (c->alive && now_ms() < until)
+        long long until = clock_now_ms() + 1000;
+        while (c->alive && clock_now_ms() < until)
             wait_for(c, WAIT_SLICE_MS);
         if (!c->alive)
             rc = hew_err_set(err, HEW_E_NET, "the MCP server %s disconnected: %s", c->name,
@@ -495,7 +480,7 @@ hew_code mcp_client_request(mcp_client *c, const char *method, json_t *params, l
             rc = hew_err_set(err, HEW_E_ABORTED, "%s on %s was cancelled", method, c->name);
             break;
         }
-        long long now = now_ms();
+        long long now = clock_now_ms();
         if (deadline && now >= deadline) {
             rc = hew_err_set(err, HEW_E_TIMEOUT,
                              "the MCP server %s did not answer %s within %ld s (raise its "

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 
 #define CONNECT_TIMEOUT_MS 60000L   /* initialize: npx may download the server first */
@@ -64,23 +65,10 @@ const char *mcp_status_name(mcp_status s)
     return "?";
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000LL + ts.tv_nsec / 1000000L;
-}
-
 /* Wait on the hub's condition variable for at most ms (mu held). */
 static void hub_wait(mcp_hub *h, long ms)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    ts.tv_sec += ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
-    pthread_cond_timedwait(&h->cv, &h->mu, &ts);
+    clock_cond_wait_ms(&h->cv, &h->mu, ms);
 }
 
 static void notice(mcp_hub *h, const char *server_name, const char *fmt, ...)
@@ -347,9 +335,9 @@ static void *server_main(void *arg)
             s->first_done = true;
             pthread_cond_broadcast(&h->cv);
         }
-        long long until = now_ms() + backoff;
-        while (!s->stop && now_ms() < until)
-            hub_wait(h, (long)(until - now_ms()));
+        long long until = clock_now_ms() + backoff;
+        while (!s->stop && clock_now_ms() < until)
+            hub_wait(h, (long)(until - clock_now_ms()));
         backoff = backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff * 2;
     }
     pthread_mutex_unlock(&h->mu);
@@ -466,11 +454,7 @@ hew_code mcp_hub_start(mcp_config *cfg, const char *root_dir, mcp_hub **out, hew
     pthread_mutex_init(&h->mu, NULL);
     pthread_mutex_init(&h->reload_mu, NULL);
     pthread_mutex_init(&h->notice_mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&h->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    clock_cond_init(&h->cv);
     h->root = root_dir ? strdup(root_dir) : NULL;
     h->servers = cfg->n ? calloc(cfg->n, sizeof *h->servers) : NULL;
     if ((root_dir && !h->root) || (cfg->n && !h->servers)) {
@@ -578,14 +562,14 @@ static void reload_locked(mcp_hub *h, mcp_config *cfg)
 
 bool mcp_hub_wait_ready(mcp_hub *h, long timeout_ms, hew_abort *abort)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = clock_now_ms() + timeout_ms;
     pthread_mutex_lock(&h->mu);
     bool ready = false;
     for (;;) {
         ready = true;
         for (size_t i = 0; i < h->n && ready; i++)
             ready = h->servers[i]->first_done;
-        long long now = now_ms();
+        long long now = clock_now_ms();
         if (ready || now >= deadline || (abort && abort_is_set(abort)))
             break;
         hub_wait(h, deadline - now < 50 ? (long)(deadline - now) : 50);
