@@ -300,7 +300,9 @@ static void test_everything_stdio(void)
     r = NULL;
     rc = mcp_client_request(c, "tools/call", params, 20000, NULL, on_progress, &seen, &r, &err);
     CHECK_INT(rc, HEW_OK);
-    CHECK_INT(seen.count, 4);
+    /* Each notification wakes the caller; under load two may come before it runs, and
+     * then only the latest is shown (by design), so at least one, at most four. */
+    CHECK(seen.count >= 1 && seen.count <= 4);
     CHECK(seen.last == 4 && seen.total == 4);
     CHECK(seen.same_thread);
     json_decref(r);
@@ -405,7 +407,7 @@ static void test_misbehaving_server(void)
     CHECK_INT(rc, HEW_E_NET);
     CHECK(strstr(err.msg, "status 3") && strstr(err.msg, "the database is gone"));
     int closed = 0;
-    for (int i = 0; i < 100 && !closed; i++) {
+    for (int i = 0; i < 500 && !closed; i++) {
         pthread_mutex_lock(&ev.mu);
         closed = ev.closed;
         pthread_mutex_unlock(&ev.mu);
@@ -618,7 +620,7 @@ static void test_hub(void)
     CHECK(server_status(st, "broken") == NULL);
     json_decref(st);
     /* The notice follows the state change: give it a moment. */
-    for (int i = 0; i < 200; i++) {
+    for (int i = 0; i < 1000; i++) {
         pthread_mutex_lock(&nt.mu);
         bool seen = nt.text.data && strstr(nt.text.data, "[second] connected");
         pthread_mutex_unlock(&nt.mu);
@@ -740,7 +742,7 @@ static void test_hub_reconnects(void)
     proc_run(&po, &ignored, NULL, NULL, &err);
     buf_release(&ignored);
     bool saw_down = false, back = false;
-    for (int i = 0; i < 300 && !back; i++) {
+    for (int i = 0; i < 800 && !back; i++) {
         status_of(h, "phoenix", st, sizeof st);
         saw_down |= strcmp(st, "connected") != 0;
         back = saw_down && strcmp(st, "connected") == 0;
@@ -804,7 +806,7 @@ static void test_sessions_share_servers(void)
             everything_js);
     fclose(f);
     bool disabled = false;
-    for (int i = 0; i < 100 && !disabled; i++) {
+    for (int i = 0; i < 400 && !disabled; i++) {
         st = hew_mcp_status_json(b);
         disabled = st && strstr(st, "\"disabled\"");
         free(st);
@@ -849,7 +851,7 @@ static void test_sessions_share_servers(void)
             everything_js);
     fclose(f);
     bool added = false;
-    for (int i = 0; i < 300 && !added; i++) {
+    for (int i = 0; i < 800 && !added; i++) {
         st = hew_mcp_status_json(d);
         added = st && strstr(st, "\"added\"") && strstr(st, "\"connected\"");
         free(st);
