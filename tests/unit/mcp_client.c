@@ -363,7 +363,7 @@ static void test_everything_stdio(void)
     rc = mcp_client_request(c, "tools/call", params, 60000, ab, NULL, NULL, &r, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     CHECK_INT(rc, HEW_E_ABORTED);
-    CHECK(t1.tv_sec - t0.tv_sec < 2);
+    CHECK(t1.tv_sec - t0.tv_sec < 10); /* not the call's 30 s */
     abort_free(ab);
     r = call(c, "echo", "{\"message\":\"after abort\"}", &rc, &err);
     CHECK_INT(rc, HEW_OK);

@@ -319,10 +319,11 @@ static void exercise(mcp_transport *t, collector *c)
           json_is_true(json_object_get(json_object_get(unknown, "result"), "isError")));
     json_decref(unknown);
 
-    /* A slow call and five quick ones at once: the quick ones are not held up. */
+    /* A slow call and five quick ones at once: the quick ones are not held up (they would
+     * take the slow call's 4 s if they queued behind it; the margin is for loaded CI). */
     REQUIRE(send_request(t, 9, "tools/call",
                          tool_call("trigger-long-running-operation",
-                                   json_pack("{s:f, s:i}", "duration", 1.5, "steps", 1),
+                                   json_pack("{s:f, s:i}", "duration", 4.0, "steps", 1),
                                    NULL)) == HEW_OK);
     long started = test_now_ms();
     for (long id = 10; id < 15; id++) {
@@ -343,8 +344,8 @@ static void exercise(mcp_transport *t, collector *c)
     json_t *slow = wait_answer(c, 9, 10000);
     CHECK(slow != NULL);
     json_decref(slow);
-    fprintf(stderr, "five concurrent calls answered in %ld ms next to a 1.5 s one\n", quick);
-    CHECK(quick < 1400);
+    fprintf(stderr, "five concurrent calls answered in %ld ms next to a 4 s one\n", quick);
+    CHECK(quick < 3900);
 
     pthread_mutex_lock(&c->mu);
     CHECK_INT(c->closed, 0);
@@ -364,7 +365,7 @@ static void close_promptly(mcp_transport *t, collector *c)
     close_transport(t, c);
     long took = test_now_ms() - started;
     fprintf(stderr, "close() took %ld ms with a call in flight\n", took);
-    CHECK(took < 3000);
+    CHECK(took < 10000); /* not the call's 30 s */
     test_sleep_ms(200);
     pthread_mutex_lock(&c->mu);
     CHECK_INT(c->after_close, 0);
@@ -845,7 +846,9 @@ static void test_fake_streamable_paths(void)
     json_decref(h);
 
     /* The GET stream was tried once after initialized, answered 405, and not retried. */
-    test_sleep_ms(1500);
+    for (int i = 0; i < 200 && fake_count(&fs, "GET", "last-event-id", NULL) < 1; i++)
+        test_sleep_ms(50);
+    test_sleep_ms(1000);
     CHECK_INT(fake_count(&fs, "GET", "last-event-id", NULL), 1);
     CHECK_INT(fake_count(&fs, "GET", "mcp-session-id", "sess-1"), 2);
     pthread_mutex_lock(&c.mu);
@@ -857,7 +860,7 @@ static void test_fake_streamable_paths(void)
     test_sleep_ms(200);
     long started = test_now_ms();
     close_transport(t, &c);
-    CHECK(test_now_ms() - started < 2000);
+    CHECK(test_now_ms() - started < 10000); /* the stream never ends: not forever */
     CHECK_INT(fake_count(&fs, "DELETE", "mcp-session-id", "sess-1"), 1);
     pthread_mutex_lock(&c.mu);
     CHECK_INT(c.after_close, 0);
