@@ -277,6 +277,21 @@ void termsafe_finish(termsafe *t, sbuf *out)
     termsafe_init(t);
 }
 
+size_t termsafe_held(const termsafe *t)
+{
+    switch (t->state) {
+    case TS_ESC:
+    case TS_CR:
+        return 1;
+    case TS_CSI:
+        return 2 + (size_t)t->len;
+    case TS_UTF8:
+        return t->len;
+    default:
+        return 0;
+    }
+}
+
 void termsafe_add(sbuf *out, const char *s, size_t n)
 {
     termsafe t = TERMSAFE_INIT;

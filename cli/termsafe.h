@@ -68,6 +68,10 @@ void termsafe_feed(termsafe *t, sbuf *out, const char *s, size_t n);
  * cut-off UTF-8 character as U+FFFD, a trailing CR as a line break) and start over. */
 void termsafe_finish(termsafe *t, sbuf *out);
 
+/* How many of the bytes fed so far are held, undecided (they are the last ones fed): a
+ * caller whose text was cut back can feed them again after termsafe_init. */
+size_t termsafe_held(const termsafe *t);
+
 /* A whole text s[0..n): feed then finish with a fresh state, appended to out. */
 void termsafe_add(sbuf *out, const char *s, size_t n);
 

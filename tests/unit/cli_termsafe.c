@@ -270,6 +270,24 @@ static void test_dup_and_fputs(void)
     free(mem);
 }
 
+static void test_held(void)
+{
+    static const struct {
+        const char *in;
+        size_t held;
+    } cases[] = {
+        { "abc", 0 }, { "ab\x1b", 1 }, { "ab\x1b[31", 4 }, { "x\r", 1 },
+        { "\xE2\x80", 2 }, { "\xF0\x9F\x98", 3 }, { "\x1b[2J", 0 }, { "\xC3\xA9", 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        termsafe t = TERMSAFE_INIT;
+        sbuf out = SBUF_INIT;
+        termsafe_feed(&t, &out, cases[i].in, strlen(cases[i].in));
+        CHECK_INT(termsafe_held(&t), cases[i].held);
+        sbuf_release(&out);
+    }
+}
+
 static void test_json_strings(void)
 {
     json_t *v = json_loads("{\"path\": \"a\\u001b]0;PWNED\\u0007.txt\", \"n\": 3, "
@@ -368,6 +386,7 @@ int main(void)
     RUN(test_bidi_and_tags);
     RUN(test_long_csi_is_shown);
     RUN(test_dup_and_fputs);
+    RUN(test_held);
     RUN(test_json_strings);
     RUN(test_property_random);
     return check_report();
