@@ -13,7 +13,8 @@
 #   - the interactive terminal (under script(1) inside tmux): only hew's own SGR and the
 #     screen's cursor controls, the approval diff sanitised;
 #   - `hew -p` to a pipe: the result byte-exact (the escapes still there), --json exact;
-#   - hew history / history show / diff / mcp list / doctor: sanitised reports; hew diff
+#   - a provider's error and the note on an unknown model's name on standard error;
+#   - hew history / history show / diff / mcp list: sanitised reports; hew diff
 #     to a pipe byte-exact.
 # A checker decodes every ESC in the captured bytes and fails on any that hew itself
 # does not write (its SGR codes never include 8), on OSC/DCS/APC/PM/SOS, CSI 2J, BEL,
@@ -248,6 +249,12 @@ fake_start "$work/err.json" || fail "fake_start"
 FAKE_URL=$FAKE_URL script -qfec 'hew_p --verbose' "$work/err_tty.raw" </dev/null >/dev/null
 fake_stop
 check tty "$work/err_tty.raw" "<U+009D>0;C1-err<U+009C> <U+202E>bidi-err" "HIDDEN-err" || fail "a provider's error reached the terminal raw"
+# a model's name hew does not know is named in a note (it may come from a project's config)
+fake_start "$work/err.json" || fail "fake_start"
+"$HEW_BIN" -p hi --provider anthropic --model $'x\e]0;PWNED-model\a' --base-url "$FAKE_URL" \
+    --cwd "$work/ws" >/dev/null 2>"$work/model.err"
+fake_stop
+check plain "$work/model.err" '"x^[]0;PWNED-model^G"' || fail "a model's name reached stderr raw"
 
 # 5. the commands that print stored content: sanitised reports; the patch of hew diff and
 #    the JSON exact when piped.
