@@ -534,10 +534,12 @@ static void tool_summary(struct ui *u, const evq_item *it, const json_t *d, int 
 static void mcp_line(struct ui *u, const evq_item *it)
 {
     const char *text = it->text ? it->text : "";
-    size_t n = strcspn(text, "\n");
+    size_t n = strcspn(text, "\n"), shown = n > 200 ? 200 : n;
+    while (shown < n && shown > 0 && ((unsigned char)text[shown] & 0xC0) == 0x80)
+        shown--; /* never half a character */
     stream_end(u);
     screen_commitf(u->scr, "%s  %s%.*s%s%s", sgr(u, "\033[2m"),
-                   strcmp(it->type, "mcp_server_response") == 0 ? "→ " : "", (int)(n > 200 ? 200 : n),
+                   strcmp(it->type, "mcp_server_response") == 0 ? "→ " : "", (int)shown,
                    text, n > 200 || text[n] ? " …" : "", sgr(u, "\033[0m"));
 }
 
