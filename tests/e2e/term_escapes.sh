@@ -324,7 +324,7 @@ wait_for 'EXIT=0' 10 || fail "hew did not leave cleanly: $(pane)"
 fake_stop
 grep -q 'last line, changed' "$work/ws/evil.txt" || fail "the approved edit did not happen"
 vis=()
-for s in text cmd done file; do vis+=("HIDDEN-$s" "PWNED-$s"); done
+for s in text cmd done file; do vis+=("HIDDEN-$s" "PWNED-$s" "bell^G" "back^H^H"); done
 vis+=("^[]0;PWNED-name^G.txt" "^[]0;PWNED-mcp^G^[[2J" "HIDDEN-mcp<U+009B>31m" "^[[2J^[[H")
 check interactive "$work/interactive.raw" "${vis[@]}" || fail "the interactive terminal let escapes through"
 echo ok
