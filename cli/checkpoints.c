@@ -1,14 +1,18 @@
 /* checkpoints — a stored task's checkpoints on the command line: `hew checkpoints ID`,
  * `hew diff ID N [M]`, `hew restore ID N [files|task|both]`, and the same printing for
  * /checkpoints, /diff and /restore in the interactive session. Everything goes through
- * the "Checkpoints" part of include/hew.h. */
+ * the "Checkpoints" part of include/hew.h. What it prints for a person is sanitised
+ * (termsafe); the patch of `hew diff` is data, byte-exact when standard output is not a
+ * terminal (so it can be applied), and --json prints the JSON. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "termsafe.h"
 
 static const char *jstr(const json_t *o, const char *k)
 {
@@ -35,6 +39,7 @@ int cli_checkpoints_print(const hew_options *o, const char *id, int as_json)
     }
     json_t *arr = json_loads(js, 0, NULL);
     free(js);
+    termsafe_json(arr);
     if (!json_array_size(arr)) {
         printf("task %s has no checkpoints (checkpoints were off, or it made no request)\n", id);
         json_decref(arr);
@@ -75,6 +80,7 @@ int cli_checkpoint_diff_print(const hew_options *o, const char *id, const char *
     json_t *d = json_loads(js, 0, NULL);
     free(js);
     json_t *files = json_object_get(d, "files");
+    termsafe_json(files); /* the paths; the patch below is data */
     printf("changes from checkpoint %s to %s%s: %zu file%s\n", from,
            to && *to ? "checkpoint " : "", to && *to ? to : "now", json_array_size(files),
            json_array_size(files) == 1 ? "" : "s");
@@ -87,8 +93,15 @@ int cli_checkpoint_diff_print(const hew_options *o, const char *id, const char *
             printf("  %s %s\n", jstr(f, "status"), jstr(f, "path"));
     }
     const char *patch = jstr(d, "patch");
-    if (*patch)
-        printf("\n%s%s", patch, patch[strlen(patch) - 1] == '\n' ? "" : "\n");
+    if (*patch) {
+        fputc('\n', stdout);
+        if (isatty(1)) /* the files' contents, read by a person */
+            termsafe_fputs(patch, stdout);
+        else
+            fputs(patch, stdout);
+        if (patch[strlen(patch) - 1] != '\n')
+            fputc('\n', stdout);
+    }
     if (json_is_true(json_object_get(d, "truncated")))
         printf("(the diff is cut here: too long)\n");
     json_decref(d);
@@ -121,6 +134,7 @@ int cli_checkpoint_restore_print(const hew_options *o, const char *id, const cha
     }
     json_t *r = json_loads(js, 0, NULL);
     free(js);
+    termsafe_json(r);
     json_t *files = json_object_get(r, "files");
     json_t *task = json_object_get(r, "task");
     if (files) {

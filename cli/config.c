@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "sbuf.h"
+#include "termsafe.h"
 
 enum cfg_type { T_STR, T_BOOL, T_NUM, T_ENUM, T_LIST };
 
@@ -786,7 +787,9 @@ int cli_config_show(const cli_options *co, int as_json)
 
 void cli_explain_session_error(const char *err, const char *provider)
 {
-    fprintf(stderr, "hew: %s\n", err);
+    fputs("hew: ", stderr);
+    termsafe_fputs(err, stderr); /* it may quote a project's file */
+    fputc('\n', stderr);
     if (strstr(err, "no API key")) {
         const char *var = cli_provider_key_env(provider);
         fprintf(stderr,
@@ -803,11 +806,13 @@ void cli_note_unknown_model(const hew_options *o)
 {
     if (!o->model || hew_options_model_known(o))
         return;
+    char *model = termsafe_dup(o->model, 1); /* the name may come from a project's file */
     fprintf(stderr,
             "hew: note: hew's model table does not know \"%s\": it assumes a small context "
             "window (so older messages are dropped early), no images, no thinking and no "
             "prices. Describe the model in ~/.config/hew/config.json:\n"
             "  \"models\": {\"%s\": {\"context_window\": 131072, \"max_output\": 8192, "
             "\"images\": false, \"input_price\": 0.5, \"output_price\": 1.5}}\n",
-            o->model, o->model);
+            model ? model : "?", model ? model : "?");
+    free(model);
 }

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "mdrender.h"
 #include "sbuf.h"
+#include "termsafe.h"
 
 int cli_debug_markdown(int argc, char **argv)
 {
@@ -35,7 +36,11 @@ int cli_debug_markdown(int argc, char **argv)
         fprintf(stderr, "usage: hew debug markdown [--width N] [--color] [--stream N] FILE\n");
         return 2;
     }
-    char *text = cli_read_file(file);
+    char *raw = cli_read_file(file);
+    if (!raw)
+        return 1;
+    char *text = termsafe_dup(raw, 1); /* as the terminal sanitises an answer first */
+    free(raw);
     if (!text)
         return 1;
     size_t n = strlen(text);

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "config.h"
 #include "hew.h"
+#include "termsafe.h"
 
 typedef enum check_status { CHECK_OK, CHECK_WARN, CHECK_FAIL } check_status;
 
@@ -263,13 +264,19 @@ static void check_terminal(doctor *d)
 
 /* ---- output ---------------------------------------------------------------------------- */
 
+/* A detail may quote a configuration file or an MCP server: printed sanitised. */
 static void print_text(const doctor *d)
 {
     for (size_t i = 0; i < d->n; i++) {
         const check *c = &d->items[i];
-        printf("%-4s  %-9s %s\n", status_words[c->status], c->what, c->detail);
-        if (c->status != CHECK_OK && c->hint[0])
-            printf("%-4s  %-9s -> %s\n", "", "", c->hint);
+        printf("%-4s  %-9s ", status_words[c->status], c->what);
+        termsafe_fputs(c->detail, stdout);
+        putchar('\n');
+        if (c->status != CHECK_OK && c->hint[0]) {
+            printf("%-4s  %-9s -> ", "", "");
+            termsafe_fputs(c->hint, stdout);
+            putchar('\n');
+        }
     }
 }
 

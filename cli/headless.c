@@ -4,7 +4,11 @@
  * tool approvals are denied with a message and questions get a note that nobody can
  * answer — never a hang. With --resume/--continue (hew resume ID) a stored task goes on:
  * its resume ask is answered yes, or with the -p text as new instructions.
- * Exit codes: 0 completed, 1 failed, 2 usage, 130 interrupted. */
+ * Exit codes: 0 completed, 1 failed, 2 usage, 130 interrupted.
+ * Text from outside hew (the result, errors, the --verbose transcript) is sanitised
+ * (termsafe) wherever it goes, except the result on a standard output that is not a
+ * terminal, which stays byte-exact for the program reading it (and --json, which is
+ * JSON-escaped). */
 #include <errno.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -18,6 +22,7 @@
 #include "cli.h"
 #include "config.h"
 #include "hew.h"
+#include "termsafe.h"
 
 struct headless {
     int json;
@@ -95,9 +100,12 @@ static void on_event(void *ud, hew_task *task, const hew_event *ev)
     } else if (h->show) {
         render_plain_event(h->show, ev);
     } else if (!ev->partial && (strcmp(ev->type, "error") == 0)) {
-        fprintf(stderr, "hew: %s\n", ev->text ? ev->text : "error");
+        fputs("hew: ", stderr);
+        termsafe_fputs(ev->text ? ev->text : "error", stderr);
+        fputc('\n', stderr);
     } else if (!ev->partial && strcmp(ev->type, "error_retry") == 0 && ev->data_json) {
         json_t *d = json_loads(ev->data_json, 0, NULL);
+        termsafe_json(d); /* a provider's error message */
         const char *why = json_string_value(json_object_get(d, "errorMessage"));
         long long k = json_integer_value(json_object_get(d, "attempt"));
         long long n = json_integer_value(json_object_get(d, "maxAttempts"));
@@ -235,10 +243,17 @@ static int run_tasks(struct headless *h, hew_session *s)
             hew_task_free(done);
             continue;
         }
-        if (!h->json && st == HEW_TASK_COMPLETED)
-            printf("%s\n", result);
-        else if (!h->json)
-            fprintf(stderr, "hew: %s%s\n", h->timed_out ? "timed out: " : "", result);
+        if (!h->json && st == HEW_TASK_COMPLETED) {
+            if (isatty(1)) /* a person reads it: nothing in it may drive the terminal */
+                termsafe_fputs(result, stdout);
+            else /* a program reads it: the exact bytes */
+                fputs(result, stdout);
+            fputc('\n', stdout);
+        } else if (!h->json) {
+            fprintf(stderr, "hew: %s", h->timed_out ? "timed out: " : "");
+            termsafe_fputs(result, stderr);
+            fputc('\n', stderr);
+        }
         return st == HEW_TASK_COMPLETED ? 0 : h->interrupted ? 130 : 1;
     }
 }

@@ -1,7 +1,9 @@
 /* history — the stored tasks on the command line: `hew history [--json] [SEARCH]`,
  * `hew history show ID`, `hew history delete ID`, `hew export ID DIR`, `hew import DIR`,
  * the table /history prints in the interactive session, and which task --continue and
- * --resume mean. Everything goes through the "Task history" part of include/hew.h. */
+ * --resume mean. Everything goes through the "Task history" part of include/hew.h.
+ * What it prints for a person is sanitised (termsafe): titles, results and conversations
+ * are the model's and the files' text; --json prints the stored bytes, JSON-escaped. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 
 #include "cli.h"
 #include "sbuf.h"
+#include "termsafe.h"
 
 static long long now_ms(void)
 {
@@ -73,6 +76,7 @@ char *cli_history_table(const char *search, int limit, char *err, size_t errlen)
         return NULL;
     json_t *arr = json_loads(js, 0, NULL);
     free(js);
+    termsafe_json(arr);
     sbuf b = SBUF_INIT;
     if (!json_array_size(arr)) {
         sbuf_printf(&b, "%s", search && *search ? "no stored task matches\n" : "no stored tasks yet\n");
@@ -117,6 +121,7 @@ static int show(const char *id, int as_json)
         fprintf(stderr, "hew: the task's record does not parse\n");
         return 1;
     }
+    termsafe_json(t);
     char tok_in[32], tok_out[32];
     count(tok_in, sizeof tok_in, jint(t, "tokens_in"));
     count(tok_out, sizeof tok_out, jint(t, "tokens_out"));

@@ -6,7 +6,10 @@
  * spinner, retries and the cost of each request. Ctrl-C stops the request or command and
  * comes back to the prompt; twice in a row leaves; Ctrl-D leaves. Signals reach it only
  * as flags (sigflags.c). Everything on the terminal is written from this thread; it
- * never blocks the task's thread and never includes anything from src/. */
+ * never blocks the task's thread and never includes anything from src/. Every event is
+ * sanitised (termsafe) as it comes out of the queue, before any of hew's own styles are
+ * added, so nothing from the model, a file, a command or an MCP server drives the
+ * terminal. */
 #include <errno.h>
 #include <jansson.h>
 #include <langinfo.h>
@@ -27,6 +30,7 @@
 #include "sbuf.h"
 #include "screen.h"
 #include "sigflags.h"
+#include "termsafe.h"
 
 #define DOUBLE_INT_MS 2000
 #define TICK_MS 100
@@ -530,10 +534,12 @@ static void tool_summary(struct ui *u, const evq_item *it, const json_t *d, int 
 static void mcp_line(struct ui *u, const evq_item *it)
 {
     const char *text = it->text ? it->text : "";
-    size_t n = strcspn(text, "\n");
+    size_t n = strcspn(text, "\n"), shown = n > 200 ? 200 : n;
+    while (shown < n && shown > 0 && ((unsigned char)text[shown] & 0xC0) == 0x80)
+        shown--; /* never half a character */
     stream_end(u);
     screen_commitf(u->scr, "%s  %s%.*s%s%s", sgr(u, "\033[2m"),
-                   strcmp(it->type, "mcp_server_response") == 0 ? "→ " : "", (int)(n > 200 ? 200 : n),
+                   strcmp(it->type, "mcp_server_response") == 0 ? "→ " : "", (int)shown,
                    text, n > 200 || text[n] ? " …" : "", sgr(u, "\033[0m"));
 }
 
@@ -663,9 +669,23 @@ static void error_line(struct ui *u, const char *mark, const char *text)
                    sgr(u, "\033[0m"));
 }
 
+/* The event's text and payload strings made safe to show (termsafe.h). A growing text
+ * is sanitised without its undecided tail, so its safe version only ever grows (the
+ * stream's committed offsets stay valid). */
+static void sanitise_event(evq_item *it, json_t *d)
+{
+    termsafe_json(d);
+    if (it->text && !termsafe_is_clean(it->text, strlen(it->text))) {
+        char *safe = termsafe_dup(it->text, !it->partial);
+        free(it->text);
+        it->text = safe; /* NULL when out of memory: nothing is shown */
+    }
+}
+
 static void handle_event(struct ui *u, evq_item *it)
 {
     json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
+    sanitise_event(it, d);
     if (u->replaying && u->continue_text && !it->partial && it->ts >= u->resume_ms &&
         is(it, "resume_task")) {
         /* Going on after Ctrl-C: the conversation is already on the screen; the user's
@@ -879,7 +899,9 @@ static void finish_task(struct ui *u)
     u->session_out += to;
     const char *result = hew_task_result(u->task);
     if (st == HEW_TASK_FAILED) {
-        error_line(u, "✗", result && *result ? result : "the task failed");
+        char *safe = result && *result ? termsafe_dup(result, 1) : NULL;
+        error_line(u, "✗", safe ? safe : "the task failed");
+        free(safe);
     }
     const char *tid = hew_task_id(u->task);
     if (st == HEW_TASK_ABORTED) {
@@ -1083,8 +1105,10 @@ static void pump(struct ui *u)
 static void say(struct ui *u, const char *fmt, const char *arg)
 {
     leave_live(u);
+    char *safe = termsafe_dup(arg, 1); /* an error may quote a file */
     printf("%s", sgr(u, "\033[2m"));
-    printf(fmt, arg);
+    printf(fmt, safe ? safe : "");
+    free(safe);
     printf("%s\n", sgr(u, "\033[0m"));
     fflush(stdout);
 }
@@ -1321,10 +1345,13 @@ static int want_color(void)
 
 static void banner(struct ui *u)
 {
+    /* the model's name may come from a project's config file */
+    char *model = termsafe_dup(u->model ? u->model : u->base.model ? u->base.model
+                                                                    : "default model", 1);
     printf("%shew %s%s · %s · %s · %s mode · /help for commands, Ctrl-D to leave%s\n",
            sgr(u, "\033[1m"), hew_version(), sgr(u, "\033[0;2m"), u->base.provider,
-           u->model ? u->model : u->base.model ? u->base.model : "default model", u->mode,
-           sgr(u, "\033[0m"));
+           model ? model : "?", u->mode, sgr(u, "\033[0m"));
+    free(model);
     fflush(stdout);
 }
 

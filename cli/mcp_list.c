@@ -2,7 +2,9 @@
  * server the settings name (the user's and this workspace's), wait for them (10 s by
  * default), and show each with its state, how it is reached, what it offers, and why it
  * failed when it did. Exit 0 when every enabled server connected, 1 otherwise (also when
- * the settings cannot be used), 2 on a usage error. */
+ * the settings cannot be used), 2 on a usage error. Names, descriptions and errors come
+ * from the servers and the settings files: printed sanitised (termsafe); --json prints
+ * them JSON-escaped. */
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 
 #include "cli.h"
 #include "hew.h"
+#include "termsafe.h"
 
 static int usage(void)
 {
@@ -90,6 +93,7 @@ static bool print_server(const json_t *s)
 bool cli_mcp_print(const char *status_json)
 {
     json_t *all = json_loads(status_json, 0, NULL);
+    termsafe_json(all);
     bool all_up = true;
     if (json_array_size(all) == 0) {
         puts("No MCP servers are configured. Add one with `hew mcp add NAME -- COMMAND "

@@ -2,7 +2,8 @@
  * blocks out (headings, emphasis, inline code, links, lists and task lists, quotes, fenced
  * code, tables, rules) word-wrapped to a width measured with utf8proc, coloured with ANSI
  * SGR codes only when asked. It renders into a buffer and never writes to the terminal;
- * it never moves the cursor (its output is plain lines, safe to print once and scroll). */
+ * it never moves the cursor (its output is plain lines, safe to print once and scroll).
+ * It copies the text's own bytes: text from outside hew goes through termsafe first. */
 #ifndef HEW_CLI_MDRENDER_H
 #define HEW_CLI_MDRENDER_H
 

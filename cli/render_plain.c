@@ -1,7 +1,9 @@
 /* render_plain — the task as a readable transcript on a plain stream (no cursor moves, so
  * it works in a pipe, a CI log or the demo): streamed text printed as it grows, each tool
  * as one line, command output as it comes, the result, errors, and the cost of each
- * request. Colour only when asked (a TTY without NO_COLOR). Never reads input. */
+ * request. Colour only when asked (a TTY without NO_COLOR). Never reads input, and never
+ * writes text from outside hew (the model's, files', commands', MCP servers') unless it
+ * went through termsafe first: the only escapes on the stream are its own colours. */
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,6 +12,8 @@
 
 #include "cli.h"
 #include "hew.h"
+#include "sbuf.h"
+#include "termsafe.h"
 
 struct render_plain {
     FILE *out;
@@ -17,6 +21,8 @@ struct render_plain {
     long stream_index;   /* the message being streamed, or -1 */
     size_t printed;      /* how much of its text is on the screen */
     int at_line_start;
+    termsafe ts;         /* the streamed message's sanitiser: a delta may end mid-sequence */
+    sbuf safe;           /* its output, reused */
 };
 
 render_plain *render_plain_new(FILE *out, int color)
@@ -33,6 +39,8 @@ render_plain *render_plain_new(FILE *out, int color)
 
 void render_plain_free(render_plain *r)
 {
+    if (r)
+        sbuf_release(&r->safe);
     free(r);
 }
 
@@ -49,8 +57,17 @@ static void put_text(render_plain *r, const char *s, size_t n)
     r->at_line_start = s[n - 1] == '\n';
 }
 
+/* What the sanitiser still holds of a stream that ends (or was left), out now. */
+static void flush_held(render_plain *r)
+{
+    sbuf_reset(&r->safe);
+    termsafe_finish(&r->ts, &r->safe);
+    put_text(r, r->safe.data, r->safe.len);
+}
+
 static void end_line(render_plain *r)
 {
+    flush_held(r);
     if (!r->at_line_start) {
         fputc('\n', r->out);
         r->at_line_start = 1;
@@ -68,10 +85,16 @@ static void stream(render_plain *r, const hew_event *ev, const char *style, int 
         r->printed = 0;
     }
     if (len < r->printed) { /* the text was cut back (a half-written tag removed) */
-        r->printed = len;
+        size_t decided = r->printed - termsafe_held(&r->ts); /* held bytes: fed again */
+        termsafe_init(&r->ts);
+        r->printed = len < decided ? len : decided;
     }
+    sbuf_reset(&r->safe);
+    termsafe_feed(&r->ts, &r->safe, text + r->printed, len - r->printed);
+    if (final)
+        termsafe_finish(&r->ts, &r->safe);
     fputs(sgr(r, style), r->out);
-    put_text(r, text + r->printed, len - r->printed);
+    put_text(r, r->safe.data, r->safe.len);
     fputs(sgr(r, "\033[0m"), r->out);
     r->printed = len;
     if (final) {
@@ -115,9 +138,26 @@ static void tool_line(render_plain *r, const json_t *data, int ask)
     fprintf(r->out, "%s\n", sgr(r, "\033[0m"));
 }
 
-void render_plain_event(render_plain *r, const hew_event *ev)
+/* The three kinds streamed as they grow (their text is sanitised piece by piece). */
+static int streamed(const hew_event *ev)
 {
-    json_t *data = ev->data_json ? json_loads(ev->data_json, 0, NULL) : NULL;
+    return (strcmp(ev->type, "text") == 0 && !ev->is_ask) ||
+           strcmp(ev->type, "reasoning") == 0 || strcmp(ev->type, "command_output") == 0;
+}
+
+void render_plain_event(render_plain *r, const hew_event *raw)
+{
+    /* Everything printed from the event is sanitised: the payload's strings here, the
+     * text of a finished event here, a streamed text in stream(). */
+    json_t *data = raw->data_json ? json_loads(raw->data_json, 0, NULL) : NULL;
+    termsafe_json(data);
+    hew_event safe = *raw;
+    char *safe_text = NULL;
+    if (raw->text && !raw->partial && !streamed(raw)) {
+        safe_text = termsafe_dup(raw->text, 1);
+        safe.text = safe_text ? safe_text : "";
+    }
+    const hew_event *ev = &safe;
     const char *type = ev->type;
     if (strcmp(type, "text") == 0 && !ev->is_ask) {
         stream(r, ev, "", !ev->partial);
@@ -142,9 +182,11 @@ void render_plain_event(render_plain *r, const hew_event *ev)
     } else if (strcmp(type, "mcp_server_response") == 0 || strcmp(type, "mcp_notification") == 0) {
         end_line(r);
         const char *text = ev->text ? ev->text : "";
-        size_t n = strcspn(text, "\n");
+        size_t n = strcspn(text, "\n"), shown = n > 200 ? 200 : n;
+        while (shown < n && shown > 0 && ((unsigned char)text[shown] & 0xC0) == 0x80)
+            shown--; /* never half a character */
         fprintf(r->out, "%s  %s%.*s%s%s\n", sgr(r, "\033[2m"),
-                strcmp(type, "mcp_server_response") == 0 ? "→ " : "", (int)(n > 200 ? 200 : n), text,
+                strcmp(type, "mcp_server_response") == 0 ? "→ " : "", (int)shown, text,
                 n > 200 || text[n] ? " …" : "", sgr(r, "\033[0m"));
     } else if (strcmp(type, "command") == 0) {
         end_line(r);
@@ -193,4 +235,5 @@ void render_plain_event(render_plain *r, const hew_event *ev)
     }
     fflush(r->out);
     json_decref(data);
+    free(safe_text);
 }

@@ -25,7 +25,9 @@ size_t screen_rows(const screen *s);
 int screen_color(const screen *s);
 
 /* Queue finished text (lines ending in "\n"; SGR styles allowed, other escapes and
- * control characters are dropped) to be printed above the live region at the next draw. */
+ * control characters are dropped) to be printed above the live region at the next draw.
+ * The screen cannot tell hew's styles from a text's own: text from outside hew must have
+ * gone through termsafe before hew's styles were added to it (as must the live tail). */
 void screen_commit(screen *s, const char *text, size_t n);
 /* Commit a formatted line (a "\n" is added). */
 void screen_commitf(screen *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
