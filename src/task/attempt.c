@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/redact.h"
 #include "task/task.h"
 
 #define MAX_RETRY_AFTER_S 120.0
@@ -59,6 +60,7 @@ hew_code attempt_api_request(hew_task *t)
             api_error_init(&e);
             e.category = API_ERR_BAD_REQUEST;
             snprintf(e.message, sizeof e.message, "%s", err.msg);
+            redact_inplace(e.message, sizeof e.message);
             t->stream.error = e;
             t->stream.done = true;
         } else {
