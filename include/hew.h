@@ -111,6 +111,12 @@ typedef struct hew_options {
                                        .hew/mcp.json is read too, either way) */
     hew_event_fn on_event;
     void *event_ud;
+    const char *const *env_allow;   /* environment variables that commands get although
+                                       their names (or values) look secret: names or
+                                       fnmatch globs ("MY_TOKEN", "CI_*"), NULL-terminated;
+                                       NULL: none. Copied by hew_session_new. By default
+                                       commands never see *_TOKEN, *_SECRET*, *_PASSWORD,
+                                       *KEY (as a word), AWS_* secrets or hew's own key. */
 } hew_options;
 
 /* Fill o with the defaults above. */

@@ -39,6 +39,7 @@ typedef struct task_settings {
         rules_clineignore;
     bool persist;               /* keep the conversation in the store (hew.db) */
     char *data_dir;             /* NULL: $XDG_DATA_HOME/hew */
+    char **env_allow;           /* hew_options.env_allow copied (NULL-terminated), or NULL */
     hew_event_fn on_event;
     void *event_ud;
 } task_settings;
