@@ -58,6 +58,8 @@ struct hew_session {
     char *mcp_problem;     /* why the MCP settings could not be used (said once per task) */
     bool mcp_on;           /* hew_options.mcp */
     char *mcp_settings;    /* hew_options.mcp_settings, or NULL */
+    bool mcp_ignore_warned; /* the .clineignore warning about file-reading MCP servers was
+                               said (once per session; __atomic builtins) */
 };
 
 #endif
