@@ -218,6 +218,75 @@ static void *writer(void *arg)
     return NULL;
 }
 
+/* log_open_lazy touches nothing until the first line; then the folder (0700) and the file
+ * (0600) appear, and the line is there, redacted. */
+static void test_lazy_open(void)
+{
+    char dir[4200], file[4300];
+    snprintf(dir, sizeof dir, "%s/lazy/state", tmp);
+    snprintf(file, sizeof file, "%s/hew.log", dir);
+    hew_err err = HEW_ERR_INIT;
+    REQUIRE(log_open_lazy(dir, &err) == HEW_OK);
+    struct stat st;
+    CHECK(stat(dir, &st) != 0); /* nothing made yet */
+    char where[4300];
+    CHECK(log_file_path(where, sizeof where));
+    CHECK_STR(where, file);
+    CHECK(log_enabled(HEW_LOG_INFO));
+    hew_log(HEW_LOG_DEBUG, "t", "below the level: opens nothing");
+    CHECK(stat(dir, &st) != 0);
+    hew_log(HEW_LOG_WARN, "mcp", "[noisy] stderr: token ghp_abcdefghijklmnopqrstuvwxyz0123456789");
+    REQUIRE(stat(dir, &st) == 0);
+    CHECK_INT(st.st_mode & 0777, 0700);
+    REQUIRE(stat(file, &st) == 0);
+    CHECK_INT(st.st_mode & 0777, 0600);
+    char *s = slurp(file);
+    CHECK(s && strstr(s, "WARN  mcp: [noisy] stderr: token ghp_[REDACTED]\n"));
+    CHECK(s && !strstr(s, "abcdefghijklmnop"));
+    free(s);
+    log_close();
+    CHECK(!log_file_path(where, sizeof where));
+    /* A lazy log whose folder cannot be made turns itself off at the first line. */
+    char bad[4300];
+    snprintf(bad, sizeof bad, "%s/hew.log/sub", dir); /* below a file */
+    REQUIRE(log_open_lazy(bad, &err) == HEW_OK);
+    hew_log(HEW_LOG_ERROR, "t", "goes nowhere");
+    CHECK(!log_enabled(HEW_LOG_ERROR));
+}
+
+/* Past the size cap hew.log becomes hew.log.1 (older ones move up), at most LOG_KEEP. */
+static void test_rotation(void)
+{
+    char dir[4200], path[4400];
+    snprintf(dir, sizeof dir, "%s/rotate", tmp);
+    hew_err err = HEW_ERR_INIT;
+    REQUIRE(log_open(dir, &err) == HEW_OK);
+    log_set_rotate_bytes(1000);
+    for (int i = 0; i < 100; i++)
+        hew_log(HEW_LOG_INFO, "rot", "line %03d %s", i, "................................");
+    log_set_rotate_bytes(0);
+    log_close();
+    struct stat st;
+    snprintf(path, sizeof path, "%s/hew.log", dir);
+    REQUIRE(stat(path, &st) == 0);
+    CHECK(st.st_size <= 1000);
+    char *s = slurp(path);
+    CHECK(s && strstr(s, "line 099"));
+    free(s);
+    for (int k = 1; k <= LOG_KEEP; k++) {
+        snprintf(path, sizeof path, "%s/hew.log.%d", dir, k);
+        CHECK(stat(path, &st) == 0 && st.st_size > 0 && st.st_size <= 1000);
+        CHECK_INT(st.st_mode & 0777, 0600);
+    }
+    snprintf(path, sizeof path, "%s/hew.log.%d", dir, LOG_KEEP + 1);
+    CHECK(stat(path, &st) != 0);
+    /* hew.log.1 holds the lines just before hew.log's first one. */
+    snprintf(path, sizeof path, "%s/hew.log.1", dir);
+    s = slurp(path);
+    CHECK(s && strstr(s, "line 0"));
+    free(s);
+}
+
 static void test_concurrent_lines(void)
 {
     char dir[4200];
@@ -265,6 +334,8 @@ int main(void)
     RUN(test_default_dir);
     RUN(test_failed_open_is_silent);
     RUN(test_concurrent_lines);
+    RUN(test_lazy_open);
+    RUN(test_rotation);
     tmpdir_remove(tmp);
     free(tmp);
     return check_report();
