@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/redact.h"
 #include "mcp/hub.h"
 #include "tools/mcp_common.h"
 #include "tools/tool.h"
@@ -49,6 +50,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     if (rc == HEW_E_ABORTED)
         return rc;
     if (rc != HEW_OK) {
+        redact_inplace(err.msg, sizeof err.msg); /* a server may echo a credential */
         env->say(env, "error", err.msg, NULL, 0);
         tool_result_error(out, "Reading %s from %s failed: %s", uri, server, err.msg);
         return HEW_OK;

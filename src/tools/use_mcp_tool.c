@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/redact.h"
 #include "mcp/hub.h"
 #include "tools/mcp_common.h"
 #include "tools/tool.h"
@@ -109,6 +110,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     if (rc == HEW_E_ABORTED)
         return rc;
     if (rc != HEW_OK) {
+        redact_inplace(err.msg, sizeof err.msg); /* a server may echo a credential */
         env->say(env, "error", err.msg, NULL, 0);
         tool_result_error(out, "The MCP tool %s of %s failed: %s", tool, server, err.msg);
         return HEW_OK;

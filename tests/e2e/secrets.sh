@@ -9,7 +9,9 @@
 #      there; a project's env_allow is ignored with a warning.
 #   3. The log: after a run with an MCP server that writes to stderr, hew.log exists (0600
 #      in a 0700 folder) and holds the server's lines, prefixed with its name, with the
-#      token it printed redacted; `hew doctor` says where the log is.
+#      token it printed redacted; an MCP error echoing the server's configured credential
+#      is redacted in the events and in what the model gets; `hew doctor` says where the
+#      log is.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$HEW_E2E_LIB/fakeprov.sh"
@@ -110,18 +112,29 @@ rm -rf "$work/ws/.hew" "$work/config/hew/config.json"
 
 # ---- 3. the log, with an MCP server's stderr ------------------------------------------------
 rm -rf "$work/state"
-printf '{"mcpServers": {"noisy": {"command": "python3", "args": ["%s"]}}}\n' \
-    "$here/data/stderr_mcp_server.py" >"$work/config/hew/mcp.json"
+cred=noisy-credential-Zq81xx
+printf '{"mcpServers": {"noisy": {"command": "python3", "args": ["%s"], "env": {"NOISY_TOKEN": "%s"}}}}\n' \
+    "$here/data/stderr_mcp_server.py" "$cred" >"$work/config/hew/mcp.json"
 cat >"$work/done.json" <<'JSON'
 {"responses": [
+  {"protocol": "anthropic", "text": "<use_mcp_tool>\n<server_name>noisy</server_name>\n<tool_name>peek</tool_name>\n<arguments>{\"path\": \"open.txt\"}</arguments>\n</use_mcp_tool>"},
   {"protocol": "anthropic", "text": "<attempt_completion>\n<result>done</result>\n</attempt_completion>"}
 ]}
 JSON
 fake_start "$work/done.json"
 ANTHROPIC_API_KEY=sk-e2e-log-key-0123456789 "$HEW_BIN" -p "hello" --provider anthropic \
-    --model claude-e2e --base-url "$FAKE_URL" --cwd "$work/ws" --retry-delay-ms 10 \
-    </dev/null >"$work/log.out" 2>"$work/log.err" || fail "log task failed: $(cat "$work/log.err")"
+    --model claude-e2e --base-url "$FAKE_URL" --cwd "$work/ws" --retry-delay-ms 10 --yolo \
+    --xml-tools --json </dev/null >"$work/log.events" 2>"$work/log.err" ||
+    fail "log task failed: $(cat "$work/log.err")"
+cp "$FAKE_RECORD" "$work/log.requests.jsonl"
 fake_stop
+# An MCP error that echoes the server's configured credential: redacted for the user and
+# for the model alike.
+grep -qF 'bad credentials: [REDACTED]' "$work/log.events" ||
+    fail "the MCP error is not there, redacted: $(cat "$work/log.events")"
+for f in log.events log.err log.requests.jsonl; do
+    if grep -qF "$cred" "$work/$f"; then fail "the MCP credential leaked into $f"; fi
+done
 [[ -f $log ]] || fail "no log at $log after a run with an MCP server"
 [[ $(stat -c %a "$log") == 600 ]] || fail "the log's mode is $(stat -c %a "$log"), want 600"
 [[ $(stat -c %a "$work/state/hew") == 700 ]] || fail "the log folder's mode is $(stat -c %a "$work/state/hew")"

@@ -2,8 +2,10 @@
 # A minimal MCP stdio server for tests/e2e/secrets.sh: it writes two lines to its stderr
 # at start (one plain marker, one carrying a GitHub token hew must redact in its log),
 # then answers initialize, tools/list and ping; one tool with a "path" input property, so
-# hew counts it as a server that reads files. Never reads or writes any file.
+# hew counts it as a server that reads files; calling it fails with an error that echoes
+# $NOISY_TOKEN (its configured credential). Never reads or writes any file.
 import json
+import os
 import sys
 
 sys.stderr.write("stderr-server: starting up (marker-7d1c)\n")
@@ -26,7 +28,11 @@ for line in sys.stdin:
                              "inputSchema": {"type": "object",
                                              "properties": {"path": {"type": "string"}}}}]}
     elif method == "tools/call":
-        result = {"content": [{"type": "text", "text": "peeked"}]}
+        # An error that echoes the credential it was configured with.
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": {
+            "code": -32000, "message": "bad credentials: " + os.environ.get("NOISY_TOKEN", "")}}) + "\n")
+        sys.stdout.flush()
+        continue
     else:
         result = {}
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
