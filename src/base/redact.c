@@ -438,32 +438,55 @@ static bool match_assign(const char *in, size_t n, size_t i, match *m)
     return true;
 }
 
-/* A known value at in[i]. */
-static bool match_known(const char *in, size_t n, size_t i, match *m)
+/* The longest known value at in[i] (its length, or 0) and the vendor prefix it keeps. */
+static size_t known_at(const char *in, size_t n, size_t i, size_t *prefix)
 {
-    size_t k = atomic_load(&nknown);
+    size_t k = atomic_load(&nknown), best = 0, bj = 0;
     for (size_t j = 0; j < k; j++) {
         size_t L = known_len[j];
-        if (L <= n - i && in[i] == known[j][0] && memcmp(in + i, known[j], L) == 0) {
-            size_t p = 0;
-            for (size_t v = 0; v < COUNT(vendors) && !p; v++) {
-                size_t vl = strlen(vendors[v].prefix);
-                if (vl < L && memcmp(known[j], vendors[v].prefix, vl) == 0)
-                    p = vl;
-            }
-            *m = (match){ i, i + L, p };
-            return true;
+        if (L > best && L <= n - i && in[i] == known[j][0] && memcmp(in + i, known[j], L) == 0) {
+            best = L;
+            bj = j;
         }
     }
-    return false;
+    *prefix = 0;
+    for (size_t v = 0; best && v < COUNT(vendors) && !*prefix; v++) {
+        size_t vl = strlen(vendors[v].prefix);
+        if (vl < best && memcmp(known[bj], vendors[v].prefix, vl) == 0)
+            *prefix = vl;
+    }
+    return best;
 }
 
-/* The next secret at or after in[i], or false. */
+/* Pass 1: every known value replaced, wherever it stands (also inside what a shape keeps,
+ * such as the user of "https://user:password@host"). False when there was none (out
+ * untouched). */
+static bool replace_known(const char *in, size_t n, buf *out)
+{
+    if (!atomic_load(&nknown))
+        return false;
+    size_t run = 0, i = 0, prefix;
+    bool any = false;
+    while (i < n) {
+        size_t L = known_at(in, n, i, &prefix);
+        if (!L) {
+            i++;
+            continue;
+        }
+        any = true;
+        buf_append(out, in + run, i - run + prefix);
+        buf_puts(out, REDACT_MARK);
+        i = run = i + L;
+    }
+    if (any)
+        buf_append(out, in + run, n - run);
+    return any;
+}
+
+/* The next shape at in[i], or false. */
 static bool next_match(const char *in, size_t n, size_t i, match *m)
 {
     char c = in[i];
-    if (match_known(in, n, i, m))
-        return true;
     if (c == '?' || c == '&')
         return i + 1 < n && match_param(in, n, i, m);
     if (c == '"' || (c == '\\' && i + 1 < n && in[i + 1] == '"'))
@@ -478,9 +501,10 @@ static bool next_match(const char *in, size_t n, size_t i, match *m)
     return false;
 }
 
-void redact_text(const char *in, size_t n, buf *out)
+/* Pass 2: the shapes. What a match keeps before its secret (a URL's user, a header's
+ * name) is scanned too, once (depth 0 only): "https://ghp_…:x@github.com". */
+static void replace_shapes(const char *in, size_t n, buf *out, int depth)
 {
-    pthread_once(&env_once, load_env);
     size_t run = 0; /* start of the bytes not yet copied */
     size_t i = 0;
     while (i < n) {
@@ -489,7 +513,11 @@ void redact_text(const char *in, size_t n, buf *out)
             i++;
             continue;
         }
-        buf_append(out, in + run, m.keep - run);
+        buf_append(out, in + run, i - run);
+        if (depth == 0 && m.keep > i)
+            replace_shapes(in + i, m.keep - i, out, 1);
+        else
+            buf_append(out, in + i, m.keep - i);
         buf_append(out, in + m.keep, m.prefix);
         buf_puts(out, REDACT_MARK);
         i = run = m.end;
@@ -497,12 +525,29 @@ void redact_text(const char *in, size_t n, buf *out)
     buf_append(out, in + run, n - run);
 }
 
+void redact_text(const char *in, size_t n, buf *out)
+{
+    pthread_once(&env_once, load_env);
+    buf known_out = BUF_INIT(BUF_DEFAULT_MAX);
+    if (replace_known(in, n, &known_out)) {
+        if (known_out.err != HEW_OK) {
+            out->err = known_out.err; /* never copy the text with a secret left in it */
+        } else {
+            replace_shapes(known_out.data, known_out.len, out, 0);
+        }
+    } else {
+        replace_shapes(in, n, out, 0);
+    }
+    buf_release(&known_out);
+}
+
 bool redact_found(const char *s, size_t n)
 {
     pthread_once(&env_once, load_env);
     match m;
+    size_t prefix;
     for (size_t i = 0; i < n; i++)
-        if (next_match(s, n, i, &m))
+        if (known_at(s, n, i, &prefix) || next_match(s, n, i, &m))
             return true;
     return false;
 }

@@ -170,6 +170,8 @@ static void test_vendor_keys(void)
            "client_secret=[REDACTED]");
     REDACT("db password=hunter2 host=x", "db password=[REDACTED] host=x");
     REDACT("PGPASSWORD=s3cr3t", "PGPASSWORD=[REDACTED]");
+    REDACT("https://ghp_abcdefghijklmnopqrstuvwxyz0123456789:x-oauth-basic@github.com/o/r",
+           "https://ghp_[REDACTED]:[REDACTED]@github.com/o/r");
 }
 
 static void test_no_false_positives(void)
@@ -202,6 +204,11 @@ static void test_known_values(void)
     /* A registered key keeps its vendor prefix only. */
     redact_secret_add("sk-proj-registered");
     REDACT("x sk-proj-registered y", "x sk-proj-[REDACTED] y");
+    /* Known values and shapes inside what a match keeps (a URL's user) go too; the
+     * longest known value wins. */
+    REDACT("https://plainpassphrase9:pw@h/x", "https://[REDACTED]:[REDACTED]@h/x");
+    redact_secret_add("sk-proj-registered-and-longer");
+    REDACT("x sk-proj-registered-and-longer y", "x sk-proj-[REDACTED] y");
     /* Short values are never registered: they would hide ordinary words. */
     redact_secret_add("true");
     redact_secret_add("1234567");
