@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,9 @@
 #define BACKOFF_FIRST_MS 1000L
 #define BACKOFF_MAX_MS 60000L
 #define NATIVE_NAME_MAX 64          /* providers' limit on tool names */
+#define MCP_NOISE_LINE_MAX 2000     /* bytes of one stderr line that reach the log */
+#define MCP_NOISE_LOG_MAX ((size_t)1 << 20) /* a server's stderr logged in all; then one
+                                               line says the rest is dropped */
 
 typedef struct server {
     mcp_server_config cfg;          /* owned; fixed while the thread runs (auto_approve
@@ -42,6 +46,7 @@ typedef struct server {
     int users;                      /* calls using client right now */
     json_t *tools, *resources, *templates, *prompts;
     char *version;
+    atomic_size_t noise_logged;     /* bytes of its stderr/noise logged (MCP_NOISE_LOG_MAX) */
 } server;
 
 struct mcp_hub {
@@ -143,8 +148,17 @@ static void on_notification(void *ud, const char *method, const json_t *params)
 static void on_noise(void *ud, int stream, const char *text, size_t len)
 {
     server *s = ud;
+    size_t shown = len > MCP_NOISE_LINE_MAX ? MCP_NOISE_LINE_MAX : len;
+    size_t before = atomic_fetch_add(&s->noise_logged, shown + 1);
+    if (before >= MCP_NOISE_LOG_MAX)
+        return;
+    if (before + shown + 1 > MCP_NOISE_LOG_MAX) {
+        hew_log(HEW_LOG_WARN, "mcp", "[%s] has written more than %zu bytes to stderr; the "
+                "rest is not logged", s->cfg.name, MCP_NOISE_LOG_MAX);
+        return;
+    }
     hew_log(stream == 2 ? HEW_LOG_INFO : HEW_LOG_WARN, "mcp", "[%s] %s%.*s", s->cfg.name,
-            stream == 2 ? "stderr: " : "not a message: ", (int)(len > 2000 ? 2000 : len), text);
+            stream == 2 ? "stderr: " : "not a message: ", (int)shown, text);
 }
 
 static void on_closed(void *ud, const char *why)

@@ -9,7 +9,7 @@
 #      there; a project's env_allow is ignored with a warning.
 #   3. The log: after a run with an MCP server that writes to stderr, hew.log exists (0600
 #      in a 0700 folder) and holds the server's lines, prefixed with its name, with the
-#      token it printed redacted; an MCP error echoing the server's configured credential
+#      token it printed redacted, and no more than about 1 MB of a flood; an MCP error echoing the server's configured credential
 #      is redacted in the events and in what the model gets; `hew doctor` says where the
 #      log is.
 set -euo pipefail
@@ -113,7 +113,7 @@ rm -rf "$work/ws/.hew" "$work/config/hew/config.json"
 # ---- 3. the log, with an MCP server's stderr ------------------------------------------------
 rm -rf "$work/state"
 cred=noisy-credential-Zq81xx
-printf '{"mcpServers": {"noisy": {"command": "python3", "args": ["%s"], "env": {"NOISY_TOKEN": "%s"}}}}\n' \
+printf '{"mcpServers": {"noisy": {"command": "python3", "args": ["%s"], "env": {"NOISY_TOKEN": "%s", "NOISY_FLOOD": "1"}}}}\n' \
     "$here/data/stderr_mcp_server.py" "$cred" >"$work/config/hew/mcp.json"
 cat >"$work/done.json" <<'JSON'
 {"responses": [
@@ -142,6 +142,13 @@ grep -q '\[noisy\] stderr: stderr-server: starting up (marker-7d1c)' "$log" ||
     fail "the server's stderr line is not in the log: $(cat "$log")"
 grep -qF 'using token ghp_[REDACTED]' "$log" || fail "the token line is not there redacted: $(cat "$log")"
 if grep -qF 'ghp_abcdefghijklmnopqrstuvwxyz0123456789' "$log"; then fail "the token is in the log"; fi
+# A server's stderr is capped: 1.5 MB written, about 1 MB logged, and one line says so.
+[[ $(grep -c 'has written more than 1048576 bytes to stderr' "$log") -eq 1 ]] ||
+    fail "no single 'more than' line in the log"
+grep -q 'flood 0000' "$log" || fail "the flood's first line is not logged"
+if grep -q 'flood 2999' "$log"; then fail "the flood's last line was logged: no cap"; fi
+size=$(stat -c %s "$log")
+(( size < 1400000 )) || fail "the log is $size bytes: the cap did not hold"
 
 # hew doctor says where the log is.
 "$HEW_BIN" doctor --cwd "$work/ws" --provider anthropic --base-url "http://127.0.0.1:9" \

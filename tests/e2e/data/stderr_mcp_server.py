@@ -3,13 +3,18 @@
 # at start (one plain marker, one carrying a GitHub token hew must redact in its log),
 # then answers initialize, tools/list and ping; one tool with a "path" input property, so
 # hew counts it as a server that reads files; calling it fails with an error that echoes
-# $NOISY_TOKEN (its configured credential). Never reads or writes any file.
+# $NOISY_TOKEN (its configured credential). With $NOISY_FLOOD set it first writes 1.5 MB
+# to stderr. Never reads or writes any file.
 import json
 import os
 import sys
 
 sys.stderr.write("stderr-server: starting up (marker-7d1c)\n")
 sys.stderr.write("stderr-server: using token ghp_abcdefghijklmnopqrstuvwxyz0123456789\n")
+if os.environ.get("NOISY_FLOOD"):
+    # 1.5 MB of stderr before answering anything: more than hew logs of one server.
+    for i in range(3000):
+        sys.stderr.write("flood %04d %s\n" % (i, "x" * 490))
 sys.stderr.flush()
 
 for line in sys.stdin:
