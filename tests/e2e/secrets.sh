@@ -3,7 +3,7 @@
 #   1. A provider's 401 body echoes the key hew sent ("Incorrect API key provided: …"):
 #      the key appears nowhere — not in the --json events, stderr (plain, --verbose), the
 #      SQLite store (dumped, and its raw files), nor the log — while the redacted message
-#      is there.
+#      is there; `hew debug sse` shows such a body with a key of a known shape redacted.
 #   2. A command printing its environment sees none of GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY,
 #      FOO_TOKEN, …; the variable the user's config allow-lists (commands.env_allow) is
 #      there; a project's env_allow is ignored with a warning.
@@ -29,6 +29,7 @@ cat >"$work/echo.json" <<'JSON'
 {"responses": [
   {"status": 401, "body": {"error": {"message": "Incorrect API key provided: {{request_key}}. You can find your API key at https://platform.openai.com/account/api-keys.", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}}},
   {"status": 401, "body": {"error": {"message": "Incorrect API key provided: {{request_key}}.", "type": "invalid_request_error", "code": "invalid_api_key"}}},
+  {"status": 401, "body": {"error": {"message": "Incorrect API key provided: {{request_key}}.", "type": "invalid_request_error", "code": "invalid_api_key"}}},
   {"status": 401, "body": {"error": {"message": "Incorrect API key provided: {{request_key}}.", "type": "invalid_request_error", "code": "invalid_api_key"}}}
 ]}
 JSON
@@ -44,8 +45,15 @@ hew_echo >"$work/out.plain" 2>"$work/stderr.plain"
 rc2=$?
 hew_echo --verbose >"$work/out.verbose" 2>"$work/stderr.verbose"
 rc3=$?
+# hew debug sse prints an error body: a key of a known shape is redacted there too.
+shaped="sk-proj-DebugSse0123456789abcdefXYZ"
+"$HEW_BIN" debug sse --header "Authorization: Bearer $shaped" \
+    "$FAKE_URL/v1/chat/completions" >"$work/debug.out" 2>&1
 set -e
 fake_stop
+grep -qF 'Incorrect API key provided: sk-proj-[REDACTED]' "$work/debug.out" ||
+    fail "hew debug sse does not show the redacted error: $(cat "$work/debug.out")"
+if grep -qF "$shaped" "$work/debug.out"; then fail "hew debug sse printed the key"; fi
 [[ $rc1 -eq 1 && $rc2 -eq 1 && $rc3 -eq 1 ]] || fail "exit $rc1/$rc2/$rc3, want 1: $(cat "$work/stderr.plain")"
 # The error did come back, echoed and redacted (so the checks below are not vacuous).
 grep -qF 'Incorrect API key provided: [REDACTED]' "$work/events.jsonl" ||
