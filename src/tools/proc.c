@@ -148,13 +148,21 @@ void proc_env_from_parent(proc_env *e, const char *const *allow)
 {
     for (char **v = environ; v && *v; v++) {
         const char *eq = strchr(*v, '=');
-        if (!eq || eq == *v || (size_t)(eq - *v) >= 256)
+        if (!eq || eq == *v)
             continue;
         size_t n = (size_t)(eq - *v);
-        char name[256];
+        char small[256];
+        char *name = n < sizeof small ? small : malloc(n + 1);
+        if (!name) {
+            e->oom = true;
+            continue;
+        }
         memcpy(name, *v, n);
         name[n] = '\0';
-        if (!proc_env_allowed(name, allow) && proc_env_is_secret(name, eq + 1))
+        bool drop = !proc_env_allowed(name, allow) && proc_env_is_secret(name, eq + 1);
+        if (name != small)
+            free(name);
+        if (drop)
             continue;
         long i = env_find(e, *v, n);
         if (i >= 0) {
