@@ -16,7 +16,7 @@
 #include "sbuf.h"
 #include "termsafe.h"
 
-enum cfg_type { T_STR, T_BOOL, T_NUM, T_ENUM, T_LIST };
+enum cfg_type { T_STR, T_BOOL, T_NUM, T_ENUM, T_LIST, T_NAMES };
 
 static const struct cfg_def {
     const char *path;     /* the JSON path in a config file */
@@ -63,6 +63,8 @@ static const struct cfg_def {
     [CFG_RULES_AGENTS] = { "rules.agents", T_BOOL, 1, NULL, "read AGENTS.md files" },
     [CFG_RULES_CLINEIGNORE] = { "rules.clineignore", T_BOOL, 1, NULL,
                                 "show the model the .clineignore text" },
+    [CFG_ENV_ALLOW] = { "commands.env_allow", T_NAMES, 0, NULL,
+                        "environment variables commands get although they look secret" },
 };
 
 /* The provider table as the CLI needs it: which variable holds the key. */
@@ -189,11 +191,63 @@ static int in_choices(const char *choices, const char *v)
 }
 
 /* Take one value of a config file. */
+/* commands.env_allow: a list of variable names or globs ("MY_TOKEN", "CI_*"). */
+static int take_names(cli_config *c, int k, const json_t *v, const char *file,
+                      const char *path, char *err, size_t errlen)
+{
+    if (!json_is_array(v)) {
+        snprintf(err, errlen, "%s: %s: expected a list of variable names, e.g. "
+                 "[\"MY_TOKEN\", \"CI_*\"]", file, path);
+        return -1;
+    }
+    size_t n = json_array_size(v), i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+        const char *s = json_string_value(e);
+        if (!s || !*s || strlen(s) > 200 ||
+            strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_*?[]!-") !=
+                strlen(s)) {
+            snprintf(err, errlen, "%s: %s[%zu]: expected a variable name or a glob (letters, "
+                     "digits, _ and * ? [ ])", file, path, i);
+            return -1;
+        }
+    }
+    char **list = calloc(n + 1, sizeof *list);
+    sbuf text = SBUF_INIT;
+    int oom = !list;
+    json_array_foreach(v, i, e) {
+        if (list && !(list[i] = strdup(json_string_value(e))))
+            oom = 1;
+        if (i)
+            sbuf_putc(&text, ',');
+        sbuf_puts(&text, json_string_value(e));
+    }
+    for (char **p = c->env_allow; p && *p; p++)
+        free(*p);
+    free(c->env_allow);
+    c->env_allow = list;
+    set_str(c, k, text.data ? text.data : "", file);
+    sbuf_release(&text);
+    if (oom) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 static int take_value(cli_config *c, int k, const json_t *v, const char *file, const char *path,
                       int project, char *err, size_t errlen)
 {
     const struct cfg_def *d = &defs[k];
     const char *src = file;
+    if (project && k == CFG_ENV_ALLOW) {
+        /* A repository must not pull your secrets into the commands it gets the model to
+         * run; not fatal: the project's other settings still apply. */
+        fprintf(stderr, "hew: %s: %s is ignored in a project's config (it would hand your "
+                "secrets to commands) — put it in %s\n", file, path,
+                c->user_path ? c->user_path : "~/.config/hew/config.json");
+        return 0;
+    }
     if (project && !d->project_ok) {
         snprintf(err, errlen,
                  "%s: %s: not allowed in a project's config (a repository must not redirect "
@@ -231,6 +285,8 @@ static int take_value(cli_config *c, int k, const json_t *v, const char *file, c
         }
         set_num(c, k, (long)json_integer_value(v), src);
         return 0;
+    case T_NAMES:
+        return take_names(c, k, v, file, path, err, errlen);
     case T_LIST: {
         sbuf list = SBUF_INIT;
         if (json_is_string(v)) {
@@ -338,7 +394,8 @@ static int load_file(cli_config *c, const char *path, int project, json_t **keep
     const char *key;
     json_t *v;
     json_object_foreach(root, key, v) {
-        if (strcmp(key, "limits") == 0 || strcmp(key, "rules") == 0) {
+        if (strcmp(key, "limits") == 0 || strcmp(key, "rules") == 0 ||
+            strcmp(key, "commands") == 0) {
             if (!json_is_object(v)) {
                 snprintf(err, errlen, "%s: %s: expected an object", path, key);
                 json_decref(root);
@@ -355,7 +412,9 @@ static int load_file(cli_config *c, const char *path, int project, json_t **keep
                         break;
                 if (k == CFG_NKEYS) {
                     snprintf(err, errlen,
-                             strcmp(key, "rules") == 0
+                             strcmp(key, "commands") == 0
+                                 ? "%s: %s: unknown setting (see `hew config`)"
+                             : strcmp(key, "rules") == 0
                                  ? "%s: %s: unknown setting (rules are global, clinerules, "
                                    "cursorrules, windsurfrules, agents, clineignore)"
                                  : "%s: %s: unknown setting (limits are max_consecutive_mistakes, "
@@ -489,6 +548,9 @@ void cli_config_release(cli_config *c)
     free(c->project_path);
     free(c->key_from);
     free(c->model_info);
+    for (char **p = c->env_allow; p && *p; p++)
+        free(*p);
+    free(c->env_allow);
     memset(c, 0, sizeof *c);
 }
 
@@ -636,6 +698,7 @@ int cli_config_load(cli_config *c, const cli_options *co, char *err, size_t errl
 int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errlen)
 {
     o->provider = c->str[CFG_PROVIDER];
+    o->env_allow = (const char *const *)c->env_allow;
     o->model = c->str[CFG_MODEL];
     o->model_info = c->model_info;
     o->base_url = c->str[CFG_BASE_URL];
@@ -735,6 +798,11 @@ int cli_config_show(const cli_options *co, int as_json)
                 v = json_boolean(c.num[k] > 0);
             else if (defs[k].type == T_LIST)
                 v = json_string(cli_auto_approve_str(c.num[k]));
+            else if (defs[k].type == T_NAMES) {
+                v = json_array();
+                for (char **p = c.env_allow; p && *p; p++)
+                    json_array_append_new(v, json_string(*p));
+            }
             else
                 v = json_integer(c.num[k]);
             json_object_set_new(o, defs[k].path, json_pack("{s:o, s:s}", "value", v, "source",
@@ -775,6 +843,8 @@ int cli_config_show(const cli_options *co, int as_json)
                 snprintf(val, sizeof val, "%s", c.num[k] > 0 ? "true" : "false");
             else if (defs[k].type == T_LIST)
                 snprintf(val, sizeof val, "%s", cli_auto_approve_str(c.num[k]));
+            else if (defs[k].type == T_NAMES)
+                snprintf(val, sizeof val, "%s", c.str[k] && *c.str[k] ? c.str[k] : "(none)");
             else
                 snprintf(val, sizeof val, "%ld", c.num[k]);
             printf("%-33s %-30s %s\n", defs[k].path, val, c.source[k][0] ? c.source[k] : "default");

@@ -43,6 +43,7 @@ enum cfg_key {
     CFG_RULES_WINDSURFRULES,
     CFG_RULES_AGENTS,
     CFG_RULES_CLINEIGNORE,
+    CFG_ENV_ALLOW, /* commands.env_allow: the user's file only */
     CFG_NKEYS
 };
 
@@ -67,6 +68,8 @@ typedef struct cli_config {
     char *model_info;        /* models.<model> of the files for the chosen model (JSON
                                 text), or NULL */
     char model_info_from[256]; /* which file it came from */
+    char **env_allow;        /* commands.env_allow (NULL-terminated, owned), or NULL; its
+                                text ("A,B_*") is str[CFG_ENV_ALLOW] */
 } cli_config;
 
 /* Load and merge everything for the workspace cwd (NULL: the current directory) and the

@@ -262,6 +262,21 @@ static void check_terminal(doctor *d)
         add_check(d, "terminal", CHECK_OK, NULL, "%s", detail);
 }
 
+/* ---- the log --------------------------------------------------------------------------- */
+
+static void check_log(doctor *d)
+{
+    char path[4096];
+    const char *level = getenv("HEW_LOG");
+    if (hew_log_path(path, sizeof path) != 0) {
+        add_check(d, "log", CHECK_WARN, "set HOME (or XDG_STATE_HOME) to an absolute path",
+                  "no log: its folder cannot be found");
+        return;
+    }
+    add_check(d, "log", CHECK_OK, NULL, "%s (level %s; HEW_LOG=debug for more)", path,
+              level && *level ? level : "info");
+}
+
 /* ---- output ---------------------------------------------------------------------------- */
 
 /* A detail may quote a configuration file or an MCP server: printed sanitised. */
@@ -325,6 +340,7 @@ static void run_checks(doctor *d, const cli_options *co)
     check_ctags(d);
     check_node(d);
     check_terminal(d);
+    check_log(d);
 }
 
 int cli_doctor(int argc, char **argv)

@@ -139,6 +139,10 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    /* The log is opened at its first line only: commands that log nothing never touch it.
+     * Without HOME there is no log, and hew works on. */
+    char log_err[256];
+    (void)hew_log_enable(NULL, log_err, sizeof log_err);
     if (strcmp(cmd, "debug") == 0 && argc >= 3) {
         for (size_t i = 0; i < sizeof debug_commands / sizeof debug_commands[0]; i++)
             if (strcmp(argv[2], debug_commands[i].name) == 0)

@@ -74,6 +74,9 @@ static bool print_server(const json_t *s)
     putchar('\n');
     if (error)
         printf("    %s\n", error);
+    const char *ignore_note = json_string_value(json_object_get(s, "clineignore_warning"));
+    if (ignore_note)
+        printf("    warning: %s\n", ignore_note);
     if (json_array_size(tools))
         print_tools(tools);
     const json_t *prompts = json_object_get(s, "prompts");

@@ -47,7 +47,11 @@ typedef struct fp_plan {
     size_t ncuts;
     fp_faults faults;
     char label[128];   /* what this response is, for the log: "generated anthropic" */
+    bool echo_key;     /* the body holds PLAN_KEY_PLACEHOLDER: each request gets a copy
+                          with the key it sent in its place (plain responses only) */
 } fp_plan;
+
+#define PLAN_KEY_PLACEHOLDER "{{request_key}}"
 
 void plan_init(fp_plan *p);
 void plan_release(fp_plan *p);

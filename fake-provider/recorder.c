@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/redact.h"
 
 struct recorder {
     FILE *f;
@@ -43,28 +44,17 @@ void recorder_free(recorder *r)
     free(r);
 }
 
-static const char *const secret_headers[] = {"authorization", "proxy-authorization",
-                                             "x-api-key", "x-goog-api-key", "api-key", NULL};
-
 /* Keep a short ASCII prefix of long secrets ("sk-***"), hide short ones entirely. */
 static void mask_secret(buf *b, const char *secret)
 {
-    size_t len = strlen(secret);
-    if (len >= 12) {
-        for (size_t i = 0; i < 3; i++)
-            if ((unsigned char)secret[i] < 0x80)
-                buf_putc(b, secret[i]);
-    }
-    buf_puts(b, "***");
+    char hint[16];
+    redact_key_hint(secret, hint, sizeof hint);
+    buf_puts(b, hint);
 }
 
 char *recorder_mask(const char *name, const char *value)
 {
-    bool secret = false;
-    for (size_t i = 0; secret_headers[i]; i++)
-        if (strcmp(name, secret_headers[i]) == 0)
-            secret = true;
-    if (!secret)
+    if (!redact_header_is_secret(name))
         return strdup(value);
     buf b = BUF_INIT(8192);
     buf_puts(&b, "");

@@ -203,6 +203,8 @@ hew_code plain_load(const json_t *resp, const char *path, const char *base_dir, 
         p->chunked = false;
         plan_add_event(p, bytes.data ? bytes.data : "", bytes.len);
         snprintf(p->label, sizeof p->label, "plain %u", p->status);
+        p->echo_key = bytes.data && memmem(bytes.data, bytes.len, PLAN_KEY_PLACEHOLDER,
+                                           strlen(PLAN_KEY_PLACEHOLDER)) != NULL;
     }
     json_decref(meta);
     buf_release(&bytes);

@@ -159,6 +159,71 @@ static fp_plan *exhausted_plan(size_t index, size_t have)
     return p;
 }
 
+/* The key a request carried: Authorization's token, x-api-key, x-goog-api-key, api-key, or
+ * the key= query parameter (copied into out; "" when none). */
+static void request_key(const json_t *headers, const char *uri, char *out, size_t cap)
+{
+    static const char *const names[] = { "x-api-key", "x-goog-api-key", "api-key", NULL };
+    out[0] = '\0';
+    const char *auth = json_string_value(json_object_get(headers, "authorization"));
+    if (auth) {
+        const char *sp = strchr(auth, ' ');
+        snprintf(out, cap, "%s", sp ? sp + 1 : auth);
+        return;
+    }
+    for (size_t i = 0; names[i]; i++) {
+        const char *v = json_string_value(json_object_get(headers, names[i]));
+        if (v) {
+            snprintf(out, cap, "%s", v);
+            return;
+        }
+    }
+    const char *q = strstr(uri, "?key=");
+    if (!q)
+        q = strstr(uri, "&key=");
+    if (q)
+        snprintf(out, cap, "%.*s", (int)strcspn(q + 5, "&#"), q + 5);
+}
+
+/* A copy of a plain plan with PLAN_KEY_PLACEHOLDER replaced by key (faults are not copied:
+ * the copy is sent whole). NULL when out of memory. */
+static fp_plan *echo_plan(const fp_plan *src, const char *key)
+{
+    fp_plan *p = malloc(sizeof *p);
+    if (!p)
+        return NULL;
+    plan_init(p);
+    p->status = src->status;
+    p->chunked = false;
+    const char *name;
+    json_t *v;
+    json_object_foreach(src->headers, name, v)
+        plan_set_header(p, name, json_string_value(v));
+    buf body = BUF_INIT(PLAN_BODY_MAX);
+    const char *s = src->body.data ? src->body.data : "";
+    const char *end = s + src->body.len;
+    size_t pl = strlen(PLAN_KEY_PLACEHOLDER);
+    for (;;) {
+        const char *at = memmem(s, (size_t)(end - s), PLAN_KEY_PLACEHOLDER, pl);
+        if (!at) {
+            buf_append(&body, s, (size_t)(end - s));
+            break;
+        }
+        buf_append(&body, s, (size_t)(at - s));
+        buf_puts(&body, key);
+        s = at + pl;
+    }
+    plan_add_event(p, body.data ? body.data : "", body.len);
+    buf_release(&body);
+    snprintf(p->label, sizeof p->label, "%.100s (key echoed)", src->label);
+    if (plan_finish(p, "echo", NULL) != HEW_OK) {
+        plan_release(p);
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
 /* Headers that libmicrohttpd writes itself (or refuses). */
 static bool managed_header(const char *name)
 {
@@ -176,6 +241,8 @@ static enum MHD_Result respond(server *s, struct MHD_Connection *con, fp_req *r,
     json_t *headers = json_object();
     MHD_get_connection_values(con, MHD_HEADER_KIND, collect_header, headers);
     json_t *entry = recorder_entry(0, method, r->uri, headers, r->body.data, r->body.len);
+    char key[1024];
+    request_key(headers, r->uri, key, sizeof key);
     json_decref(headers);
 
     pthread_mutex_lock(&s->lock);
@@ -193,6 +260,13 @@ static enum MHD_Result respond(server *s, struct MHD_Connection *con, fp_req *r,
     fp_out *o = calloc(1, sizeof *o);
     if (!o)
         return MHD_NO;
+    if (plan && plan->echo_key) {
+        plan = o->owned = echo_plan(plan, key);
+        if (!plan) {
+            free(o);
+            return MHD_NO;
+        }
+    }
     if (!plan) {
         plan = o->owned = exhausted_plan(index, s->sc->n);
         if (!plan) {

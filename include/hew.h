@@ -111,6 +111,12 @@ typedef struct hew_options {
                                        .hew/mcp.json is read too, either way) */
     hew_event_fn on_event;
     void *event_ud;
+    const char *const *env_allow;   /* environment variables that commands get although
+                                       their names (or values) look secret: names or
+                                       fnmatch globs ("MY_TOKEN", "CI_*"), NULL-terminated;
+                                       NULL: none. Copied by hew_session_new. By default
+                                       commands never see *_TOKEN, *_SECRET*, *_PASSWORD,
+                                       *KEY (as a word), AWS_* secrets or hew's own key. */
 } hew_options;
 
 /* Fill o with the defaults above. */
@@ -412,6 +418,23 @@ char *hew_debug_decode(const char *protocol, long status, const char *const *hea
  * with a message in errbuf. */
 char *hew_debug_parse(const char *text, size_t len, const char *const *tools, size_t chunk,
                       char *errbuf, size_t errbuf_len);
+
+/* ---- The log ---------------------------------------------------------------------------
+ *
+ * hew's diagnostic log (MCP servers' stderr, reconnects, checkpoints, warnings): one file,
+ * $XDG_STATE_HOME/hew/hew.log (by default ~/.local/state/hew/hew.log), created 0600 in a
+ * 0700 folder, rotated at 5 MB (hew.log.1 … hew.log.3), every line redacted (API keys,
+ * tokens, passwords). The level comes from HEW_LOG (error, warn, info — the default —,
+ * debug). A library that does not call hew_log_enable writes no log. */
+
+/* Turn the log on, in dir (NULL: the default folder above). Nothing is opened until the
+ * first line is written, so a command that logs nothing costs nothing. 0, or -1 with the
+ * reason in err (no HOME or XDG_STATE_HOME to find the folder). */
+int hew_log_enable(const char *dir, char *err, size_t errlen);
+
+/* The log file's path (where it is or will be) into path (n bytes): 0, or -1 when the log
+ * is off. */
+int hew_log_path(char *path, size_t n);
 
 #ifdef __cplusplus
 }

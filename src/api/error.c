@@ -14,6 +14,7 @@
 
 #include "api/retry_after.h"
 #include "base/buf.h"
+#include "base/redact.h"
 #include "base/utf8.h"
 
 static const char *const category_names[] = {
@@ -497,8 +498,18 @@ static void appendf(char *dst, size_t cap, const char *fmt, ...)
     }
 }
 
+/* A provider may echo the key it was sent ("Incorrect API key provided: sk-proj-…"):
+ * nothing of an error leaves this module with a secret in it. */
+static void redact_error(api_error *e)
+{
+    redact_inplace(e->provider_message, sizeof e->provider_message);
+    redact_inplace(e->message, sizeof e->message);
+    redact_inplace(e->code, sizeof e->code);
+}
+
 static void compose(api_error *e, bool in_stream, bool html)
 {
+    redact_inplace(e->provider_message, sizeof e->provider_message);
     char where[96];
     if (in_stream)
         snprintf(where, sizeof where, "an error inside the response stream");
@@ -640,6 +651,7 @@ static void finish(api_error *out, long status, const einfo *x, const http_heade
         }
     }
     compose(out, in_stream, x->html);
+    redact_error(out);
 }
 
 void api_classify(long status, const http_header *headers, size_t nheaders, const char *body,
@@ -685,6 +697,7 @@ void api_error_stream(api_error *out, const char *what)
             "The response stream broke off before the provider finished the turn (%s). "
             "Whatever arrived is incomplete; retry the request.",
             out->provider_message);
+    redact_error(out);
 }
 
 void api_error_transport(const hew_err *err, api_error *out)
@@ -711,4 +724,5 @@ void api_error_transport(const hew_err *err, api_error *out)
     }
     snprintf(out->code, sizeof out->code, "%s", hew_code_name(code));
     compose(out, false, false);
+    redact_error(out);
 }

@@ -5,7 +5,9 @@
  * including the traps of §0.10: status codes mislead in both directions, so the body's
  * code/type/wording decides where it is specific.
  *
- * It must never echo an API key (providers already mask them; hew never adds one), never
+ * It must never echo an API key: a provider may echo the key it was sent (OpenAI's 401
+ * "Incorrect API key provided: sk-proj-…"), so every message, provider message and code
+ * is passed through the redactor (base/redact.h) before it leaves this module. Never
  * trust the body's shape (anything, including an HTML page or nothing, classifies), and
  * never fail: the worst case is category UNKNOWN with the raw text in the message.
  *

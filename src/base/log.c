@@ -16,244 +16,20 @@
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "base/redact.h"
 #include "base/utf8.h"
-
-static const char REDACTED[] = "[REDACTED]";
-
-/* ---- redaction -------------------------------------------------------------------- */
-
-static const char *const secret_headers[] = {
-    "proxy-authorization", "authorization", "x-goog-api-key", "x-api-key", "api-key",
-};
-
-static const char *const secret_params[] = {
-    "api_key", "apikey", "access_token", "token", "key",
-};
-
-static const char *const secret_json_keys[] = {
-    "api_key",       "apikey",        "api-key",      "x-api-key",     "x-goog-api-key",
-    "authorization", "proxy-authorization", "access_token", "refresh_token",
-    "client_secret", "password",
-};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static char lower(char c)
-{
-    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
-
-/* strlen(word) when s[0..n) starts with word (case-insensitive), else 0. */
-static size_t starts_ci(const char *s, size_t n, const char *word)
-{
-    size_t i = 0;
-    for (; word[i]; i++)
-        if (i >= n || lower(s[i]) != word[i])
-            return 0;
-    return i;
-}
-
-static bool is_name_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_';
-}
-
-static bool is_auth_name(const char *name)
-{
-    return strcmp(name, "authorization") == 0 || strcmp(name, "proxy-authorization") == 0;
-}
-
-/* Append the masked form of a secret value v[0..n): for authorization values the scheme
- * word is kept ("Bearer [REDACTED]"). */
-static void put_masked(buf *out, const char *v, size_t n, bool auth)
-{
-    if (auth) {
-        size_t s = 0;
-        while (s < n && ((v[s] >= 'a' && v[s] <= 'z') || (v[s] >= 'A' && v[s] <= 'Z')))
-            s++;
-        if (s > 0 && s + 1 < n && v[s] == ' ')
-            buf_append(out, v, s + 1);
-    }
-    buf_append(out, REDACTED, sizeof REDACTED - 1);
-}
-
-/* A secret found at in[i]: keep in[i..keep), mask in[keep..end), go on at end. */
-typedef struct match {
-    size_t keep;
-    size_t end;
-    bool auth; /* an authorization value: keep its scheme word */
-} match;
-
-/* A header "Name: value" at in[i]. */
-static bool match_header(const char *in, size_t n, size_t i, match *m)
-{
-    if (i > 0 && is_name_char(in[i - 1]))
-        return false;
-    for (size_t h = 0; h < COUNT(secret_headers); h++) {
-        size_t L = starts_ci(in + i, n - i, secret_headers[h]);
-        if (!L)
-            continue;
-        size_t j = i + L;
-        while (j < n && (in[j] == ' ' || in[j] == '\t'))
-            j++;
-        if (j >= n || in[j] != ':')
-            continue;
-        j++;
-        while (j < n && (in[j] == ' ' || in[j] == '\t'))
-            j++;
-        size_t e = j;
-        while (e < n && in[e] != '\r' && in[e] != '\n' && in[e] != '"' && in[e] != '\\')
-            e++;
-        if (e == j)
-            return false;
-        *m = (match){ j, e, is_auth_name(secret_headers[h]) };
-        return true;
-    }
-    return false;
-}
-
-/* A query parameter "?name=value" / "&name=value" at in[i]. */
-static bool match_param(const char *in, size_t n, size_t i, match *m)
-{
-    for (size_t p = 0; p < COUNT(secret_params); p++) {
-        size_t L = starts_ci(in + i + 1, n - i - 1, secret_params[p]);
-        if (!L || i + 1 + L >= n || in[i + 1 + L] != '=')
-            continue;
-        size_t v = i + 2 + L;
-        size_t e = v;
-        while (e < n && !strchr("&#\"'<>\\ \t\r\n", in[e]))
-            e++;
-        if (e == v)
-            return false;
-        *m = (match){ v, e, false };
-        return true;
-    }
-    return false;
-}
-
-/* "://user:password@host" at in[i] (i at the ':' of "://"): the password. */
-static bool match_userinfo(const char *in, size_t n, size_t i, match *m)
-{
-    size_t a = i + 3;
-    size_t end = a;
-    while (end < n && !strchr("/?#\"'<>\\ \t\r\n", in[end]))
-        end++;
-    size_t at = end;
-    while (at > a && in[at - 1] != '@')
-        at--;
-    if (at == a)
-        return false; /* no '@' */
-    at--;             /* index of the last '@' */
-    const char *colon = memchr(in + a, ':', at - a);
-    if (!colon || (size_t)(colon - in) + 1 == at)
-        return false; /* no password */
-    *m = (match){ (size_t)(colon - in) + 1, at, false };
-    return true;
-}
-
-/* Is the quote token (" when q is 1, \" when q is 2) at in[j]? */
-static bool quote_at(const char *in, size_t n, size_t j, size_t q)
-{
-    if (q == 1)
-        return j < n && in[j] == '"';
-    return j + 1 < n && in[j] == '\\' && in[j + 1] == '"';
-}
-
-/* A JSON field "name": "value" (or \"name\": \"value\") at in[i]: the string's content. */
-static bool match_json(const char *in, size_t n, size_t i, match *m)
-{
-    size_t q = in[i] == '"' ? 1 : 2;
-    size_t k = i + q;
-    for (size_t f = 0; f < COUNT(secret_json_keys); f++) {
-        size_t L = starts_ci(in + k, n - k, secret_json_keys[f]);
-        if (!L || !quote_at(in, n, k + L, q))
-            continue;
-        size_t j = k + L + q;
-        while (j < n && (in[j] == ' ' || in[j] == '\t'))
-            j++;
-        if (j >= n || in[j] != ':')
-            continue;
-        j++;
-        while (j < n && (in[j] == ' ' || in[j] == '\t'))
-            j++;
-        if (!quote_at(in, n, j, q))
-            return false; /* not a string value */
-        size_t v = j + q;
-        size_t e = v;
-        if (q == 1) {
-            while (e < n && in[e] != '"')
-                e += (in[e] == '\\' && e + 1 < n) ? 2 : 1;
-        } else {
-            while (e < n && !quote_at(in, n, e, 2))
-                e++;
-        }
-        if (e > n)
-            e = n; /* an unterminated value is masked to the end */
-        if (e == v)
-            return false;
-        *m = (match){ v, e, is_auth_name(secret_json_keys[f]) };
-        return true;
-    }
-    return false;
-}
-
-void log_redact(const char *in, size_t n, buf *out)
-{
-    size_t run = 0; /* start of the bytes not yet copied */
-    size_t i = 0;
-    while (i < n) {
-        char c = in[i];
-        bool hit = false;
-        match m;
-        if (c == '?' || c == '&')
-            hit = i + 1 < n && match_param(in, n, i, &m);
-        else if (c == '"' || (c == '\\' && i + 1 < n && in[i + 1] == '"'))
-            hit = match_json(in, n, i, &m);
-        else if (c == ':')
-            hit = i + 2 < n && in[i + 1] == '/' && in[i + 2] == '/' &&
-                  match_userinfo(in, n, i, &m);
-        else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
-            hit = match_header(in, n, i, &m);
-        if (!hit) {
-            i++;
-            continue;
-        }
-        buf_append(out, in + run, m.keep - run);
-        put_masked(out, in + m.keep, m.end - m.keep, m.auth);
-        i = run = m.end;
-    }
-    buf_append(out, in + run, n - run);
-}
-
-bool log_header_is_secret(const char *name)
-{
-    if (!name)
-        return false;
-    for (size_t h = 0; h < COUNT(secret_headers); h++)
-        if (strcasecmp(name, secret_headers[h]) == 0)
-            return true;
-    return false;
-}
-
-void log_redact_header(const char *name, const char *value, buf *out)
-{
-    if (!value)
-        return;
-    if (!log_header_is_secret(name)) {
-        buf_puts(out, value);
-        return;
-    }
-    put_masked(out, value, strlen(value),
-               strcasecmp(name, "authorization") == 0 ||
-                   strcasecmp(name, "proxy-authorization") == 0);
-}
 /* ---- the log file ----------------------------------------------------------------- */
 
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
-static int log_fd = -1;           /* guarded by log_mu */
-static char log_path_buf[PATH_MAX]; /* guarded by log_mu */
-static atomic_bool log_is_open;
+static int log_fd = -1;             /* guarded by log_mu */
+static char log_path_buf[PATH_MAX]; /* guarded by log_mu: the file, open or to open */
+static long long log_size;          /* guarded by log_mu: bytes in the open file */
+static long long log_rotate_at = LOG_ROTATE_BYTES; /* guarded by log_mu */
+static bool log_lazy;               /* guarded by log_mu: open at the first line */
+static atomic_bool log_is_on;       /* open, or to be opened at the first line */
 static atomic_int log_min = HEW_LOG_INFO;
 
 static const char *const level_names[] = {
@@ -297,14 +73,63 @@ hew_code log_default_dir(char **out, hew_err *err)
     return *out ? HEW_OK : hew_err_set(err, HEW_E_NOMEM, "out of memory");
 }
 
-/* Swap in a new descriptor (or -1) and path; the old descriptor is closed. */
-static void set_log_fd(int fd, const char *path)
+/* The file's path for dir (NULL: the default folder) into path[PATH_MAX]. */
+static hew_code log_path_for(const char *dir, char *path, hew_err *err)
+{
+    char *def = NULL;
+    hew_code rc = HEW_OK;
+    if (!dir) {
+        rc = log_default_dir(&def, err);
+        dir = def;
+    }
+    if (rc == HEW_OK && (size_t)snprintf(path, PATH_MAX, "%s/hew.log", dir) >= PATH_MAX)
+        rc = hew_err_set(err, HEW_E_INVALID, "the log folder path %s is too long", dir);
+    free(def);
+    return rc;
+}
+
+/* Open path (its folder created 0700, the file 0600) and return the descriptor, or -1
+ * with err set. Called with log_mu held. */
+static int open_file(const char *path, long long *size, hew_err *err)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir)
+        *slash = '\0';
+    if (fs_mkdirs(dir, 0700, err) != HEW_OK)
+        return -1;
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+    if (fd < 0) {
+        hew_err_set(err, HEW_E_IO, "cannot open the log file %s: %s — check the folder's "
+                    "permissions or set XDG_STATE_HOME", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    hew_code rc = HEW_OK;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        rc = hew_err_set(err, HEW_E_INVALID, "the log file %s is not a regular file", path);
+    if (rc == HEW_OK && (st.st_mode & 077) != 0 && fchmod(fd, 0600) != 0)
+        rc = hew_err_set(err, HEW_E_IO, "cannot make the log file %s private: %s", path,
+                         strerror(errno));
+    if (rc != HEW_OK) {
+        close(fd);
+        return -1;
+    }
+    *size = (long long)st.st_size;
+    return fd;
+}
+
+/* Swap in a new state; the old descriptor is closed. */
+static void set_state(int fd, const char *path, long long size, bool lazy)
 {
     pthread_mutex_lock(&log_mu);
     int old = log_fd;
     log_fd = fd;
-    snprintf(log_path_buf, sizeof log_path_buf, "%s", fd >= 0 ? path : "");
-    atomic_store(&log_is_open, fd >= 0);
+    log_size = size;
+    log_lazy = lazy;
+    snprintf(log_path_buf, sizeof log_path_buf, "%s", path ? path : "");
+    atomic_store(&log_is_on, fd >= 0 || lazy);
     pthread_mutex_unlock(&log_mu);
     if (old >= 0)
         close(old);
@@ -313,41 +138,37 @@ static void set_log_fd(int fd, const char *path)
 hew_code log_open(const char *dir, hew_err *err)
 {
     int saved_errno = errno;
-    set_log_fd(-1, NULL);
-    char *def = NULL;
-    hew_code rc = HEW_OK;
-    if (!dir) {
-        rc = log_default_dir(&def, err);
-        dir = def;
-    }
+    set_state(-1, NULL, 0, false);
     char path[PATH_MAX];
+    long long size = 0;
     int fd = -1;
-    if (rc == HEW_OK)
-        rc = fs_mkdirs(dir, 0700, err);
-    if (rc == HEW_OK && (size_t)snprintf(path, sizeof path, "%s/hew.log", dir) >= sizeof path)
-        rc = hew_err_set(err, HEW_E_INVALID, "the log folder path %s is too long", dir);
+    hew_code rc = log_path_for(dir, path, err);
     if (rc == HEW_OK) {
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+        pthread_mutex_lock(&log_mu);
+        fd = open_file(path, &size, err);
+        pthread_mutex_unlock(&log_mu);
         if (fd < 0)
-            rc = hew_err_set(err, HEW_E_IO, "cannot open the log file %s: %s — check the "
-                             "folder's permissions or set XDG_STATE_HOME", path,
-                             strerror(errno));
-    }
-    struct stat st;
-    if (rc == HEW_OK && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)))
-        rc = hew_err_set(err, HEW_E_INVALID, "the log file %s is not a regular file", path);
-    if (rc == HEW_OK && (st.st_mode & 077) != 0 && fchmod(fd, 0600) != 0)
-        rc = hew_err_set(err, HEW_E_IO, "cannot make the log file %s private: %s", path,
-                         strerror(errno));
-    if (rc != HEW_OK && fd >= 0) {
-        close(fd);
-        fd = -1;
+            rc = err && err->code != HEW_OK ? err->code : HEW_E_IO;
     }
     if (rc == HEW_OK) {
         atomic_store(&log_min, (int)level_from_env());
-        set_log_fd(fd, path);
+        set_state(fd, path, size, false);
     }
-    free(def);
+    errno = saved_errno;
+    return rc;
+}
+
+hew_code log_open_lazy(const char *dir, hew_err *err)
+{
+    int saved_errno = errno;
+    char path[PATH_MAX];
+    hew_code rc = log_path_for(dir, path, err);
+    if (rc == HEW_OK) {
+        atomic_store(&log_min, (int)level_from_env());
+        set_state(-1, path, 0, true);
+    } else {
+        set_state(-1, NULL, 0, false);
+    }
     errno = saved_errno;
     return rc;
 }
@@ -355,18 +176,25 @@ hew_code log_open(const char *dir, hew_err *err)
 void log_close(void)
 {
     int saved_errno = errno;
-    set_log_fd(-1, NULL);
+    set_state(-1, NULL, 0, false);
     errno = saved_errno;
 }
 
 bool log_file_path(char *dst, size_t cap)
 {
     pthread_mutex_lock(&log_mu);
-    bool open_now = log_fd >= 0;
-    if (open_now && cap > 0)
+    bool on = log_fd >= 0 || log_lazy;
+    if (on && cap > 0)
         snprintf(dst, cap, "%s", log_path_buf);
     pthread_mutex_unlock(&log_mu);
-    return open_now;
+    return on;
+}
+
+void log_set_rotate_bytes(long long bytes)
+{
+    pthread_mutex_lock(&log_mu);
+    log_rotate_at = bytes > 0 ? bytes : LOG_ROTATE_BYTES;
+    pthread_mutex_unlock(&log_mu);
 }
 
 void log_set_level(log_level level)
@@ -380,7 +208,44 @@ void log_set_level(log_level level)
 
 bool log_enabled(log_level level)
 {
-    return atomic_load(&log_is_open) && (int)level <= atomic_load(&log_min);
+    return atomic_load(&log_is_on) && (int)level <= atomic_load(&log_min);
+}
+
+/* hew.log → hew.log.1 → … → hew.log.LOG_KEEP (the oldest is dropped), then a fresh
+ * hew.log. Called with log_mu held and the file open. Another hew may have rotated
+ * already: a rename that finds nothing is fine. */
+static void rotate_locked(void)
+{
+    char from[PATH_MAX + 24], to[PATH_MAX + 24];
+    for (int k = LOG_KEEP - 1; k >= 1; k--) {
+        snprintf(from, sizeof from, "%s.%d", log_path_buf, k);
+        snprintf(to, sizeof to, "%s.%d", log_path_buf, k + 1);
+        (void)rename(from, to);
+    }
+    snprintf(to, sizeof to, "%s.1", log_path_buf);
+    (void)rename(log_path_buf, to);
+    close(log_fd);
+    log_fd = open_file(log_path_buf, &log_size, NULL);
+    if (log_fd < 0)
+        atomic_store(&log_is_on, false);
+}
+
+/* Write one line: open the file first when it is opened lazily, rotate when the line
+ * would take it past the cap. Errors are dropped: logging never fails its caller. */
+static void write_line(const char *line, size_t len)
+{
+    pthread_mutex_lock(&log_mu);
+    if (log_fd < 0 && log_lazy) {
+        log_lazy = false;
+        log_fd = open_file(log_path_buf, &log_size, NULL);
+        if (log_fd < 0)
+            atomic_store(&log_is_on, false);
+    }
+    if (log_fd >= 0 && log_size > 0 && log_size + (long long)len > log_rotate_at)
+        rotate_locked();
+    if (log_fd >= 0 && fs_write_all(log_fd, line, len, "log", NULL) == HEW_OK)
+        log_size += (long long)len;
+    pthread_mutex_unlock(&log_mu);
 }
 
 /* Append s[0..n) with control characters escaped (tab kept). s is valid UTF-8. */
@@ -428,7 +293,7 @@ void hew_logv(log_level level, const char *part, const char *fmt, va_list ap)
 
     /* 2. Redact, 3. repair UTF-8, 4. escape controls into one line. */
     buf red = BUF_INIT(0), clean = BUF_INIT(0), line = BUF_INIT(0);
-    log_redact(msg, len, &red);
+    redact_text(msg, len, &red);
     free(msg);
     utf8_sanitize(red.data ? red.data : "", red.len, &clean);
     buf_release(&red);
@@ -449,12 +314,8 @@ void hew_logv(log_level level, const char *part, const char *fmt, va_list ap)
     buf_putc(&line, '\n');
 
     /* 5. One write, under the lock. Errors are dropped: logging never fails its caller. */
-    if (line.err == HEW_OK) {
-        pthread_mutex_lock(&log_mu);
-        if (log_fd >= 0)
-            (void)fs_write_all(log_fd, line.data, line.len, "log", NULL);
-        pthread_mutex_unlock(&log_mu);
-    }
+    if (line.err == HEW_OK)
+        write_line(line.data, line.len);
     buf_release(&line);
     errno = saved_errno;
 }

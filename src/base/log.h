@@ -1,9 +1,9 @@
 /* log — hew's diagnostic log: one file in hew's state directory
- * ($XDG_STATE_HOME/hew/hew.log, default ~/.local/state/hew/hew.log), and the redaction of
- * secrets that every logged line passes through. It must never print to the terminal,
- * never crash or fail its caller (logging is best effort: before log_open, or after it
- * failed, hew_log does nothing), never change errno, and never write a secret it can
- * recognise: API keys, tokens and passwords are replaced by "[REDACTED]".
+ * ($XDG_STATE_HOME/hew/hew.log, default ~/.local/state/hew/hew.log), every line passed
+ * through the redactor (base/redact.h). It must never print to the terminal, never crash
+ * or fail its caller (logging is best effort: before log_open/log_open_lazy, or after an
+ * open failed, hew_log does nothing), never change errno, and never write a secret it can
+ * recognise.
  *
  * Line format (one write(2) per line, so concurrent lines never interleave):
  *   2025-01-31T12:00:00.123Z INFO  net: message
@@ -11,6 +11,10 @@
  * are escaped (\n, \r, \xNN) and invalid UTF-8 is replaced by U+FFFD, so one call is
  * always one line and the log cannot carry terminal escape sequences. A message longer than
  * LOG_LINE_MAX bytes is cut at a character boundary and says how much was cut.
+ *
+ * Rotation: when a line would take the file past LOG_ROTATE_BYTES, hew.log becomes
+ * hew.log.1 (hew.log.1 becomes .2, …, up to hew.log.LOG_KEEP; the oldest is dropped) and a
+ * new hew.log is started.
  *
  * Thread-safe: any thread may call hew_log at any time; log_open/log_close may race with
  * hew_log but not with each other. */
@@ -32,6 +36,8 @@ typedef enum log_level {
 } log_level;
 
 #define LOG_LINE_MAX ((size_t)16 * 1024) /* bytes of message per line before cutting */
+#define LOG_ROTATE_BYTES (5LL * 1024 * 1024) /* hew.log's size before it is rotated */
+#define LOG_KEEP 3                         /* rotated files kept: hew.log.1 … .3 */
 
 /* Open (create) <dir>/hew.log for appending; dir NULL means the default state directory
  * (log_default_dir). Missing directories are created 0700, the file 0600 (an existing
@@ -41,6 +47,12 @@ typedef enum log_level {
  * why (the caller may show it once; hew works without a log). */
 hew_code log_open(const char *dir, hew_err *err);
 
+/* Like log_open, but nothing is touched until the first line that is written (so a
+ * command that logs nothing costs nothing): the folder and the file are made then; when
+ * that fails, logging is off. HEW_LOG is read now. Errors: only a location that cannot
+ * be named (no HOME, a path too long). */
+hew_code log_open_lazy(const char *dir, hew_err *err);
+
 /* Close the log file; later hew_log calls do nothing. Safe to call when not open. */
 void log_close(void);
 
@@ -49,8 +61,12 @@ void log_close(void);
  * neither variable is usable. */
 hew_code log_default_dir(char **out, hew_err *err);
 
-/* The path of the open log file, copied into dst (cap bytes); false when not open. */
+/* The path of the log file (open, or to be opened at the first line), copied into dst
+ * (cap bytes); false when logging is off. */
 bool log_file_path(char *dst, size_t cap);
+
+/* Rotate at this many bytes instead of LOG_ROTATE_BYTES (tests; <= 0 restores it). */
+void log_set_rotate_bytes(long long bytes);
 
 /* Change the minimum level at run time (after log_open, which reads HEW_LOG). */
 void log_set_level(log_level level);
@@ -63,28 +79,5 @@ void hew_log(log_level level, const char *part, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void hew_logv(log_level level, const char *part, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
-
-/* Append in[0..n) to out with secrets replaced by "[REDACTED]". Recognised, all
- * case-insensitive:
- *   - header lines "Name: value" for Authorization, Proxy-Authorization, x-api-key,
- *     x-goog-api-key, api-key: the value up to the end of the line (or a '"' or '\'),
- *     keeping the scheme word of the two authorization headers ("Bearer [REDACTED]");
- *   - URL query parameters key=, api_key=, apikey=, access_token=, token= (after '?' or
- *     '&'): the value up to '&', '#', a quote, '<', '>', '\' or white space;
- *   - the password of "scheme://user:password@host" ("user:[REDACTED]@");
- *   - JSON string fields (also when the JSON is itself inside a JSON string, \"...\")
- *     named api_key, apiKey, api-key, x-api-key, x-goog-api-key, authorization,
- *     proxy-authorization, access_token, refresh_token, client_secret, password: the
- *     string's content ("Bearer [REDACTED]" for the authorization ones).
- * Everything else is copied unchanged. Errors are out's sticky error. */
-void log_redact(const char *in, size_t n, buf *out);
-
-/* True when a header of this name carries a secret (the header list above). */
-bool log_header_is_secret(const char *name);
-
-/* Append the value to show for header name: value itself, or its masked form when the
- * header is secret ("Bearer [REDACTED]" for Authorization, "[REDACTED]" otherwise). For
- * request recorders and HTTP debug output. */
-void log_redact_header(const char *name, const char *value, buf *out);
 
 #endif

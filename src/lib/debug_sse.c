@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/redact.h"
 #include "hew.h"
 #include "net/http.h"
 #include "net/sse.h"
@@ -88,8 +89,14 @@ int hew_debug_post_sse(const char *url, const char *const *headers, const char *
             rc = err.code;
         }
     } else if (rc == HEW_OK) {
-        on_event(ud, "http-error", p.error_body.data ? p.error_body.data : "",
-                 p.error_body.len);
+        /* an error body may echo the key the request carried */
+        buf shown = BUF_INIT(ERROR_BODY_MAX * 2);
+        redact_text(p.error_body.data ? p.error_body.data : "", p.error_body.len, &shown);
+        if (shown.err == HEW_OK)
+            on_event(ud, "http-error", shown.data ? shown.data : "", shown.len);
+        else
+            on_event(ud, "http-error", "", 0);
+        buf_release(&shown);
     }
 done:
     if (status_out)

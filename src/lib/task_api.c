@@ -11,6 +11,7 @@
 #include "api/model.h"
 #include "api/provider.h"
 #include "base/json.h"
+#include "base/redact.h"
 #include "lib/lib_store.h"
 #include "net/http.h"
 #include "lib/mcp_session.h"
@@ -41,8 +42,33 @@ static char *dup_opt(const char *s)
     return s ? strdup(s) : NULL;
 }
 
+/* A copy of a NULL-terminated list of strings (NULL for NULL); *oom when it failed. */
+static char **dup_list(const char *const *list, bool *oom)
+{
+    if (!list)
+        return NULL;
+    size_t n = 0;
+    while (list[n])
+        n++;
+    char **copy = calloc(n + 1, sizeof *copy);
+    for (size_t i = 0; copy && i < n; i++)
+        if (!(copy[i] = strdup(list[i])))
+            *oom = true;
+    if (!copy)
+        *oom = true;
+    return copy;
+}
+
+static void free_list(char **list)
+{
+    for (size_t i = 0; list && list[i]; i++)
+        free(list[i]);
+    free(list);
+}
+
 static void settings_release(task_settings *s)
 {
+    free_list(s->env_allow);
     free(s->provider);
     free(s->model);
     free(s->api_key);
@@ -167,6 +193,14 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     st->rules_clineignore = o->rules_clineignore != 0;
     st->persist = o->persist != 0;
     st->data_dir = dup_opt(o->data_dir);
+    bool list_oom = false;
+    st->env_allow = dup_list(o->env_allow, &list_oom);
+    if (list_oom) {
+        lib_set_err(err, errlen, "out of memory copying env_allow");
+        settings_release(st);
+        free(s);
+        return NULL;
+    }
     st->on_event = o->on_event;
     st->event_ud = o->event_ud;
 
@@ -178,6 +212,9 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
         free(s);
         return NULL;
     }
+    /* the key is redacted from everything stored, shown or logged from now on */
+    redact_secret_add(s->provider.api_key);
+    redact_secret_add(st->api_key);
     s->provider.deadline_ms = st->request_timeout_ms;
     s->provider.idle_timeout_ms = st->idle_timeout_ms;
     s->model = api_model_lookup(st->provider, s->provider.model);

@@ -18,6 +18,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "base/redact.h"
 
 #define MCP_TIMEOUT_DEFAULT_S 60L
 #define MCP_TIMEOUT_MAX_S 86400L
@@ -252,6 +253,18 @@ static const map_rules HEADER_RULES = {
 };
 
 /* The optional object of strings at key, as "name<sep>value" strings (values expanded). */
+/* A header or env value that is a credential is redacted wherever it would show (errors,
+ * the log): its whole value, and the token after an authorization scheme word. */
+static void mcp_config_note_secret(const char *name, const char *value)
+{
+    if (!redact_header_is_secret(name) && !redact_env_secret(name, strlen(name)))
+        return;
+    redact_secret_add(value);
+    const char *sp = strchr(value, ' ');
+    if (sp)
+        redact_secret_add(sp + 1);
+}
+
 static hew_code read_string_map(const reader *r, const json_ref *obj, const char *key,
                                 const map_rules *rules, strv *out)
 {
@@ -284,6 +297,7 @@ static hew_code read_string_map(const reader *r, const json_ref *obj, const char
         char *joined = malloc(len);
         if (joined)
             snprintf(joined, len, "%s%s%s", name, rules->sep, value);
+        mcp_config_note_secret(name, value);
         free(value);
         if (!strv_push(out, joined))
             return no_memory(r->err);

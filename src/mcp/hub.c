@@ -4,13 +4,16 @@
  * every server's state; one condition variable wakes the threads and the waiters. */
 #include "mcp/hub.h"
 
+#include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "base/clock.h"
@@ -21,6 +24,9 @@
 #define BACKOFF_FIRST_MS 1000L
 #define BACKOFF_MAX_MS 60000L
 #define NATIVE_NAME_MAX 64          /* providers' limit on tool names */
+#define MCP_NOISE_LINE_MAX 2000     /* bytes of one stderr line that reach the log */
+#define MCP_NOISE_LOG_MAX ((size_t)1 << 20) /* a server's stderr logged in all; then one
+                                               line says the rest is dropped */
 
 typedef struct server {
     mcp_server_config cfg;          /* owned; fixed while the thread runs (auto_approve
@@ -40,6 +46,7 @@ typedef struct server {
     int users;                      /* calls using client right now */
     json_t *tools, *resources, *templates, *prompts;
     char *version;
+    atomic_size_t noise_logged;     /* bytes of its stderr/noise logged (MCP_NOISE_LOG_MAX) */
 } server;
 
 struct mcp_hub {
@@ -141,8 +148,17 @@ static void on_notification(void *ud, const char *method, const json_t *params)
 static void on_noise(void *ud, int stream, const char *text, size_t len)
 {
     server *s = ud;
+    size_t shown = len > MCP_NOISE_LINE_MAX ? MCP_NOISE_LINE_MAX : len;
+    size_t before = atomic_fetch_add(&s->noise_logged, shown + 1);
+    if (before >= MCP_NOISE_LOG_MAX)
+        return;
+    if (before + shown + 1 > MCP_NOISE_LOG_MAX) {
+        hew_log(HEW_LOG_WARN, "mcp", "[%s] has written more than %zu bytes to stderr; the "
+                "rest is not logged", s->cfg.name, MCP_NOISE_LOG_MAX);
+        return;
+    }
     hew_log(stream == 2 ? HEW_LOG_INFO : HEW_LOG_WARN, "mcp", "[%s] %s%.*s", s->cfg.name,
-            stream == 2 ? "stderr: " : "not a message: ", (int)(len > 2000 ? 2000 : len), text);
+            stream == 2 ? "stderr: " : "not a message: ", (int)shown, text);
 }
 
 static void on_closed(void *ud, const char *why)
@@ -614,6 +630,73 @@ static const char *transport_name(mcp_kind k)
     return "?";
 }
 
+static bool file_word(const char *name)
+{
+    static const char *const whole[] = { "path",  "paths", "file",      "files",  "filename",
+                                         "uri",   "uris",  "directory", "dir",    "folder",
+                                         "root",  "source", "destination", "directories" };
+    static const char *const ends[] = { "path", "file", "dir", "uri", "paths", "files" };
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++)
+        if (strcasecmp(name, whole[i]) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t k = strlen(ends[i]);
+        /* at a word's start: "source_dir", "filePath" — not "profile" */
+        if (n > k && strcasecmp(name + n - k, ends[i]) == 0 &&
+            (name[n - k - 1] == '_' || name[n - k - 1] == '-' ||
+             (name[n - k] >= 'A' && name[n - k] <= 'Z')))
+            return true;
+    }
+    return false;
+}
+
+static bool props_name_files(const json_t *schema, int depth)
+{
+    const char *key;
+    json_t *p;
+    json_object_foreach(json_object_get(schema, "properties"), key, p) {
+        if (file_word(key))
+            return true;
+        if (depth > 0) {
+            const json_t *items = json_object_get(p, "items");
+            if (props_name_files(p, depth - 1) || (items && props_name_files(items, depth - 1)))
+                return true;
+        }
+    }
+    return false;
+}
+
+bool mcp_schema_names_files(const json_t *input_schema)
+{
+    return json_is_object(input_schema) && props_name_files(input_schema, 2);
+}
+
+/* One of the server's tools names files (mcp_schema_names_files). */
+static bool server_reads_files(const server *s)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(s->tools, i, t)
+        if (mcp_schema_names_files(json_object_get(t, "inputSchema")))
+            return true;
+    return false;
+}
+
+/* root has a .clineignore (any case of the name, as Cline reads it). */
+static bool workspace_has_clineignore(const char *root)
+{
+    DIR *d = root ? opendir(root) : NULL;
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d)))
+        found = strcasecmp(e->d_name, ".clineignore") == 0;
+    closedir(d);
+    return found;
+}
+
 static json_t *tools_json(const server *s)
 {
     json_t *out = json_array();
@@ -652,6 +735,14 @@ json_t *mcp_hub_status_json(mcp_hub *h)
         if (s->version && s->status == MCP_CONNECTED)
             json_object_set_new(o, "server", json_string(s->version));
         json_object_set_new(o, "tools", tools_json(s));
+        bool reads = server_reads_files(s);
+        json_object_set_new(o, "reads_files", json_boolean(reads));
+        if (reads && workspace_has_clineignore(h->root))
+            json_object_set_new(o, "clineignore_warning",
+                                json_string("it reads files and this workspace has a "
+                                            ".clineignore: hew refuses calls that name "
+                                            "ignored paths, but not what the server reads "
+                                            "on its own (a listing, a search)"));
         json_object_set_new(o, "resources", json_deep_copy(s->resources));
         json_object_set_new(o, "resource_templates", json_deep_copy(s->templates));
         json_object_set_new(o, "prompts", json_deep_copy(s->prompts));

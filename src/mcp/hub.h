@@ -74,6 +74,16 @@ void mcp_hub_drop_listener(mcp_hub *h, void *ud);
  * "tools": [{"name","description","input_schema","auto_approve"}], "resources": [...],
  * "resource_templates": [...], "prompts": [...], "source"}]. A new reference. */
 json_t *mcp_hub_status_json(mcp_hub *h);
+/* (Each server's object also has "reads_files" — mcp_schema_names_files of one of its
+ * tools — and, when it reads files and the workspace root has a .clineignore,
+ * "clineignore_warning": what .clineignore cannot stop.) */
+
+/* True when a tool with this input schema names files: a property of it (or of an object
+ * or array-of-objects property) is called path, paths, file, files, filename, uri, uris,
+ * directory, dir, folder, root, source or destination (case-insensitive), or ends in a
+ * word path, file, dir, uri (filePath, source_dir; not profile). A server with such a tool "reads files"
+ * (hub status "reads_files"): .clineignore cannot stop what the server itself reads. */
+bool mcp_schema_names_files(const json_t *input_schema);
 
 /* True when the settings approve this tool without asking (its server's autoApprove). */
 bool mcp_hub_tool_auto_approved(mcp_hub *h, const char *server, const char *tool);

@@ -184,7 +184,7 @@ hew_code mcp_stdio_open(const mcp_stdio_opts *o, const mcp_sink *sink, mcp_trans
     mcp_lines_init(&t->err_lines, 64 * 1024, on_stderr_json, on_stderr_line, t);
 
     proc_env env = PROC_ENV_INIT;
-    proc_env_from_parent(&env);
+    proc_env_from_parent(&env, NULL);
     for (size_t i = 0; o->env && o->env[i]; i++) {
         const char *eq = strchr(o->env[i], '=');
         if (!eq || eq == o->env[i])

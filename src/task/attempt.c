@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
+#include "base/redact.h"
 #include "task/task.h"
 
 #define MAX_RETRY_AFTER_S 120.0
@@ -59,6 +61,7 @@ hew_code attempt_api_request(hew_task *t)
             api_error_init(&e);
             e.category = API_ERR_BAD_REQUEST;
             snprintf(e.message, sizeof e.message, "%s", err.msg);
+            redact_inplace(e.message, sizeof e.message);
             t->stream.error = e;
             t->stream.done = true;
         } else {
@@ -123,6 +126,8 @@ hew_code attempt_api_request(hew_task *t)
         }
 
         update_api_req(t, &e, NULL, true);
+        hew_log(HEW_LOG_WARN, "api", "request failed (%s, HTTP %ld): %s",
+                api_error_category_name(e.category), e.http_status, e.message);
         if (e.retryable && !never_auto_retry(&e) && e.category != API_ERR_CONTEXT_WINDOW) {
             task_say_error_retry(t, TASK_MAX_AUTO_RETRIES, 0, e.message, true);
         }

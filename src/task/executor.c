@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/message.h"
+#include "base/redact.h"
 #include "prompt/prompt.h"
 #include "task/responses.h"
 #include "task/task.h"
@@ -202,7 +203,8 @@ void executor_env_init(hew_task *t)
     e->auto_approved = env_auto_approved;
     e->hand_over = env_hand_over;
     /* the key hew uses never reaches a child process, whatever variable it came from */
-    proc_secret_add(t->settings->api_key);
+    redact_secret_add(t->settings->api_key);
+    e->env_allow = (const char *const *)t->settings->env_allow;
 }
 
 /* ---- results ----------------------------------------------------------------------------- */

@@ -9,6 +9,7 @@
 #include "api/message.h"
 #include "mcp/hub.h"
 #include "task/task.h"
+#include "tools/ignore.h"
 
 #define MCP_WAIT_MS 10000L          /* attemptApiRequest waits at most this for servers */
 #define MCP_NOTICES_MAX (64 * 1024) /* queued notice text; more is dropped until said */
@@ -54,6 +55,46 @@ void task_mcp_drain(hew_task *t)
     free(text);
 }
 
+/* Once per session: an MCP server whose tools name files, in a workspace with a
+ * .clineignore. hew refuses calls whose arguments name ignored paths, but what the server
+ * reads on its own (a listing, a search) it cannot see: say so. */
+static void warn_file_servers(hew_task *t)
+{
+    const mcp_snapshot *snap = t->mcp_snap;
+    if (!snap || !snap->nnative || __atomic_load_n(&t->session->mcp_ignore_warned,
+                                                   __ATOMIC_ACQUIRE))
+        return;
+    buf names = BUF_INIT(4096);
+    for (size_t i = 0; i < snap->nnative; i++) {
+        const mcp_native_tool *nt = &snap->native[i];
+        if (!mcp_schema_names_files(nt->input_schema))
+            continue;
+        if (names.data && strstr(names.data, nt->server))
+            continue; /* listed (a name inside another only shortens the list) */
+        buf_printf(&names, "%s%s", names.len ? ", " : "", nt->server);
+    }
+    ignore *ig = NULL;
+    hew_err err = HEW_ERR_INIT;
+    bool has_ignore = names.len && ignore_load_cline(t->settings->cwd, &ig, &err) == HEW_OK &&
+                      !ignore_is_empty(ig);
+    ignore_free(ig);
+    if (has_ignore &&
+        !__atomic_exchange_n(&t->session->mcp_ignore_warned, true, __ATOMIC_ACQ_REL)) {
+        buf text = BUF_INIT(8192);
+        buf_printf(&text,
+                   "The MCP server%s %s read%s files, and this workspace has a .clineignore: "
+                   "hew refuses MCP calls whose arguments name an ignored path, but cannot "
+                   "see what a server reads on its own (a listing or a search may still show "
+                   "ignored files). Disable the server (hew mcp) if that matters.",
+                   strchr(names.data, ',') ? "s" : "", names.data,
+                   strchr(names.data, ',') ? "" : "s");
+        if (text.err == HEW_OK)
+            task_say(t, "mcp_notification", text.data, NULL, UIMSG_WHOLE);
+        buf_release(&text);
+    }
+    buf_release(&names);
+}
+
 void task_mcp_before_request(hew_task *t)
 {
     mcp_hub *hub = t->session->mcp;
@@ -67,6 +108,7 @@ void task_mcp_before_request(hew_task *t)
         t->mcp_snap = snap;
     }
     task_mcp_drain(t);
+    warn_file_servers(t);
 }
 
 bool task_mcp_map_call(hew_task *t, const tool_call *native, task_mcp_call *out)

@@ -39,6 +39,7 @@ typedef struct task_settings {
         rules_clineignore;
     bool persist;               /* keep the conversation in the store (hew.db) */
     char *data_dir;             /* NULL: $XDG_DATA_HOME/hew */
+    char **env_allow;           /* hew_options.env_allow copied (NULL-terminated), or NULL */
     hew_event_fn on_event;
     void *event_ud;
 } task_settings;
@@ -57,6 +58,8 @@ struct hew_session {
     char *mcp_problem;     /* why the MCP settings could not be used (said once per task) */
     bool mcp_on;           /* hew_options.mcp */
     char *mcp_settings;    /* hew_options.mcp_settings, or NULL */
+    bool mcp_ignore_warned; /* the .clineignore warning about file-reading MCP servers was
+                               said (once per session; __atomic builtins) */
 };
 
 #endif

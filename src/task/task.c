@@ -11,6 +11,7 @@
 #include "api/message.h"
 #include "store/store.h"
 #include "base/json.h"
+#include "base/redact.h"
 #include "tools/execute_command.h"
 
 long long task_now_ms(void)
@@ -57,10 +58,19 @@ void task_emit(hew_task *t, long i)
         buf_release(line);
 }
 
+/* Says that carry what others wrote (errors of providers, MCP servers and tools; the
+ * servers' notices): their text is redacted before it is stored or sent. */
+static const char *const redacted_says[] = { "error", "mcp_notification" };
+
 long task_say(hew_task *t, const char *type, const char *text, json_t *data,
               uimsg_partial partial)
 {
-    long i = uimsg_put(&t->ui, UIMSG_SAY, type, text, data, partial);
+    char *clean = NULL;
+    for (size_t k = 0; text && k < sizeof redacted_says / sizeof redacted_says[0]; k++)
+        if (strcmp(type, redacted_says[k]) == 0 && redact_found(text, strlen(text)))
+            clean = redact_dup(text);
+    long i = uimsg_put(&t->ui, UIMSG_SAY, type, clean ? clean : text, data, partial);
+    free(clean);
     task_emit(t, i);
     return i;
 }

@@ -1,9 +1,11 @@
 /* access_mcp_resource — read a resource of a connected MCP server by URI (Cline's
  * access_mcp_resource): approved like an MCP tool, text contents returned, binary ones
- * described. */
+ * described. A file:// URI of a file .clineignore blocks is refused. */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
+#include "base/redact.h"
 #include "mcp/hub.h"
 #include "tools/mcp_common.h"
 #include "tools/tool.h"
@@ -24,6 +26,13 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         return HEW_OK;
     }
     env->mistake(env, false);
+    if (uri && strncasecmp(uri, "file://", 7) == 0) {
+        json_t *u = json_string(uri);
+        bool blocked = u && mcp_args_blocked(env, u, out);
+        json_decref(u);
+        if (blocked)
+            return HEW_OK;
+    }
     json_t *data = json_object();
     json_object_set_new(data, "type", json_string("access_mcp_resource"));
     json_object_set_new(data, "serverName", json_string(server));
@@ -41,6 +50,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     if (rc == HEW_E_ABORTED)
         return rc;
     if (rc != HEW_OK) {
+        redact_inplace(err.msg, sizeof err.msg); /* a server may echo a credential */
         env->say(env, "error", err.msg, NULL, 0);
         tool_result_error(out, "Reading %s from %s failed: %s", uri, server, err.msg);
         return HEW_OK;

@@ -742,7 +742,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     outcap_init(&r.cap, &lim);
     r.interactive = !env->yolo && env->ask_nowait;
     proc_env penv = PROC_ENV_INIT;
-    proc_env_for_command(&penv);
+    proc_env_for_command(&penv, env->env_allow);
     const char *argv[] = { shell_path(), "-c", command, NULL };
     proc_opts po = {
         .argv = argv,

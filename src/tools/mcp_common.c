@@ -1,12 +1,17 @@
 /* mcp_common — approval and result text for the MCP tools (see mcp_common.h). */
 #include "tools/mcp_common.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "api/message.h"
 #include "base/buf.h"
+#include "tools/ignore.h"
+#include "tools/workspace.h"
 
 hew_code mcp_tool_approve(tool_env *env, bool listed, json_t *data, tool_result *out,
                           bool *approved)
@@ -181,4 +186,110 @@ void mcp_no_servers(tool_env *env, tool_result *out)
     out->is_error = true;
     buf_puts(&out->text, "No MCP servers are configured or connected. The user adds them in "
                          "~/.config/hew/mcp.json or .hew/mcp.json (or with `hew mcp add`).");
+}
+
+/* ---- .clineignore for MCP arguments ------------------------------------------------------ */
+
+#define MCP_ARGS_DEPTH 32 /* nesting followed; deeper values are not looked at */
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* The path a string names, into path (PATH_MAX): a file:// URI's path (percent-decoded,
+ * "localhost" host allowed), or the string itself. False when it cannot be a path. */
+static bool string_path(const char *s, char *path)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= PATH_MAX || strpbrk(s, "\r\n"))
+        return false;
+    if (strncasecmp(s, "file://", 7) == 0) {
+        const char *p = s + 7;
+        if (strncasecmp(p, "localhost/", 10) == 0)
+            p += 9;
+        if (*p != '/')
+            return false;
+        size_t o = 0;
+        for (; *p && *p != '?' && *p != '#'; p++) {
+            int hi, lo;
+            if (*p == '%' && (hi = hexval(p[1])) >= 0 && (lo = hexval(p[2])) >= 0) {
+                path[o++] = (char)(hi * 16 + lo);
+                p += 2;
+            } else {
+                path[o++] = *p;
+            }
+        }
+        path[o] = '\0';
+        return o > 0 && strlen(path) == o; /* an encoded NUL is no path */
+    }
+    if (strstr(s, "://"))
+        return false; /* another scheme: not a file of this machine */
+    memcpy(path, s, n + 1);
+    return true;
+}
+
+/* The display path of the first ignored path in v, or NULL (a new string). */
+static char *find_ignored(const char *root, const ignore *ig, const json_t *v, int depth)
+{
+    if (depth > MCP_ARGS_DEPTH)
+        return NULL;
+    if (json_is_string(v)) {
+        char path[PATH_MAX];
+        if (!string_path(json_string_value(v), path))
+            return NULL;
+        ws_path wp = WS_PATH_INIT;
+        char *hit = NULL;
+        if (ws_resolve(root, path, &wp, NULL) == HEW_OK) {
+            struct stat st;
+            bool dir = stat(wp.abs, &st) == 0 && S_ISDIR(st.st_mode);
+            if (ws_ignored(ig, &wp, dir))
+                hit = strdup(wp.rel);
+        }
+        ws_path_release(&wp);
+        return hit;
+    }
+    if (json_is_object(v)) {
+        const char *key;
+        json_t *e;
+        json_object_foreach((json_t *)v, key, e) {
+            char *hit = find_ignored(root, ig, e, depth + 1);
+            if (hit)
+                return hit;
+        }
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            char *hit = find_ignored(root, ig, e, depth + 1);
+            if (hit)
+                return hit;
+        }
+    }
+    return NULL;
+}
+
+bool mcp_args_blocked(tool_env *env, const json_t *args, tool_result *out)
+{
+    if (!args || !env->cwd)
+        return false;
+    ignore *ig = NULL;
+    hew_err err = HEW_ERR_INIT;
+    if (ignore_load_cline(env->cwd, &ig, &err) != HEW_OK) {
+        ws_error_result(env, out, "%s", err.msg);
+        return true;
+    }
+    char *hit = find_ignored(env->cwd, ig, args, 0);
+    ignore_free(ig);
+    if (!hit)
+        return false;
+    ws_blocked_result(env, hit, out);
+    free(hit);
+    return true;
 }

@@ -27,6 +27,15 @@ void mcp_format_tool_result(const json_t *result, buf *out, json_t **images);
 /* Append the text of a resources/read result to out ("(Empty response)" when none). */
 void mcp_format_resource(const json_t *result, buf *out);
 
+/* .clineignore for MCP: when a string of args (an object, array or string, at any depth)
+ * names a path the workspace's .clineignore blocks — relative to the workspace, absolute
+ * inside it, or a file:// URI — the call is refused as a built-in tool's read would be
+ * (ws_blocked_result: the model is told, "clineignore_error" is said) and true is returned.
+ * Strings that are empty, longer than PATH_MAX, hold a line break or are URLs of another
+ * scheme are not paths. A .clineignore that cannot be read refuses the call too (the
+ * error says why). False: nothing blocked, go on. */
+bool mcp_args_blocked(tool_env *env, const json_t *args, tool_result *out);
+
 /* The tool's result text when no MCP server is connected. */
 void mcp_no_servers(tool_env *env, tool_result *out);
 

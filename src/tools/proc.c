@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -22,6 +23,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "base/redact.h"
 
 extern char **environ;
 
@@ -73,71 +76,35 @@ static void close_fd(int *fd)
 
 /* ---- secrets and environments ------------------------------------------------------- */
 
-#define PROC_SECRETS_MAX 32
-static pthread_mutex_t secrets_mu = PTHREAD_MUTEX_INITIALIZER;
-static char *secrets[PROC_SECRETS_MAX];
-static size_t nsecrets;
-
-void proc_secret_add(const char *value)
-{
-    if (!value || strlen(value) < 8)
-        return;
-    pthread_mutex_lock(&secrets_mu);
-    bool known = false;
-    for (size_t i = 0; i < nsecrets && !known; i++)
-        known = strcmp(secrets[i], value) == 0;
-    if (!known && nsecrets < PROC_SECRETS_MAX) {
-        char *copy = strdup(value);
-        if (copy)
-            secrets[nsecrets++] = copy;
-    }
-    pthread_mutex_unlock(&secrets_mu);
-}
-
-static bool ends_with(const char *s, size_t n, const char *suffix)
-{
-    size_t k = strlen(suffix);
-    return n >= k && memcmp(s + n - k, suffix, k) == 0;
-}
-
-static bool starts_with(const char *s, size_t n, const char *prefix)
-{
-    size_t k = strlen(prefix);
-    return n >= k && memcmp(s, prefix, k) == 0;
-}
+/* AWS_* variables that only choose a region or profile: they pass. */
+static const char *const aws_harmless[] = { "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE",
+                                            "AWS_DEFAULT_OUTPUT" };
 
 /* name is name[0..n) (not NUL-terminated when it comes from "NAME=value"). */
 static bool secret_name(const char *name, size_t n)
 {
-    static const char *const suffixes[] = { "_API_KEY", "_API_TOKEN", "_AUTH_TOKEN" };
-    static const char *const providers[] = { "ANTHROPIC_", "OPENAI_", "OPENROUTER_", "DEEPSEEK_",
-                                             "GEMINI_",    "GOOGLE_API_", "XAI_", "GROQ_",
-                                             "HEW_" };
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
-        if (ends_with(name, n, suffixes[i]))
-            return true;
-    if (ends_with(name, n, "_KEY") || ends_with(name, n, "_TOKEN"))
-        for (size_t i = 0; i < sizeof providers / sizeof providers[0]; i++)
-            if (starts_with(name, n, providers[i]))
-                return true;
-    return false;
-}
-
-static bool secret_value(const char *value)
-{
-    if (!value || !*value)
+    if (redact_env_secret(name, n))
+        return true;
+    if (n < 4 || memcmp(name, "AWS_", 4) != 0)
         return false;
-    bool hit = false;
-    pthread_mutex_lock(&secrets_mu);
-    for (size_t i = 0; i < nsecrets && !hit; i++)
-        hit = strcmp(secrets[i], value) == 0;
-    pthread_mutex_unlock(&secrets_mu);
-    return hit;
+    for (size_t i = 0; i < sizeof aws_harmless / sizeof aws_harmless[0]; i++)
+        if (strlen(aws_harmless[i]) == n && memcmp(aws_harmless[i], name, n) == 0)
+            return false;
+    return true;
 }
 
 bool proc_env_is_secret(const char *name, const char *value)
 {
-    return (name && secret_name(name, strlen(name))) || secret_value(value);
+    return (name && secret_name(name, strlen(name))) || redact_secret_known(value) ||
+           (value && redact_is_key(value));
+}
+
+bool proc_env_allowed(const char *name, const char *const *allow)
+{
+    for (size_t i = 0; allow && allow[i]; i++)
+        if (strcmp(allow[i], name) == 0 || fnmatch(allow[i], name, 0) == 0)
+            return true;
+    return false;
 }
 
 static bool env_grow(proc_env *e)
@@ -177,14 +144,25 @@ static void env_push(proc_env *e, const char *entry)
     e->vars[e->n] = NULL;
 }
 
-void proc_env_from_parent(proc_env *e)
+void proc_env_from_parent(proc_env *e, const char *const *allow)
 {
     for (char **v = environ; v && *v; v++) {
         const char *eq = strchr(*v, '=');
         if (!eq || eq == *v)
             continue;
         size_t n = (size_t)(eq - *v);
-        if (secret_name(*v, n) || secret_value(eq + 1))
+        char small[256];
+        char *name = n < sizeof small ? small : malloc(n + 1);
+        if (!name) {
+            e->oom = true;
+            continue;
+        }
+        memcpy(name, *v, n);
+        name[n] = '\0';
+        bool drop = !proc_env_allowed(name, allow) && proc_env_is_secret(name, eq + 1);
+        if (name != small)
+            free(name);
+        if (drop)
             continue;
         long i = env_find(e, *v, n);
         if (i >= 0) {
@@ -257,9 +235,9 @@ void proc_env_release(proc_env *e)
     *e = (proc_env)PROC_ENV_INIT;
 }
 
-void proc_env_for_command(proc_env *e)
+void proc_env_for_command(proc_env *e, const char *const *allow)
 {
-    proc_env_from_parent(e);
+    proc_env_from_parent(e, allow);
     proc_env_set(e, "TERM", "xterm-256color");
     proc_env_set(e, "PAGER", "cat");
     proc_env_set(e, "GIT_PAGER", "cat");
@@ -354,7 +332,7 @@ hew_code proc_start(const proc_opts *o, proc **out, hew_err *err)
     proc_env own = PROC_ENV_INIT;
     const char *const *envp = o->envp;
     if (!envp) {
-        proc_env_from_parent(&own);
+        proc_env_from_parent(&own, NULL);
         envp = proc_env_list(&own);
     }
     pid_t pid;

@@ -138,11 +138,18 @@ const char *proc_signal_name(int sig, char *tmp, size_t tmplen);
 /* ---- child environments ---------------------------------------------------------------
  *
  * A list of "NAME=value" strings the caller builds explicitly. Secrets never reach a
- * child through the default list: a variable is left out when its name looks like an
- * API credential (ends in _API_KEY, _API_TOKEN or _AUTH_TOKEN, or is a provider's key or
- * token: ANTHROPIC_*, OPENAI_*, OPENROUTER_*, DEEPSEEK_*, GEMINI_*, GOOGLE_API_*, XAI_*,
- * GROQ_*, HEW_* names ending in _KEY or _TOKEN), or when its value is one that
- * proc_secret_add() registered (the key hew itself uses, wherever it came from). */
+ * child through the default list (proc_env_is_secret): a variable is left out when
+ *   - its name says it holds a secret (redact_env_secret: a word TOKEN, SECRET, PASSWORD,
+ *     KEY… — GITHUB_TOKEN, GH_TOKEN, NPM_TOKEN, *_API_KEY, *_SECRET_*, *_PASSWORD,
+ *     *_ACCESS_KEY*, *_PRIVATE_KEY), or
+ *   - it is AWS_* other than AWS_REGION, AWS_DEFAULT_REGION, AWS_PROFILE and
+ *     AWS_DEFAULT_OUTPUT (which only choose, and hold nothing secret), or
+ *   - its value is a registered secret (redact_secret_add: the key hew itself uses,
+ *     wherever it came from) or looks like a vendor's key or a JWT as a whole.
+ * SSH_AUTH_SOCK passes: it lets a command use the agent's keys (git over ssh) but never
+ * read them, and hew's commands run as the user anyway.
+ * An allow list (NULL-terminated names or fnmatch globs, "MY_TOKEN", "CI_*") lets named
+ * variables through whatever the rules above say. */
 
 typedef struct proc_env {
     char **vars;  /* NULL-terminated once anything was added */
@@ -152,12 +159,13 @@ typedef struct proc_env {
 
 #define PROC_ENV_INIT { NULL, 0, 0, false }
 
-/* The parent's environment without secrets (appended to e). */
-void proc_env_from_parent(proc_env *e);
+/* The parent's environment without secrets (appended to e); allow (NULL: none) passes
+ * the variables it names. */
+void proc_env_from_parent(proc_env *e, const char *const *allow);
 /* What commands run with (execute_command): proc_env_from_parent plus the settings that
  * keep a child from waiting on a terminal: TERM=xterm-256color, PAGER=cat, GIT_PAGER=cat,
  * MANPAGER=cat, SYSTEMD_PAGER= (empty) and EDITOR=cat when EDITOR is not set. */
-void proc_env_for_command(proc_env *e);
+void proc_env_for_command(proc_env *e, const char *const *allow);
 /* Add or replace NAME=value (copied). */
 void proc_env_set(proc_env *e, const char *name, const char *value);
 void proc_env_unset(proc_env *e, const char *name);
@@ -167,10 +175,9 @@ const char *proc_env_get(const proc_env *e, const char *name);
 const char *const *proc_env_list(const proc_env *e);
 void proc_env_release(proc_env *e);
 
-/* True when a variable must not reach a child (see above). */
+/* True when a variable must not reach a child by default (see above). */
 bool proc_env_is_secret(const char *name, const char *value);
-/* Register a secret value (copied; process-wide, thread-safe; values shorter than 8
- * bytes are ignored so that "1" or "true" never hide variables). */
-void proc_secret_add(const char *value);
+/* True when name is in allow (exactly, or by an fnmatch glob); allow may be NULL. */
+bool proc_env_allowed(const char *name, const char *const *allow);
 
 #endif

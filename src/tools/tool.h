@@ -70,6 +70,8 @@ struct tool_env {
     bool yolo; /* auto-approve everything; questions to the user are not possible */
     const char *mode; /* "act" or "plan"; change it with set_mode */
     struct mcp_hub *mcp; /* the session's MCP servers (mcp/hub.h), or NULL */
+    const char *const *env_allow; /* variables commands get despite proc_env_is_secret
+                                     (names or globs, NULL-terminated), or NULL */
     void (*set_mode)(tool_env *env, const char *mode);
     /* Tell the user something. partial: 1 = a preview that will grow (replaces a trailing
      * preview of the same type), 0 or 2 = complete (also completes such a preview, else

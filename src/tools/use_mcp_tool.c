@@ -2,12 +2,14 @@
  * arguments are a JSON object (invalid JSON is the model's mistake, said back to it),
  * the user approves unless the settings or the server's autoApprove list do, progress
  * notifications are shown while it runs, abort cancels it on the server, and the result's
- * content becomes text (mcp_common.h). Native tool calls of "<server>__<tool>" arrive here
+ * content becomes text (mcp_common.h). An argument that names a file .clineignore blocks
+ * refuses the call, as a built-in read of it would be refused. Native tool calls of "<server>__<tool>" arrive here
  * too: the executor maps them to this tool. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/redact.h"
 #include "mcp/hub.h"
 #include "tools/mcp_common.h"
 #include "tools/tool.h"
@@ -80,6 +82,11 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         }
     }
     env->mistake(env, false);
+    /* An argument naming a .clineignore'd file is refused before anyone is asked. */
+    if (mcp_args_blocked(env, args, out)) {
+        json_decref(args);
+        return HEW_OK;
+    }
 
     json_t *data = message_data(server, tool, arguments);
     bool approved = false;
@@ -103,6 +110,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     if (rc == HEW_E_ABORTED)
         return rc;
     if (rc != HEW_OK) {
+        redact_inplace(err.msg, sizeof err.msg); /* a server may echo a credential */
         env->say(env, "error", err.msg, NULL, 0);
         tool_result_error(out, "The MCP tool %s of %s failed: %s", tool, server, err.msg);
         return HEW_OK;

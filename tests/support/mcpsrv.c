@@ -100,7 +100,7 @@ int server_start(node_server *s, const char *mode)
     snprintf(port_text, sizeof port_text, "%d", s->port);
     snprintf(s->base, sizeof s->base, "http://127.0.0.1:%d", s->port);
     proc_env env = PROC_ENV_INIT;
-    proc_env_from_parent(&env);
+    proc_env_from_parent(&env, NULL);
     proc_env_set(&env, "PORT", port_text);
     const char *argv[] = { "node", entry, mode, NULL };
     proc_opts o = { 0 };

@@ -12,6 +12,7 @@
 #include "api/decoder.h"
 #include "api/error.h"
 #include "api/turn.h"
+#include "base/redact.h"
 #include "check.h"
 
 static char *slurp(const char *path, size_t *len)
@@ -226,9 +227,14 @@ static void one_error(const char *dir, const char *base, const json_t *exp)
     if (json_object_get(c, "affordable_max_tokens"))
         check_field(base, "affordable_max_tokens", json_object_get(got, "affordable_max_tokens"),
                     json_object_get(c, "affordable_max_tokens"));
-    /* The user's message carries the provider's own words. */
+    /* The user's message carries the provider's own words, redacted (error_401's echoes
+     * a masked key: "sk-proj-****…zX9w" becomes "sk-proj-[REDACTED]"). */
     const char *pm = json_string_value(json_object_get(exp, "error_message"));
-    CHECK(pm && strstr(e.message, pm) != NULL);
+    char *shown = redact_dup(pm);
+    CHECK(shown && strstr(e.message, shown) != NULL);
+    if (pm && strstr(pm, "sk-proj-"))
+        CHECK(strstr(e.message, "sk-proj-[REDACTED]") && !strstr(e.message, "zX9w"));
+    free(shown);
     json_decref(got);
     json_decref(meta);
     free(body);

@@ -1,6 +1,6 @@
-/* Unit tests for base/log: redaction of every recognised secret form (and nothing else),
- * the header helper, the log file (location, modes, levels, line format, escaping,
- * cutting, concurrent writers), and silence before open or after a failed open. */
+/* Unit tests for base/log: the log file (location, modes, levels, line format, escaping,
+ * cutting, concurrent writers, redaction of every line, lazy opening, rotation), and
+ * silence before open or after a failed open. The redactor itself: base_redact.c. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,129 +16,6 @@
 #include "tmpdir.h"
 
 static char *tmp;
-
-static void redacts_to(const char *in, const char *want, int line)
-{
-    buf b = BUF_INIT(0);
-    log_redact(in, strlen(in), &b);
-    check_count++;
-    if (b.err || strcmp(b.data ? b.data : "", want) != 0)
-        check_fail(__FILE__, line, "redact\n   in: %s\n  got: %s\n want: %s", in,
-                   b.data ? b.data : "(null)", want);
-    buf_release(&b);
-}
-#define REDACT(in, want) redacts_to(in, want, __LINE__)
-#define KEEP(in) redacts_to(in, in, __LINE__)
-
-static void test_redact_headers(void)
-{
-    REDACT("Authorization: Bearer sk-abc123", "Authorization: Bearer [REDACTED]");
-    REDACT("> authorization: bearer sk-abc\r\n> accept: */*",
-           "> authorization: bearer [REDACTED]\r\n> accept: */*");
-    REDACT("AUTHORIZATION:Basic dXNlcjpwYXNz", "AUTHORIZATION:Basic [REDACTED]");
-    REDACT("Authorization: sk-no-scheme", "Authorization: [REDACTED]");
-    REDACT("Proxy-Authorization: Basic abc\nnext", "Proxy-Authorization: Basic [REDACTED]\nnext");
-    REDACT("x-api-key: sk-ant-api03-xyz", "x-api-key: [REDACTED]");
-    REDACT("X-Api-Key:sk-ant", "X-Api-Key:[REDACTED]");
-    REDACT("x-goog-api-key: AIzaSyXYZ", "x-goog-api-key: [REDACTED]");
-    REDACT("api-key: azure-key-1", "api-key: [REDACTED]");
-    REDACT("Api-Key : k", "Api-Key : [REDACTED]");
-    /* Inside a JSON string the value stops at the quote. */
-    REDACT("{\"h\":\"Authorization: Bearer tok\",\"n\":1}",
-           "{\"h\":\"Authorization: Bearer [REDACTED]\",\"n\":1}");
-    REDACT("headers: [\"x-api-key: k1\\r\\n\"]", "headers: [\"x-api-key: [REDACTED]\\r\\n\"]");
-    /* Two in a row. */
-    REDACT("x-api-key: a\nAuthorization: Bearer b\n",
-           "x-api-key: [REDACTED]\nAuthorization: Bearer [REDACTED]\n");
-}
-
-static void test_redact_urls(void)
-{
-    REDACT("GET https://g.example/v1/models?key=AIzaSy123&alt=sse",
-           "GET https://g.example/v1/models?key=[REDACTED]&alt=sse");
-    REDACT("/x?alt=sse&key=AIza#frag", "/x?alt=sse&key=[REDACTED]#frag");
-    REDACT("?api_key=a1&apikey=b2&access_token=c3&token=d4&API_KEY=e5",
-           "?api_key=[REDACTED]&apikey=[REDACTED]&access_token=[REDACTED]&token=[REDACTED]"
-           "&API_KEY=[REDACTED]");
-    REDACT("url \"https://h/p?token=abc\" done", "url \"https://h/p?token=[REDACTED]\" done");
-    REDACT("https://user:hunter2@proxy.example:8080/path",
-           "https://user:[REDACTED]@proxy.example:8080/path");
-    REDACT("http://a:b@h http://c:d@h", "http://a:[REDACTED]@h http://c:[REDACTED]@h");
-    REDACT("socks5://u:p%40ss@host", "socks5://u:[REDACTED]@host");
-}
-
-static void test_redact_json(void)
-{
-    REDACT("{\"api_key\": \"sk-1\", \"model\": \"m\"}",
-           "{\"api_key\": \"[REDACTED]\", \"model\": \"m\"}");
-    REDACT("{\"apiKey\":\"sk-2\"}", "{\"apiKey\":\"[REDACTED]\"}");
-    REDACT("{\"authorization\": \"Bearer t0k\"}", "{\"authorization\": \"Bearer [REDACTED]\"}");
-    REDACT("{\"Authorization\":\"t0k\"}", "{\"Authorization\":\"[REDACTED]\"}");
-    REDACT("{\"x-api-key\":\"k\",\"x-goog-api-key\":\"g\"}",
-           "{\"x-api-key\":\"[REDACTED]\",\"x-goog-api-key\":\"[REDACTED]\"}");
-    REDACT("{\"access_token\":\"a\",\"refresh_token\":\"r\",\"client_secret\":\"c\","
-           "\"password\":\"p\"}",
-           "{\"access_token\":\"[REDACTED]\",\"refresh_token\":\"[REDACTED]\","
-           "\"client_secret\":\"[REDACTED]\",\"password\":\"[REDACTED]\"}");
-    /* Escapes inside the value are part of it. */
-    REDACT("{\"api_key\":\"a\\\"b\\\\c\",\"x\":1}", "{\"api_key\":\"[REDACTED]\",\"x\":1}");
-    /* JSON inside a JSON string. */
-    REDACT("{\"body\":\"{\\\"api_key\\\":\\\"sk-3\\\"}\"}",
-           "{\"body\":\"{\\\"api_key\\\":\\\"[REDACTED]\\\"}\"}");
-    /* A line cut in the middle of the secret: the rest is masked. */
-    REDACT("{\"api_key\":\"sk-cut-off", "{\"api_key\":\"[REDACTED]");
-}
-
-static void test_redact_leaves_the_rest(void)
-{
-    KEEP("");
-    KEEP("plain text with no secrets, \xC3\xA9t\xC3\xA9 \xF0\x9F\x98\x80");
-    KEEP("Content-Type: application/json\r\nAccept: text/event-stream");
-    KEEP("?monkey=1&keyboard=2&tokens=3&max_tokens=4&keys=5");
-    KEEP("https://example.com/v1/chat?stream=true&model=x");
-    KEEP("ssh://git@github.com/org/repo.git");
-    KEEP("https://github.com/org/repo");
-    KEEP("mailto:user@example.com and user:pass without scheme@x");
-    KEEP("{\"max_tokens\": 100, \"api_key_id\": \"id-1\", \"key\": \"k\", \"token\": \"t\"}");
-    KEEP("{\"api_key\": null, \"authorization\": 42}");
-    KEEP("{\"api_key\": \"\"}");
-    KEEP("my-authorization: x");  /* not the header: part of a longer name */
-    KEEP("x-api-keys: x");
-    KEEP("authorization is required");
-    KEEP("Authorization:");
-    KEEP("key=value without a leading ? or &");
-    KEEP("?key=");
-    KEEP("trailing ?");
-    KEEP("a:/b ://");
-}
-
-static void test_redact_header_helper(void)
-{
-    buf b = BUF_INIT(0);
-    CHECK(log_header_is_secret("Authorization"));
-    CHECK(log_header_is_secret("x-api-key"));
-    CHECK(log_header_is_secret("X-Goog-Api-Key"));
-    CHECK(log_header_is_secret("api-key"));
-    CHECK(log_header_is_secret("proxy-authorization"));
-    CHECK(!log_header_is_secret("Content-Type"));
-    CHECK(!log_header_is_secret("x-api-key-id"));
-    CHECK(!log_header_is_secret(NULL));
-    log_redact_header("Authorization", "Bearer sk-1", &b);
-    CHECK_STR(b.data, "Bearer [REDACTED]");
-    buf_reset(&b);
-    log_redact_header("authorization", "sk-1", &b);
-    CHECK_STR(b.data, "[REDACTED]");
-    buf_reset(&b);
-    log_redact_header("x-api-key", "sk-ant-1", &b);
-    CHECK_STR(b.data, "[REDACTED]");
-    buf_reset(&b);
-    log_redact_header("Content-Type", "application/json", &b);
-    CHECK_STR(b.data, "application/json");
-    buf_reset(&b);
-    log_redact_header("anthropic-version", "2023-06-01", &b);
-    CHECK_STR(b.data, "2023-06-01");
-    buf_release(&b);
-}
 
 static char *slurp(const char *path)
 {
@@ -341,6 +218,75 @@ static void *writer(void *arg)
     return NULL;
 }
 
+/* log_open_lazy touches nothing until the first line; then the folder (0700) and the file
+ * (0600) appear, and the line is there, redacted. */
+static void test_lazy_open(void)
+{
+    char dir[4200], file[4300];
+    snprintf(dir, sizeof dir, "%s/lazy/state", tmp);
+    snprintf(file, sizeof file, "%s/hew.log", dir);
+    hew_err err = HEW_ERR_INIT;
+    REQUIRE(log_open_lazy(dir, &err) == HEW_OK);
+    struct stat st;
+    CHECK(stat(dir, &st) != 0); /* nothing made yet */
+    char where[4300];
+    CHECK(log_file_path(where, sizeof where));
+    CHECK_STR(where, file);
+    CHECK(log_enabled(HEW_LOG_INFO));
+    hew_log(HEW_LOG_DEBUG, "t", "below the level: opens nothing");
+    CHECK(stat(dir, &st) != 0);
+    hew_log(HEW_LOG_WARN, "mcp", "[noisy] stderr: token ghp_abcdefghijklmnopqrstuvwxyz0123456789");
+    REQUIRE(stat(dir, &st) == 0);
+    CHECK_INT(st.st_mode & 0777, 0700);
+    REQUIRE(stat(file, &st) == 0);
+    CHECK_INT(st.st_mode & 0777, 0600);
+    char *s = slurp(file);
+    CHECK(s && strstr(s, "WARN  mcp: [noisy] stderr: token ghp_[REDACTED]\n"));
+    CHECK(s && !strstr(s, "abcdefghijklmnop"));
+    free(s);
+    log_close();
+    CHECK(!log_file_path(where, sizeof where));
+    /* A lazy log whose folder cannot be made turns itself off at the first line. */
+    char bad[4300];
+    snprintf(bad, sizeof bad, "%s/hew.log/sub", dir); /* below a file */
+    REQUIRE(log_open_lazy(bad, &err) == HEW_OK);
+    hew_log(HEW_LOG_ERROR, "t", "goes nowhere");
+    CHECK(!log_enabled(HEW_LOG_ERROR));
+}
+
+/* Past the size cap hew.log becomes hew.log.1 (older ones move up), at most LOG_KEEP. */
+static void test_rotation(void)
+{
+    char dir[4200], path[4400];
+    snprintf(dir, sizeof dir, "%s/rotate", tmp);
+    hew_err err = HEW_ERR_INIT;
+    REQUIRE(log_open(dir, &err) == HEW_OK);
+    log_set_rotate_bytes(1000);
+    for (int i = 0; i < 100; i++)
+        hew_log(HEW_LOG_INFO, "rot", "line %03d %s", i, "................................");
+    log_set_rotate_bytes(0);
+    log_close();
+    struct stat st;
+    snprintf(path, sizeof path, "%s/hew.log", dir);
+    REQUIRE(stat(path, &st) == 0);
+    CHECK(st.st_size <= 1000);
+    char *s = slurp(path);
+    CHECK(s && strstr(s, "line 099"));
+    free(s);
+    for (int k = 1; k <= LOG_KEEP; k++) {
+        snprintf(path, sizeof path, "%s/hew.log.%d", dir, k);
+        CHECK(stat(path, &st) == 0 && st.st_size > 0 && st.st_size <= 1000);
+        CHECK_INT(st.st_mode & 0777, 0600);
+    }
+    snprintf(path, sizeof path, "%s/hew.log.%d", dir, LOG_KEEP + 1);
+    CHECK(stat(path, &st) != 0);
+    /* hew.log.1 holds the lines just before hew.log's first one. */
+    snprintf(path, sizeof path, "%s/hew.log.1", dir);
+    s = slurp(path);
+    CHECK(s && strstr(s, "line 0"));
+    free(s);
+}
+
 static void test_concurrent_lines(void)
 {
     char dir[4200];
@@ -383,16 +329,13 @@ int main(void)
         return 1;
     }
     umask(022);
-    RUN(test_redact_headers);
-    RUN(test_redact_urls);
-    RUN(test_redact_json);
-    RUN(test_redact_leaves_the_rest);
-    RUN(test_redact_header_helper);
     RUN(test_silent_before_open);
     RUN(test_file_and_format);
     RUN(test_default_dir);
     RUN(test_failed_open_is_silent);
     RUN(test_concurrent_lines);
+    RUN(test_lazy_open);
+    RUN(test_rotation);
     tmpdir_remove(tmp);
     free(tmp);
     return check_report();

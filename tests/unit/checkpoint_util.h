@@ -155,7 +155,7 @@ static inline int tgit(const char *dir, buf *out, const char *const *args)
         argv[k++] = args[i];
     argv[k] = NULL;
     proc_env env = PROC_ENV_INIT;
-    proc_env_from_parent(&env);
+    proc_env_from_parent(&env, NULL);
     proc_env_set(&env, "GIT_CONFIG_NOSYSTEM", "1");
     proc_env_set(&env, "GIT_CONFIG_GLOBAL", "/dev/null");
     proc_env_set(&env, "LC_ALL", "C");

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/redact.h"
 #include "check.h"
 #include "tmpdir.h"
 #include "tools/proc.h"
@@ -348,8 +349,8 @@ static void test_env_scrubbed(void)
     setenv("INNOCENT_NAME", "value-secret-5-long", 1);
     setenv("HEW_KEEP_ME", "visible", 1);
     setenv("GITHUB_USER", "octocat", 1);
-    proc_secret_add("value-secret-5-long");
-    proc_secret_add("short"); /* too short to count: ignored */
+    redact_secret_add("value-secret-5-long");
+    redact_secret_add("short"); /* too short to count: ignored */
     setenv("SHORT_ONE", "short", 1);
 
     buf out = BUF_INIT(1 << 20);
@@ -358,7 +359,7 @@ static void test_env_scrubbed(void)
     proc_opts o = { .argv = argv };
     REQUIRE(proc_run(&o, &out, NULL, &st, NULL) == HEW_OK);
     REQUIRE(out.data != NULL);
-    CHECK(strstr(out.data, "secret") == NULL);
+    CHECK(strstr(out.data, "-secret-") == NULL); /* not "secret": a path may hold it */
     CHECK(strstr(out.data, "ANTHROPIC_API_KEY") == NULL);
     CHECK(strstr(out.data, "INNOCENT_NAME") == NULL);
     CHECK(strstr(out.data, "HEW_KEEP_ME=visible\n") != NULL);
@@ -366,7 +367,7 @@ static void test_env_scrubbed(void)
     CHECK(strstr(out.data, "SHORT_ONE=short\n") != NULL);
 
     proc_env e = PROC_ENV_INIT;
-    proc_env_for_command(&e);
+    proc_env_for_command(&e, NULL);
     CHECK_STR(proc_env_get(&e, "PAGER"), "cat");
     CHECK_STR(proc_env_get(&e, "GIT_PAGER"), "cat");
     CHECK_STR(proc_env_get(&e, "MANPAGER"), "cat");
@@ -394,6 +395,62 @@ static void test_env_scrubbed(void)
     unsetenv("ANTHROPIC_AUTH_TOKEN");
     unsetenv("INNOCENT_NAME");
     buf_release(&out);
+}
+
+/* The usual secrets stay out of commands by default; an allow list lets named ones in. */
+static void test_env_default_drops_and_allow(void)
+{
+    setenv("GITHUB_TOKEN", "ghp-value-1", 1);
+    setenv("GH_TOKEN", "gh-value-2", 1);
+    setenv("NPM_TOKEN", "npm-value-3", 1);
+    setenv("FOO_TOKEN", "foo-value-4", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "aws-value-5", 1);
+    setenv("AWS_ACCESS_KEY_ID", "aws-value-6", 1);
+    setenv("AWS_SESSION_TOKEN", "aws-value-7", 1);
+    setenv("AWS_WEB_IDENTITY_TOKEN_FILE", "aws-value-8", 1);
+    setenv("DB_PASSWORD", "db-value-9", 1);
+    setenv("MY_SECRET_THING", "my-value-10", 1);
+    setenv("UNLABELLED", "sk-proj-abcDEF1234567890ghijKLMN", 1);
+    setenv("AWS_REGION", "eu-west-1", 1);
+    setenv("AWS_PROFILE", "dev", 1);
+    setenv("TOKENIZERS_PARALLELISM", "false", 1);
+    setenv("CI_JOB_TOKEN", "ci-value-11", 1);
+
+    proc_env e = PROC_ENV_INIT;
+    proc_env_for_command(&e, NULL);
+    static const char *const gone[] = { "GITHUB_TOKEN", "GH_TOKEN", "NPM_TOKEN", "FOO_TOKEN",
+                                        "AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID",
+                                        "AWS_SESSION_TOKEN", "AWS_WEB_IDENTITY_TOKEN_FILE",
+                                        "DB_PASSWORD", "MY_SECRET_THING", "UNLABELLED",
+                                        "CI_JOB_TOKEN", NULL };
+    for (size_t i = 0; gone[i]; i++) {
+        check_count++;
+        if (proc_env_get(&e, gone[i]))
+            check_fail(__FILE__, __LINE__, "%s reached the command", gone[i]);
+    }
+    CHECK_STR(proc_env_get(&e, "AWS_REGION"), "eu-west-1");
+    CHECK_STR(proc_env_get(&e, "AWS_PROFILE"), "dev");
+    CHECK_STR(proc_env_get(&e, "TOKENIZERS_PARALLELISM"), "false");
+    proc_env_release(&e);
+
+    /* Allowed by name or by glob; the rest stays out. */
+    const char *const allow[] = { "FOO_TOKEN", "CI_*", NULL };
+    proc_env_for_command(&e, allow);
+    CHECK_STR(proc_env_get(&e, "FOO_TOKEN"), "foo-value-4");
+    CHECK_STR(proc_env_get(&e, "CI_JOB_TOKEN"), "ci-value-11");
+    CHECK(proc_env_get(&e, "GITHUB_TOKEN") == NULL);
+    CHECK(proc_env_get(&e, "AWS_SECRET_ACCESS_KEY") == NULL);
+    proc_env_release(&e);
+    CHECK(proc_env_allowed("CI_X", allow));
+    CHECK(!proc_env_allowed("GITHUB_TOKEN", allow));
+    CHECK(!proc_env_allowed("X", NULL));
+
+    static const char *const names[] = { "GITHUB_TOKEN", "GH_TOKEN", "NPM_TOKEN", "FOO_TOKEN",
+        "AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "AWS_SESSION_TOKEN",
+        "AWS_WEB_IDENTITY_TOKEN_FILE", "DB_PASSWORD", "MY_SECRET_THING", "UNLABELLED",
+        "AWS_REGION", "AWS_PROFILE", "TOKENIZERS_PARALLELISM", "CI_JOB_TOKEN", NULL };
+    for (size_t i = 0; names[i]; i++)
+        unsetenv(names[i]);
 }
 
 /* No descriptor of the parent reaches the child; stdin is /dev/null. */
@@ -529,6 +586,7 @@ int main(void)
     RUN(test_output_cap);
     RUN(test_large_output);
     RUN(test_env_scrubbed);
+    RUN(test_env_default_drops_and_allow);
     RUN(test_no_fd_leak);
     RUN(test_group_and_signals);
     RUN(test_eintr);
