@@ -215,6 +215,15 @@ static void check_mcp(doctor *d, const hew_options *o)
         const char *status = json_string_value(json_object_get(srv, "status"));
         if (!name || !status || strcmp(status, "disabled") == 0)
             continue;
+        if (strcmp(status, "untrusted") == 0) {
+            const char *how = json_string_value(json_object_get(srv, "command"));
+            add_check(d, "mcp", CHECK_WARN,
+                      "read what it would run (hew trust --show), then hew trust to allow it",
+                      "%s: untrusted: not started (hew trust to allow) — %s %s", name,
+                      how ? "runs" : "connects to",
+                      how ? how : json_string_value(json_object_get(srv, "url_shown")));
+            continue;
+        }
         total++;
         if (strcmp(status, "connected") == 0) {
             up++;

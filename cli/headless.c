@@ -96,6 +96,8 @@ static void on_event(void *ud, hew_task *task, const hew_event *ev)
         render_plain_event(h->show, ev);
     } else if (!ev->partial && (strcmp(ev->type, "error") == 0)) {
         fprintf(stderr, "hew: %s\n", ev->text ? ev->text : "error");
+    } else if (!ev->partial && strcmp(ev->type, "notice") == 0) {
+        fprintf(stderr, "hew: warning: %s\n", ev->text ? ev->text : "");
     } else if (!ev->partial && strcmp(ev->type, "error_retry") == 0 && ev->data_json) {
         json_t *d = json_loads(ev->data_json, 0, NULL);
         const char *why = json_string_value(json_object_get(d, "errorMessage"));

@@ -400,7 +400,8 @@ char *hew_workspace_root(const char *dir, char *err, size_t errlen);
  *               "sha256", "state": "trusted" | "untrusted" | "changed" (trusted once,
  *               edited since), "servers": [{"name", "transport", "command" (the command
  *               line as written, quoted, control characters escaped: safe to print),
- *               "argv", "url", "headers" (names only, never values), "env" (names only),
+ *               "argv" (as written), "url" (as written), "url_shown" (safe to print),
+ *               "headers" and "env" (their names only, safe to print; never values),
  *               "disabled"}], "error" (the file does not parse: why)}],
  *    "problem" (the trust file cannot be read: why; nothing is trusted meanwhile)}
  * Nothing is started and no ${env:…} is expanded to make it. */

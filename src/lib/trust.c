@@ -147,13 +147,16 @@ static json_t *shown(char *const *argv)
     return s;
 }
 
-/* The names of "NAME<sep>value" strings, values left out. */
+/* The names of "NAME<sep>value" strings, values left out, each as show_word shows it. */
 static json_t *names_of(char *const *v, const char *sep)
 {
     json_t *a = json_array();
     for (size_t i = 0; a && v && v[i]; i++) {
         const char *end = strstr(v[i], sep);
-        json_array_append_new(a, json_stringn(v[i], end ? (size_t)(end - v[i]) : strlen(v[i])));
+        char *name = strndup(v[i], end ? (size_t)(end - v[i]) : strlen(v[i]));
+        char *const one[] = { name, NULL };
+        json_array_append_new(a, name ? shown(one) : NULL);
+        free(name);
     }
     return a;
 }
