@@ -278,8 +278,12 @@ static json_t *check_file(const struct trust_kind *k, const char *root, const ch
 {
     trust_read r;
     *rc = trust_read_file(root, k->rel, data_dir, NULL, &r, e);
-    if (*rc != HEW_OK || !r.text)
+    if (*rc != HEW_OK)
         return NULL;
+    if (!r.text) {
+        trust_read_release(&r);
+        return NULL;
+    }
     if (r.problem[0])
         snprintf(problem, plen, "%s", r.problem);
     json_t *f = json_pack("{s:s, s:s, s:s, s:s, s:s}", "path", k->rel, "file", r.path, "what",
