@@ -311,8 +311,10 @@ int hew_program_version(const char *program, char *version, size_t n);
  * Failures return -1 / NULL with a message a user can act on in err (the file, the JSON
  * path, what to write instead). Strings returned are new (free()). */
 
-/* The settings file to edit: the workspace's <cwd>/.hew/mcp.json when project is non-zero
- * (cwd NULL: the current directory), else the user's. NULL when there is none (no HOME
+/* The settings file to edit: the workspace's .hew/mcp.json at the workspace root of cwd
+ * (hew_workspace_root; cwd NULL: the current directory) when project is non-zero, else
+ * the user's. An edited workspace file is untrusted until trusted again ("Workspace
+ * trust"). NULL when there is none (no HOME
  * nor XDG_CONFIG_HOME) or memory ran out. */
 char *hew_mcp_settings_path(const char *cwd, int project);
 /* Add server name to the file at path (created when missing), or replace the one of that
@@ -347,8 +349,11 @@ char *hew_mcp_settings_servers(const char *path, char *err, size_t errlen);
  * ("connecting", "connected", "disconnected", "disabled"), "error", "transport", "server"
  * (its name and version), "tools": [{"name", "description", "input_schema",
  * "auto_approve"}], "resources", "resource_templates", "prompts", "source"}]; plus, when
- * the settings could not be used, one {"settings_error": "..."} entry. NULL only when
- * memory ran out. */
+ * the settings could not be used, one {"settings_error": "..."} entry. The servers of the
+ * workspace's untrusted .hew/mcp.json follow with "status": "untrusted" (never started)
+ * and what they would run, as the servers of hew_trust_check describe them, plus
+ * "source" and "error"; a file that does not parse gives one {"settings_untrusted": why}
+ * entry. NULL only when memory ran out. */
 char *hew_mcp_status_json(hew_session *s);
 
 /* Wait until no server is on its first connection attempt, at most timeout_ms: 1 when
@@ -365,10 +370,11 @@ int hew_mcp_wait(hew_session *s, long timeout_ms);
 int hew_mcp_reload(hew_session *s, char *err, size_t errlen);
 
 /* Without a session (`hew mcp list`): read the MCP settings for o->cwd (o may be NULL:
- * the current directory and the default files), connect every enabled server, wait for
- * them at most timeout_ms, and return what hew_mcp_status_json would (plus a
- * {"settings_warning": "..."} entry when the settings had warnings); the servers are
- * stopped before it returns. NULL with why in err when the settings cannot be used. */
+ * the current directory and the default files), connect every enabled server (of the
+ * workspace's file only when it is trusted, or o->trust_workspace), wait for them at most
+ * timeout_ms, and return what hew_mcp_status_json would (plus a {"settings_warning":
+ * "..."} entry when the settings had warnings); the servers are stopped before it
+ * returns. NULL with why in err when the settings cannot be used. */
 char *hew_mcp_probe(const hew_options *o, long timeout_ms, char *err, size_t errlen);
 
 /* ---- Workspace trust ------------------------------------------------------------------
