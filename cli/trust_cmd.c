@@ -114,7 +114,11 @@ static int show(const char *dir, int as_json, int grant)
         fprintf(stderr, "hew: %s\n", err);
         rc = 1;
     }
-    if (as_json) {
+    if (as_json && grant && untrusted && rc == 0) {
+        char *now = hew_trust_check(NULL, dir, err, sizeof err); /* the state after it */
+        puts(now ? now : rep);
+        free(now);
+    } else if (as_json) {
         puts(rep);
     } else {
         cli_trust_print(stdout, rep);

@@ -4,9 +4,13 @@
  * ${env:…} of an untrusted file, never trusts bytes other than the ones it hashed. */
 #include "lib/trust.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -40,6 +44,56 @@ static const struct trust_kind *kind_of(const char *rel)
 
 /* ---- one file, read once ------------------------------------------------------------- */
 
+/* Read a regular file of at most max bytes; anything else (a FIFO a repository planted to
+ * hang hew, a device) is refused without blocking: the descriptor is opened O_NONBLOCK
+ * and checked before a byte is read. HEW_E_NOTFOUND when it does not exist. */
+static hew_code read_regular(const char *path, size_t max, char **out, size_t *len,
+                             hew_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return hew_err_set(err, errno == ENOENT || errno == ENOTDIR ? HEW_E_NOTFOUND : HEW_E_IO,
+                           "cannot read %s: %s", path, strerror(errno));
+    struct stat st;
+    hew_code rc = HEW_OK;
+    if (fstat(fd, &st) != 0)
+        rc = hew_err_set(err, HEW_E_IO, "cannot read %s: %s", path, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        rc = hew_err_set(err, HEW_E_INVALID, "%s is not a regular file — make it one, or "
+                         "remove it", path);
+    else if ((uintmax_t)st.st_size > (uintmax_t)max)
+        rc = hew_err_set(err, HEW_E_TOOBIG, "%s is larger than %zu bytes", path, max);
+    size_t cap = rc == HEW_OK ? (size_t)st.st_size + 1 : 0;
+    char *data = rc == HEW_OK ? malloc(cap + 1) : NULL;
+    if (rc == HEW_OK && !data)
+        rc = hew_err_set(err, HEW_E_NOMEM, "out of memory reading %s", path);
+    size_t used = 0;
+    while (rc == HEW_OK && used < cap) {
+        ssize_t n = read(fd, data + used, cap - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            rc = hew_err_set(err, HEW_E_IO, "cannot read %s: %s", path, strerror(errno));
+        else if (n == 0)
+            break;
+        else
+            used += (size_t)n;
+    }
+    if (rc == HEW_OK && used == cap) /* it grew while read */
+        rc = hew_err_set(err, HEW_E_IO, "%s changed while it was read — try again", path);
+    close(fd);
+    if (rc != HEW_OK) {
+        free(data);
+        return rc;
+    }
+    data[used] = '\0';
+    *out = data;
+    *len = used;
+    return HEW_OK;
+}
+
 hew_code trust_read_file(const char *root, const char *rel, const char *data_dir,
                          const char *pinned, trust_read *out, hew_err *err)
 {
@@ -47,7 +101,7 @@ hew_code trust_read_file(const char *root, const char *rel, const char *data_dir
     out->path = path_join(root, rel);
     if (!out->path)
         return hew_err_set(err, HEW_E_NOMEM, "out of memory");
-    hew_code rc = fs_read_file(out->path, MCP_CONFIG_FILE_MAX, &out->text, &out->len, err);
+    hew_code rc = read_regular(out->path, MCP_CONFIG_FILE_MAX, &out->text, &out->len, err);
     if (rc == HEW_E_NOTFOUND)
         return HEW_OK;
     if (rc != HEW_OK) {

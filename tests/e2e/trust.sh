@@ -153,6 +153,13 @@ rm -f "$work/marker" "$work/heard.jsonl"
 run_task "$work/t7" --json
 nothing_happened "the run after --trust"
 
+# 6b. a FIFO planted as .hew/mcp.json is refused at once (it used to hang hew's start)
+mkdir -p "$work/fifo/.hew"
+mkfifo "$work/fifo/.hew/mcp.json"
+out=$(timeout 60 "$HEW_BIN" mcp list --cwd "$work/fifo" 2>&1)
+rc=$?
+[[ $rc -eq 1 ]] && grep -q 'not a regular file' <<<"$out" || fail "a FIFO .hew/mcp.json: exit $rc: $out"
+
 # 7. project config from the workspace root only
 mkdir -p "$work/anc/.hew" "$work/anc/a/b"
 echo '{"model": "claude-planted"}' >"$work/anc/.hew/config.json"

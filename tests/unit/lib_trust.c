@@ -310,6 +310,12 @@ static void test_read_pinned(void)
     REQUIRE(trust_read_file(ws, "none.json", opts.data_dir, NULL, &r, &err) == HEW_OK);
     CHECK(r.text == NULL);
     trust_read_release(&r);
+    /* a FIFO a repository planted is refused at once, never waited on */
+    char *fifo = path_join(ws, "fifo.json");
+    REQUIRE(mkfifo(fifo, 0600) == 0);
+    CHECK_INT(trust_read_file(ws, "fifo.json", opts.data_dir, NULL, &r, &err), HEW_E_INVALID);
+    CHECK(strstr(err.msg, "not a regular file") != NULL);
+    free(fifo);
     free(ws);
 }
 
