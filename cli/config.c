@@ -465,9 +465,9 @@ static char *project_config_path(const char *cwd)
     sbuf p = SBUF_INIT;
     sbuf_printf(&p, "%s/.hew/config.json", root);
     free(root);
-    struct stat st;
+    struct stat st; /* a FIFO or device a repository planted would hang the read: none */
     char *path = sbuf_detach(&p);
-    if (path && stat(path, &st) != 0) {
+    if (path && (stat(path, &st) != 0 || !S_ISREG(st.st_mode))) {
         free(path);
         path = NULL;
     }

@@ -159,6 +159,8 @@ mkfifo "$work/fifo/.hew/mcp.json"
 out=$(timeout 60 "$HEW_BIN" mcp list --cwd "$work/fifo" 2>&1)
 rc=$?
 [[ $rc -eq 1 ]] && grep -q 'not a regular file' <<<"$out" || fail "a FIFO .hew/mcp.json: exit $rc: $out"
+mkfifo "$work/fifo/.hew/config.json"
+timeout 60 "$HEW_BIN" config --cwd "$work/fifo" >/dev/null 2>&1 || fail "a FIFO .hew/config.json: exit $?"
 
 # 7. project config from the workspace root only
 mkdir -p "$work/anc/.hew" "$work/anc/a/b"
