@@ -16,6 +16,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-mcp.XXXXXX")
 trap 'fake_stop; [[ -n ${http_pid:-} ]] && kill $http_pid 2>/dev/null; rm -rf -- "$work"' EXIT
 mkdir -p "$work/ws" "$work/config/hew"
 export XDG_CONFIG_HOME=$work/config
+export XDG_DATA_HOME=$work/data # its own trust.json (hew trust) and task store
 jq -n --arg js "$everything" \
     --arg tag "$work" \
     '{mcpServers: {everything: {command: "node", args: [$js, "stdio", $tag], autoApprove: ["echo"]}}}' \
