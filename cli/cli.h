@@ -34,6 +34,7 @@ typedef struct cli_options {
     int cont;              /* --continue */
     const char *resume_id; /* --resume ID */
     int no_config;         /* --no-config: ignore the config files */
+    int trust;             /* --trust: the workspace's project files for this run only */
 } cli_options;
 
 /* Parse argv (after the program name). Returns 0, or 2 after printing a usage error. */
@@ -84,6 +85,12 @@ int cmd_mcp_list(int argc, char **argv);
 /* Print the servers of a hew_mcp_status_json / hew_mcp_probe answer as `hew mcp list`
  * does (also /mcp); true when every enabled server is connected. */
 bool cli_mcp_print(const char *status_json);
+
+/* `hew trust [--show|--revoke|--list] [DIR]` (argv after "trust"); returns the exit
+ * status (trust_cmd.c). cli_trust_print writes a hew_trust_check report for a person:
+ * each file, its digest, and what it would run (commands, URLs, header names). */
+int cli_trust(int argc, char **argv);
+void cli_trust_print(FILE *out, const char *report_json);
 
 /* A readable transcript of the events on a plain stream (render_plain.c). */
 typedef struct render_plain render_plain;

@@ -514,30 +514,24 @@ static char *user_config_path(void)
     return sbuf_detach(&p);
 }
 
-/* .hew/config.json in dir or the nearest parent, stopping at a repository's root. */
+/* .hew/config.json at the workspace root of cwd (hew_workspace_root: the user's git
+ * repository's top, else cwd itself) — never an arbitrary ancestor's, which anyone who
+ * can write to /tmp or a parent folder could plant. */
 static char *project_config_path(const char *cwd)
 {
-    char dir[PATH_MAX];
-    if (cwd) {
-        if (!realpath(cwd, dir))
-            return NULL;
-    } else if (!getcwd(dir, sizeof dir)) {
+    char *root = hew_workspace_root(cwd, NULL, 0);
+    if (!root)
         return NULL;
+    sbuf p = SBUF_INIT;
+    sbuf_printf(&p, "%s/.hew/config.json", root);
+    free(root);
+    struct stat st; /* a FIFO or device a repository planted would hang the read: none */
+    char *path = sbuf_detach(&p);
+    if (path && (stat(path, &st) != 0 || !S_ISREG(st.st_mode))) {
+        free(path);
+        path = NULL;
     }
-    for (;;) {
-        char probe[PATH_MAX + 32];
-        struct stat st;
-        snprintf(probe, sizeof probe, "%s/.hew/config.json", dir);
-        if (stat(probe, &st) == 0)
-            return strdup(probe);
-        snprintf(probe, sizeof probe, "%s/.git", dir);
-        if (stat(probe, &st) == 0)
-            return NULL;
-        char *slash = strrchr(dir, '/');
-        if (!slash || slash == dir)
-            return NULL;
-        *slash = '\0';
-    }
+    return path;
 }
 
 void cli_config_release(cli_config *c)

@@ -1,7 +1,8 @@
 /* config — hew's settings from every place they can come from, merged in one order:
  * built-in defaults < the user's file ($XDG_CONFIG_HOME/hew/config.json, by default
- * ~/.config/hew/config.json) < the project's file (.hew/config.json in the workspace or
- * the nearest parent up to the repository root) < environment variables (HEW_PROVIDER,
+ * ~/.config/hew/config.json) < the project's file (.hew/config.json at the workspace
+ * root: the top of the user's git repository holding the workspace, else the workspace
+ * folder; never another ancestor) < environment variables (HEW_PROVIDER,
  * HEW_MODEL, HEW_BASE_URL) < command-line flags. Each value remembers where it came from
  * (`hew config` shows it). A project's file may not redirect the API key or approve
  * actions (base_url, api_key, api_key_env, yolo, auto_approve, providers): a repository

@@ -209,13 +209,25 @@ static void check_mcp(doctor *d, const hew_options *o)
     }
     json_t *all = json_loads(text, 0, NULL);
     free(text);
-    size_t i, total = 0, up = 0;
+    size_t i, total = 0, up = 0, untrusted = 0;
+    char names[512] = "";
     json_t *srv;
     json_array_foreach(all, i, srv) {
         const char *name = json_string_value(json_object_get(srv, "name"));
         const char *status = json_string_value(json_object_get(srv, "status"));
+        const char *untrusted_bad = json_string_value(json_object_get(srv, "settings_untrusted"));
+        untrusted += untrusted_bad != NULL;
+        if (untrusted_bad)
+            add_check(d, "mcp", CHECK_WARN, "fix the file, then trust it (hew trust)",
+                      "the workspace's untrusted MCP settings (nothing of them is started): %s",
+                      untrusted_bad);
         if (!name || !status || strcmp(status, "disabled") == 0)
             continue;
+        if (strcmp(status, "untrusted") == 0) { /* one check for them all, below */
+            size_t used = strlen(names);
+            snprintf(names + used, sizeof names - used, "%s%s", untrusted++ ? ", " : "", name);
+            continue;
+        }
         total++;
         if (strcmp(status, "connected") == 0) {
             up++;
@@ -226,7 +238,12 @@ static void check_mcp(doctor *d, const hew_options *o)
                   "%s: %s%s%s", name, status, why ? ": " : "", why ? why : "");
     }
     json_decref(all);
-    if (total == 0)
+    if (names[0])
+        add_check(d, "mcp", CHECK_WARN,
+                  "read what they would run (hew trust --show), then hew trust to allow them",
+                  "%s: untrusted: not started (hew trust to allow) — the workspace's "
+                  ".hew/mcp.json", names);
+    if (total == 0 && !untrusted)
         add_check(d, "mcp", CHECK_OK, NULL, "no MCP servers configured");
     else if (up)
         add_check(d, "mcp", CHECK_OK, NULL, "%zu of %zu MCP server%s connected", up, total,

@@ -103,6 +103,10 @@ static void on_event(void *ud, hew_task *task, const hew_event *ev)
         fputs("hew: ", stderr);
         termsafe_fputs(ev->text ? ev->text : "error", stderr);
         fputc('\n', stderr);
+    } else if (!ev->partial && strcmp(ev->type, "notice") == 0) {
+        fputs("hew: warning: ", stderr);
+        termsafe_fputs(ev->text ? ev->text : "", stderr);
+        fputc('\n', stderr);
     } else if (!ev->partial && strcmp(ev->type, "error_retry") == 0 && ev->data_json) {
         json_t *d = json_loads(ev->data_json, 0, NULL);
         termsafe_json(d); /* a provider's error message */

@@ -770,6 +770,8 @@ static void handle_event(struct ui *u, evq_item *it)
         }
     } else if (is(it, "error")) {
         error_line(u, "✗", it->text);
+    } else if (is(it, "notice")) {
+        error_line(u, "!", it->text);
     } else if (is(it, "task") || is(it, "user_feedback")) {
         /* the user's own words: already on the screen */
     } else if (is(it, "condensing") || is(it, "condensed")) {
@@ -1343,6 +1345,48 @@ static int want_color(void)
     return !(nc && *nc) && !(term && strcmp(term, "dumb") == 0);
 }
 
+/* Before the session starts its MCP servers: when the workspace's project files are not
+ * trusted, show what they would run and ask once. Yes stores the trust (hew trust); no,
+ * or anything else, runs without them and does not ask again in this session. */
+static void trust_dialog(struct ui *u)
+{
+    if (u->co->trust || !u->base.mcp)
+        return;
+    char err[512] = "";
+    char *rep = hew_trust_check(&u->base, u->base.cwd, err, sizeof err);
+    json_t *r = rep ? json_loads(rep, 0, NULL) : NULL;
+    const char *state = json_string_value(json_object_get(r, "state"));
+    if (state && strcmp(state, "untrusted") == 0) {
+        printf("%sThis folder's project files would start programs or connect to servers:%s\n",
+               sgr(u, "\033[1;33m"), sgr(u, "\033[0m"));
+        cli_trust_print(stdout, rep);
+        fflush(stdout);
+        char prompt[128];
+        snprintf(prompt, sizeof prompt, "\1%s\1Trust this folder?\1%s\1 [y/N] › ",
+                 sgr(u, "\033[1;33m"), sgr(u, "\033[0m"));
+        int why;
+        char *line = lined_read(u->ed, prompt, 0, &why);
+        const char *l = line ? line : "";
+        while (*l == ' ')
+            l++;
+        if (strcmp(l, "y") == 0 || strcmp(l, "Y") == 0 || strcmp(l, "yes") == 0) {
+            if (hew_trust_grant(&u->base, rep, err, sizeof err) == 0)
+                printf("trusted: its servers start now and in later sessions, until the "
+                       "files change (hew trust --revoke to undo)\n");
+            else
+                printf("not trusted: %s\n", err);
+        } else {
+            if (why == LINED_INTERRUPT)
+                sigflags_take(SIGF_INT);
+            printf("not trusted: this session runs without its servers (hew trust to allow "
+                   "them later)\n");
+        }
+        free(line);
+    }
+    json_decref(r);
+    free(rep);
+}
+
 static void banner(struct ui *u)
 {
     /* the model's name may come from a project's config file */
@@ -1383,6 +1427,7 @@ int cli_interactive(const cli_options *co)
         rc = 1;
         goto out;
     }
+    trust_dialog(u);
     if (ensure_session(u) != 0) {
         rc = 2;
         goto out;

@@ -35,6 +35,7 @@ static void usage(FILE *out)
           "       hew resume ID [-p \"more\"]   go on with a stored task\n"
           "       hew export ID DIR, hew import DIR   a task as Cline's task directory\n"
           "       hew mcp add|remove|import|list ...   the MCP servers (hew mcp --help)\n"
+          "       hew trust [--show|--revoke|--list] [DIR]   trust a workspace's .hew/mcp.json\n"
           "       hew checkpoints ID           a task's checkpoints of the workspace\n"
           "       hew diff ID N [M]            changes from checkpoint N to M (or now)\n"
           "       hew restore ID N [files|task|both]   back to checkpoint N (default files)\n"
@@ -60,6 +61,8 @@ static void usage(FILE *out)
           "  --retry-delay-ms N    base delay of automatic retries (default 2000)\n"
           "  --continue, --resume ID   go on with the workspace's latest / a stored task\n"
           "  --no-config           ignore the config files\n"
+          "  --trust               use the workspace's .hew/mcp.json for this run only,\n"
+          "                        even though it is not trusted (see hew trust)\n"
           "  --version, --help\n"
           "\n"
           "config files: $XDG_CONFIG_HOME/hew/config.json (~/.config/hew/config.json), then\n"
@@ -178,6 +181,8 @@ int main(int argc, char **argv)
         return cli_checkpoints(cmd, argc - 2, argv + 2);
     if (strcmp(cmd, "mcp") == 0)
         return cli_mcp(argc - 2, argv + 2);
+    if (strcmp(cmd, "trust") == 0)
+        return cli_trust(argc - 2, argv + 2);
     if (strcmp(cmd, "export") == 0)
         return cli_export(argc - 2, argv + 2);
     if (strcmp(cmd, "import") == 0)

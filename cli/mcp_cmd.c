@@ -24,9 +24,10 @@ static const char MCP_USAGE[] =
     "       hew mcp list [--json] [--cwd DIR] [--timeout S]\n                                connect to the servers and show their state and tools\n"
     "\n"
     "Servers are kept in $XDG_CONFIG_HOME/hew/mcp.json (~/.config/hew/mcp.json), or with\n"
-    "--project in .hew/mcp.json of the current directory (its --auto-approve lists are\n"
-    "ignored: a repository cannot approve its own tools). Write secrets as '${env:VAR}'\n"
-    "(in single quotes): hew puts the variable's value in when it starts the server.\n";
+    "--project in .hew/mcp.json at the workspace root (its --auto-approve lists are\n"
+    "ignored: a repository cannot approve its own tools; hew uses the file only while you\n"
+    "trust it: see hew trust). Write secrets as '${env:VAR}' (in single quotes): hew puts\n"
+    "the variable's value in when it starts the server.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
@@ -55,6 +56,41 @@ static char *settings_path(int project)
                 project ? "the current directory cannot be read" :
                           "set HOME (or XDG_CONFIG_HOME)");
     return path;
+}
+
+/* ---- the workspace's trust ------------------------------------------------------------- */
+
+/* Before an edit of the workspace's .hew/mcp.json: 1 when it was trusted as it is (or
+ * there was none), so the user's own edit may keep it trusted. */
+static int project_trusted_before(void)
+{
+    char *rep = hew_trust_check(NULL, NULL, NULL, 0);
+    json_t *r = rep ? json_loads(rep, 0, NULL) : NULL;
+    const char *state = json_string_value(json_object_get(r, "state"));
+    int ok = state && (strcmp(state, "none") == 0 || strcmp(state, "trusted") == 0);
+    json_decref(r);
+    free(rep);
+    return ok;
+}
+
+/* After it: the new content is trusted when the old one was (the user wrote it); an
+ * untrusted file stays untrusted — `hew mcp add` never vouches for a repository's
+ * servers. */
+static void project_trust_after(int was_trusted)
+{
+    if (!was_trusted) {
+        printf("note: this workspace's .hew/mcp.json is not trusted, so hew starts none of "
+               "its servers — check what it runs (hew trust --show), then run hew trust\n");
+        return;
+    }
+    char err[1024] = "";
+    char *rep = hew_trust_check(NULL, NULL, err, sizeof err);
+    if (rep && hew_trust_grant(NULL, rep, err, sizeof err) == 0)
+        printf("trusted the workspace's .hew/mcp.json as you wrote it (hew trust --revoke "
+               "to undo)\n");
+    else
+        fprintf(stderr, "hew: the file was written but is not trusted: %s\n", err);
+    free(rep);
 }
 
 /* ---- showing a server ----------------------------------------------------------------- */
@@ -274,6 +310,7 @@ static int write_server(const add_args *a)
     }
     char *path = settings_path(a->project);
     int rc = 1;
+    int was_trusted = a->project && project_trusted_before();
     if (path) {
         char err[1024];
         int put = hew_mcp_settings_put(path, a->name, text, err, sizeof err);
@@ -283,6 +320,8 @@ static int write_server(const add_args *a)
             printf("%s MCP server %s %s %s:\n", put ? "replaced" : "added", a->name,
                    put ? "in" : "to", path);
             print_def("  ", def);
+            if (a->project)
+                project_trust_after(was_trusted);
             rc = 0;
         }
     }
@@ -357,11 +396,14 @@ static int mcp_remove(int argc, char **argv)
     if (!path)
         return 1;
     char err[1024];
+    int was_trusted = project && project_trusted_before();
     int rc = hew_mcp_settings_remove(path, name, err, sizeof err);
     if (rc == 0)
         printf("removed MCP server %s from %s\n", name, path);
     else
         fprintf(stderr, "hew: %s\n", err);
+    if (rc == 0 && project)
+        project_trust_after(was_trusted);
     if (rc == 1)
         hint_other_file(name, project);
     free(path);

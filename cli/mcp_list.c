@@ -1,10 +1,11 @@
 /* mcp_list — `hew mcp list [--json] [--cwd DIR] [--timeout S]`: connect to every MCP
  * server the settings name (the user's and this workspace's), wait for them (10 s by
  * default), and show each with its state, how it is reached, what it offers, and why it
- * failed when it did. Exit 0 when every enabled server connected, 1 otherwise (also when
- * the settings cannot be used), 2 on a usage error. Names, descriptions and errors come
- * from the servers and the settings files: printed sanitised (termsafe); --json prints
- * them JSON-escaped. */
+ * failed when it did. The servers of an untrusted workspace .hew/mcp.json are shown with
+ * what they would run, marked untrusted, and never started. Exit 0 when every enabled
+ * (and trusted) server connected, 1 otherwise (also when the settings cannot be used), 2
+ * on a usage error. Names, descriptions and errors come from the servers and the
+ * settings files: printed sanitised (termsafe); --json prints them JSON-escaped. */
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -42,11 +43,46 @@ static void print_tools(const json_t *tools)
     putchar('\n');
 }
 
+/* A server of the workspace's untrusted .hew/mcp.json: what it would run, never started. */
+static void print_untrusted(const json_t *s)
+{
+    const char *command = json_string_value(json_object_get(s, "command"));
+    const char *url = json_string_value(json_object_get(s, "url_shown"));
+    const json_t *headers = json_object_get(s, "headers");
+    printf("%-20s %-13s %-15s (%s)\n", json_string_value(json_object_get(s, "name")),
+           "untrusted", json_string_value(json_object_get(s, "transport")),
+           json_string_value(json_object_get(s, "source")));
+    if (command)
+        printf("    runs: %s\n", command);
+    if (url)
+        printf("    connects to: %s\n", url);
+    if (json_array_size(headers)) {
+        fputs("    sends headers:", stdout);
+        size_t i;
+        json_t *h;
+        json_array_foreach(headers, i, h)
+            printf("%s %s", i ? "," : "", json_string_value(h));
+        puts(" (values not shown)");
+    }
+    printf("    %s\n", json_string_value(json_object_get(s, "error")));
+}
+
 static bool print_server(const json_t *s)
 {
     const char *problem = json_string_value(json_object_get(s, "settings_warning"));
     if (problem) {
         printf("warning: %s\n", problem);
+        return true;
+    }
+    const char *bad = json_string_value(json_object_get(s, "settings_untrusted"));
+    if (bad) {
+        printf("%s\n    (this workspace's file is not trusted: nothing of it is started)\n",
+               bad);
+        return true;
+    }
+    if (json_string_value(json_object_get(s, "status")) &&
+        strcmp(json_string_value(json_object_get(s, "status")), "untrusted") == 0) {
+        print_untrusted(s);
         return true;
     }
     const char *name = json_string_value(json_object_get(s, "name"));
@@ -156,7 +192,8 @@ int cmd_mcp_list(int argc, char **argv)
         json_array_foreach(all, i, s) {
             const char *status = json_string_value(json_object_get(s, "status"));
             all_up = all_up && (!status || strcmp(status, "connected") == 0 ||
-                                strcmp(status, "disabled") == 0);
+                                strcmp(status, "disabled") == 0 ||
+                                strcmp(status, "untrusted") == 0);
         }
         json_decref(all);
     } else {

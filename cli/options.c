@@ -91,6 +91,8 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
             TAKE(resume_id);
         } else if (strcmp(a, "--no-config") == 0) {
             co->no_config = 1;
+        } else if (strcmp(a, "--trust") == 0) {
+            co->trust = 1;
         } else if (strcmp(a, "--") == 0 && i + 1 < argc && !co->task) {
             co->task = argv[++i];
         } else if (a[0] != '-' && !co->task) {
@@ -123,6 +125,7 @@ int cli_setup_options(const cli_options *co, hew_options *o, cli_config *cfg_out
                 cfg.source[CFG_THINKING], o->model ? o->model : "(the provider's default)");
     if (co->cwd)
         o->cwd = co->cwd;
+    o->trust_workspace = co->trust;
     *cfg_out = cfg; /* o borrows its strings */
     return 0;
 }

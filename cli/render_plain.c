@@ -197,6 +197,10 @@ void render_plain_event(render_plain *r, const hew_event *raw)
         end_line(r);
         fprintf(r->out, "%s✓ %s%s\n", sgr(r, "\033[32m"), ev->text ? ev->text : "",
                 sgr(r, "\033[0m"));
+    } else if (strcmp(type, "notice") == 0) {
+        end_line(r);
+        fprintf(r->out, "%s! %s%s\n", sgr(r, "\033[33m"), ev->text ? ev->text : "",
+                sgr(r, "\033[0m"));
     } else if (strcmp(type, "error") == 0) {
         end_line(r);
         fprintf(r->out, "%s! %s%s\n", sgr(r, "\033[31m"), ev->text ? ev->text : "",

@@ -108,7 +108,12 @@ typedef struct hew_options {
                                        the session starts (default 1) */
     const char *mcp_settings;       /* the user's MCP settings file; NULL:
                                        $XDG_CONFIG_HOME/hew/mcp.json (the workspace's
-                                       .hew/mcp.json is read too, either way) */
+                                       .hew/mcp.json is read too, either way, when the
+                                       user trusts it: "Workspace trust" below) */
+    int trust_workspace;            /* trust the workspace's project files for this
+                                       session only, as they are when it starts, without
+                                       storing anything (`--trust`; default 0: only what
+                                       hew_trust_grant stored is trusted) */
     hew_event_fn on_event;
     void *event_ud;
     const char *const *env_allow;   /* environment variables that commands get although
@@ -312,8 +317,10 @@ int hew_program_version(const char *program, char *version, size_t n);
  * Failures return -1 / NULL with a message a user can act on in err (the file, the JSON
  * path, what to write instead). Strings returned are new (free()). */
 
-/* The settings file to edit: the workspace's <cwd>/.hew/mcp.json when project is non-zero
- * (cwd NULL: the current directory), else the user's. NULL when there is none (no HOME
+/* The settings file to edit: the workspace's .hew/mcp.json at the workspace root of cwd
+ * (hew_workspace_root; cwd NULL: the current directory) when project is non-zero, else
+ * the user's. An edited workspace file is untrusted until trusted again ("Workspace
+ * trust"). NULL when there is none (no HOME
  * nor XDG_CONFIG_HOME) or memory ran out. */
 char *hew_mcp_settings_path(const char *cwd, int project);
 /* Add server name to the file at path (created when missing), or replace the one of that
@@ -348,8 +355,11 @@ char *hew_mcp_settings_servers(const char *path, char *err, size_t errlen);
  * ("connecting", "connected", "disconnected", "disabled"), "error", "transport", "server"
  * (its name and version), "tools": [{"name", "description", "input_schema",
  * "auto_approve"}], "resources", "resource_templates", "prompts", "source"}]; plus, when
- * the settings could not be used, one {"settings_error": "..."} entry. NULL only when
- * memory ran out. */
+ * the settings could not be used, one {"settings_error": "..."} entry. The servers of the
+ * workspace's untrusted .hew/mcp.json follow with "status": "untrusted" (never started)
+ * and what they would run, as the servers of hew_trust_check describe them, plus
+ * "source" and "error"; a file that does not parse gives one {"settings_untrusted": why}
+ * entry. NULL only when memory ran out. */
 char *hew_mcp_status_json(hew_session *s);
 
 /* Wait until no server is on its first connection attempt, at most timeout_ms: 1 when
@@ -366,11 +376,63 @@ int hew_mcp_wait(hew_session *s, long timeout_ms);
 int hew_mcp_reload(hew_session *s, char *err, size_t errlen);
 
 /* Without a session (`hew mcp list`): read the MCP settings for o->cwd (o may be NULL:
- * the current directory and the default files), connect every enabled server, wait for
- * them at most timeout_ms, and return what hew_mcp_status_json would (plus a
- * {"settings_warning": "..."} entry when the settings had warnings); the servers are
- * stopped before it returns. NULL with why in err when the settings cannot be used. */
+ * the current directory and the default files), connect every enabled server (of the
+ * workspace's file only when it is trusted, or o->trust_workspace), wait for them at most
+ * timeout_ms, and return what hew_mcp_status_json would (plus a {"settings_warning":
+ * "..."} entry when the settings had warnings); the servers are stopped before it
+ * returns. NULL with why in err when the settings cannot be used. */
 char *hew_mcp_probe(const hew_options *o, long timeout_ms, char *err, size_t errlen);
+
+/* ---- Workspace trust ------------------------------------------------------------------
+ *
+ * A workspace's project files that can start processes, reach the network with the
+ * user's credentials or change approvals — today .hew/mcp.json (its servers are programs
+ * hew starts and URLs it sends headers to) — are ignored until the user trusts them:
+ * never parsed for servers, no ${env:…} in them expanded, nothing started. Trust is kept
+ * in <data_dir>/trust.json (hew_options.data_dir's rule), keyed by the workspace root's
+ * resolved path and the SHA-256 of each file's exact content: an edited file, or one
+ * added later, is untrusted again. A session may instead trust the files for its run only
+ * (hew_options.trust_workspace). Project files are read from the workspace root only
+ * (hew_workspace_root), never from other ancestors.
+ *
+ * Of o only data_dir is used (o may be NULL: the default). dir NULL: the current
+ * directory. Strings returned are new (free()); failures return NULL / -1 with a message
+ * a user can act on in err. */
+
+/* The workspace root of dir: the top level of the git repository containing it when that
+ * repository's .git (and its folder) belong to the current user (git's safe.directory
+ * rule), else dir itself — resolved, absolute. NULL when dir does not exist or is not a
+ * folder. */
+char *hew_workspace_root(const char *dir, char *err, size_t errlen);
+
+/* What trust would cover in dir's workspace, and whether it is trusted, as JSON:
+ *   {"root", "store" (the trust file), "state": "none" (no file that needs trust) |
+ *    "trusted" (every one as it is now) | "untrusted" (at least one is not),
+ *    "files": [{"path" (under the root, ".hew/mcp.json"), "file" (absolute), "what",
+ *               "sha256", "state": "trusted" | "untrusted" | "changed" (trusted once,
+ *               edited since), "servers": [{"name", "transport", "command" (the command
+ *               line as written, quoted, control characters escaped: safe to print),
+ *               "argv" (as written), "url" (as written), "url_shown" (safe to print),
+ *               "headers" and "env" (their names only, safe to print; never values),
+ *               "disabled"}], "error" (the file does not parse: why)}],
+ *    "problem" (the trust file cannot be read: why; nothing is trusted meanwhile)}
+ * Nothing is started and no ${env:…} is expanded to make it. */
+char *hew_trust_check(const hew_options *o, const char *dir, char *err, size_t errlen);
+
+/* Trust exactly what report (a hew_trust_check answer, as text) showed: each file's
+ * sha256 for its root. Refused (-1) when a file changed since the report was made (look
+ * again), or the report names a file trust does not cover. 0 when stored (a report with
+ * no files stores nothing). */
+int hew_trust_grant(const hew_options *o, const char *report_json, char *err,
+                    size_t errlen);
+
+/* Forget the trust of dir's workspace: 0 when it was trusted, 1 when it was not, -1 on
+ * an error. */
+int hew_trust_revoke(const hew_options *o, const char *dir, char *err, size_t errlen);
+
+/* The trusted workspaces as a JSON array of {"root", "trusted_ms", "files": [{"path",
+ * "sha256"}]}, by root. */
+char *hew_trust_list(const hew_options *o, char *err, size_t errlen);
 
 /* ---- Debug surface (for `hew debug`, tests and bug reports; not a stable API) ---- */
 

@@ -19,6 +19,14 @@ _hew() {
         fi
         return
     fi
+    if [[ ${COMP_WORDS[1]-} == trust && $COMP_CWORD -ge 2 ]]; then
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "--show --revoke --list --json --help" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -d -- "$cur"))
+        fi
+        return
+    fi
     case $prev in
         --provider)
             COMPREPLY=($(compgen -W "anthropic openai openai-compatible openrouter deepseek gemini xai groq" -- "$cur"))
@@ -44,9 +52,9 @@ _hew() {
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "-p --print --json -v --verbose --provider --model --base-url
             --cwd --plan --act --yolo --auto-approve --thinking --native-tools --xml-tools
-            --timeout --retry-delay-ms --continue --resume --no-config --version --help" -- "$cur"))
+            --timeout --retry-delay-ms --continue --resume --no-config --trust --version --help" -- "$cur"))
     elif [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "config doctor mcp debug help" -- "$cur"))
+        COMPREPLY=($(compgen -W "config doctor mcp trust debug help" -- "$cur"))
     fi
 }
 complete -F _hew hew

@@ -13,6 +13,7 @@
 
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/wsroot.h"
 #include "hew.h"
 #include "lib/lib_store.h"
 #include "mcp/config.h"
@@ -26,9 +27,15 @@ char *hew_mcp_settings_path(const char *cwd, int project)
         cwd = getcwd(here, sizeof here);
     if (project && !cwd)
         return NULL;
+    /* The workspace's file is the root's (base/wsroot.h), where the session reads it. */
+    char *root = project ? wsroot_find(cwd, geteuid(), NULL) : NULL;
+    if (project && !root)
+        return NULL;
     char *user = NULL, *proj = NULL;
-    if (mcp_config_default_paths(cwd, project ? NULL : &user, project ? &proj : NULL, NULL) !=
-        HEW_OK)
+    hew_code rc = mcp_config_default_paths(root, project ? NULL : &user, project ? &proj : NULL,
+                                           NULL);
+    free(root);
+    if (rc != HEW_OK)
         return NULL;
     return project ? proj : user;
 }
@@ -139,7 +146,7 @@ static hew_code check_servers(const char *path, json_t *renamed, hew_err *err)
         return hew_err_set(err, HEW_E_NOMEM, "out of memory reading %s", path);
     mcp_config c;
     mcp_config_init(&c);
-    hew_code rc = mcp_config_parse(&c, text, strlen(text), path, true, err);
+    hew_code rc = mcp_config_parse(&c, text, strlen(text), path, MCP_TRUST_USER, err);
     mcp_config_free(&c);
     free(text);
     return rc;

@@ -22,7 +22,7 @@
 
 #define MCP_TIMEOUT_DEFAULT_S 60L
 #define MCP_TIMEOUT_MAX_S 86400L
-#define MCP_FILE_MAX_BYTES ((size_t)4 << 20)
+#define MCP_FILE_MAX_BYTES MCP_CONFIG_FILE_MAX
 #define MCP_WARNINGS_MAX ((size_t)64 << 10)
 #define MCP_ENV_NAME_MAX 255
 
@@ -142,7 +142,7 @@ static hew_code name_error(hew_err *err, const char *name)
 /* What the readers of one document share. */
 typedef struct reader {
     const char *source; /* names the document in warnings */
-    bool trusted;
+    mcp_trust trust;
     buf *warnings;
     hew_err *err;
 } reader;
@@ -160,10 +160,15 @@ static void warn(const reader *r, const char *fmt, ...)
 
 /* s with every ${env:NAME} replaced by the variable's value: "" (and a warning naming
  * where, at) when it is not set. Text that only looks like a reference stays as it is.
+ * An untrusted source keeps every reference as written: its text never learns a value.
  * A new string in *out. */
 static hew_code expand_env(const reader *r, const char *at, const char *s, char **out)
 {
     static const char OPEN[] = "${env:";
+    if (r->trust == MCP_TRUST_NONE) {
+        *out = strdup(s);
+        return *out ? HEW_OK : no_memory(r->err);
+    }
     buf b = BUF_INIT(0);
     const char *p = s;
     for (;;) {
@@ -412,7 +417,8 @@ static hew_code read_remote(const reader *r, const json_ref *server, mcp_server_
         return hew_err_set(r->err, HEW_E_INVALID, "%s.url: missing — an HTTP or SSE server "
                            "needs its address, e.g. \"url\": \"https://example.com/mcp\"",
                            server->path);
-    if (!is_http_url(s->url)) {
+    bool shown_only = r->trust == MCP_TRUST_NONE && strstr(s->url, "${env:");
+    if (!is_http_url(s->url) && !shown_only) {
         const char *raw = json_string_value(json_object_get(server->v, "url"));
         bool expanded = raw && strstr(raw, "${env:");
         return hew_err_set(r->err, HEW_E_INVALID, "%s.url: not an http:// or https:// URL%s — "
@@ -445,7 +451,7 @@ static hew_code read_timeout(const reader *r, const json_ref *server, long *out)
 static hew_code read_auto_approve(const reader *r, const json_ref *server,
                                   mcp_server_config *s)
 {
-    if (!r->trusted) {
+    if (r->trust != MCP_TRUST_USER) {
         json_t *list = json_object_get(server->v, "autoApprove");
         if (list && !json_is_null(list) && !(json_is_array(list) && json_array_size(list) == 0))
             warn(r, "%s.autoApprove: ignored — a workspace's settings cannot approve its own "
@@ -587,7 +593,7 @@ void mcp_config_free(mcp_config *c)
 }
 
 hew_code mcp_config_parse(mcp_config *c, const char *text, size_t len, const char *source,
-                          bool trusted, hew_err *err)
+                          mcp_trust trust, hew_err *err)
 {
     if (!c || (!text && len))
         return hew_err_set(err, HEW_E_INTERNAL, "mcp_config_parse: no config or no text");
@@ -599,7 +605,7 @@ hew_code mcp_config_parse(mcp_config *c, const char *text, size_t len, const cha
         return add_hint(err, rc, "fix the file (its shape is {\"mcpServers\": {...}})");
     mcp_config got;
     mcp_config_init(&got);
-    reader r = { .source = source, .trusted = trusted, .warnings = &got.warnings, .err = err };
+    reader r = { .source = source, .trust = trust, .warnings = &got.warnings, .err = err };
     rc = read_document(&r, root, &got);
     json_decref(root);
     if (rc == HEW_OK && !servers_reserve(c, got.n))
@@ -619,7 +625,8 @@ hew_code mcp_config_parse(mcp_config *c, const char *text, size_t len, const cha
     return HEW_OK;
 }
 
-hew_code mcp_config_load_file(mcp_config *c, const char *path, bool trusted, hew_err *err)
+hew_code mcp_config_load_file(mcp_config *c, const char *path, mcp_trust trust,
+                              hew_err *err)
 {
     char *text = NULL;
     size_t len = 0;
@@ -632,12 +639,13 @@ hew_code mcp_config_load_file(mcp_config *c, const char *path, bool trusted, hew
             *err = read_err;
         return rc;
     }
-    rc = mcp_config_parse(c, text, len, path, trusted, err);
+    rc = mcp_config_parse(c, text, len, path, trust, err);
     free(text);
     return rc;
 }
 
-hew_code mcp_config_default_paths(const char *cwd, char **user, char **project, hew_err *err)
+hew_code mcp_config_default_paths(const char *root, char **user, char **project,
+                                  hew_err *err)
 {
     char *u = NULL, *p = NULL;
     const char *xdg = getenv("XDG_CONFIG_HOME");
@@ -647,9 +655,9 @@ hew_code mcp_config_default_paths(const char *cwd, char **user, char **project, 
         u = xdg && xdg[0] == '/' ? path_join(xdg, "hew/mcp.json")
                                  : path_join(home, ".config/hew/mcp.json");
     }
-    if (project && cwd)
-        p = path_join(cwd, ".hew/mcp.json");
-    if ((want_user && !u) || (project && cwd && !p)) {
+    if (project && root)
+        p = path_join(root, ".hew/mcp.json");
+    if ((want_user && !u) || (project && root && !p)) {
         free(u);
         free(p);
         return no_memory(err);
@@ -659,19 +667,6 @@ hew_code mcp_config_default_paths(const char *cwd, char **user, char **project, 
     if (project)
         *project = p;
     return HEW_OK;
-}
-
-hew_code mcp_config_load_defaults(mcp_config *c, const char *cwd, hew_err *err)
-{
-    char *user = NULL, *project = NULL;
-    hew_code rc = mcp_config_default_paths(cwd, &user, &project, err);
-    if (rc == HEW_OK && user)
-        rc = mcp_config_load_file(c, user, true, err);
-    if (rc == HEW_OK && project)
-        rc = mcp_config_load_file(c, project, false, err);
-    free(user);
-    free(project);
-    return rc;
 }
 
 const mcp_server_config *mcp_config_find(const mcp_config *c, const char *name)
@@ -835,7 +830,8 @@ static hew_code def_check(const char *name, json_t *def, hew_err *err)
         return no_memory(err);
     mcp_config scratch;
     mcp_config_init(&scratch);
-    reader r = { .source = name, .trusted = true, .warnings = &scratch.warnings, .err = err };
+    reader r = { .source = name, .trust = MCP_TRUST_USER, .warnings = &scratch.warnings,
+                 .err = err };
     hew_code rc = read_document(&r, doc, &scratch);
     mcp_config_free(&scratch);
     json_decref(doc);

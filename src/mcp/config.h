@@ -20,13 +20,18 @@
  *     header values no line breaks.
  *   - "${env:VAR}" is replaced everywhere in strings (command, args, cwd, env values, url,
  *     header values) by the variable's value ("" when unset, and a warning says so). VAR is
- *     letters, digits and '_'; anything else is left as written.
+ *     letters, digits and '_'; anything else is left as written. Only in a trusted source
+ *     (MCP_TRUST_USER, MCP_TRUST_PROJECT): an untrusted workspace file (MCP_TRUST_NONE) is
+ *     read only to be shown, with every "${env:…}" left as written — a secret never
+ *     reaches its servers, not even in a listing.
  *   - timeout: seconds, default 60, at least 1 (smaller values become 1), at most a day;
  *     fractions round up.
  *   - Names: non-empty, at most 64 bytes of [A-Za-z0-9_.-]; anything else is an error
  *     naming the server and what is allowed.
- *   - A workspace file (trusted=false) may add servers but its "autoApprove" lists are
- *     ignored (a cloned repository must not approve its own tools); a warning says so.
+ *   - A workspace file (MCP_TRUST_PROJECT or MCP_TRUST_NONE) may add servers but its
+ *     "autoApprove" lists are ignored (a cloned repository must not approve its own
+ *     tools); a warning says so. Whether a workspace file is trusted at all is decided
+ *     above this module (lib/trust.h: the user trusts the file's exact bytes).
  *   - Errors name the file and the JSON path ("mcp.json: mcpServers.fs.args[1]: expected a
  *     string, got a number") and say what to write instead; a file that does not exist is
  *     not an error.
@@ -70,26 +75,42 @@ typedef struct mcp_config {
                                    what"); len 0 when none */
 } mcp_config;
 
+/* How far a settings source is trusted. The values keep `true` (the user's file) and
+ * `false` (an untrusted workspace file) meaning what they always meant. */
+typedef enum mcp_trust {
+    MCP_TRUST_NONE = 0,    /* a workspace file the user has not trusted: parsed only to be
+                              shown — no ${env:…} expanded, autoApprove ignored; its servers
+                              must never be started */
+    MCP_TRUST_USER = 1,    /* the user's own file: everything honoured */
+    MCP_TRUST_PROJECT = 2  /* a workspace file the user trusted: ${env:…} expanded, its
+                              autoApprove still ignored */
+} mcp_trust;
+
 void mcp_config_init(mcp_config *c);
 void mcp_config_free(mcp_config *c);
 
-/* Parse one settings text (source names it in messages) and merge its servers into c.
- * trusted: a user file (autoApprove honoured) rather than a workspace one. All or
- * nothing: on an error c is left as it was. A text without "mcpServers" adds nothing. */
+/* Parse one settings text (source names it in messages) and merge its servers into c,
+ * as far as trust says (mcp_trust). All or nothing: on an error c is left as it was. A
+ * text without "mcpServers" adds nothing. */
 hew_code mcp_config_parse(mcp_config *c, const char *text, size_t len, const char *source,
-                          bool trusted, hew_err *err);
+                          mcp_trust trust, hew_err *err);
 
-/* Read one file into c (a missing file: HEW_OK, nothing added; at most 4 MiB). */
-hew_code mcp_config_load_file(mcp_config *c, const char *path, bool trusted, hew_err *err);
+/* Read one file into c (a missing file: HEW_OK, nothing added; at most MCP_CONFIG_FILE_MAX
+ * bytes). For the user's file: a workspace file must be read once, hashed and parsed
+ * from the same bytes (lib/trust.h), never through this. */
+hew_code mcp_config_load_file(mcp_config *c, const char *path, mcp_trust trust,
+                              hew_err *err);
+
+/* The largest settings file read, in bytes. */
+#define MCP_CONFIG_FILE_MAX ((size_t)4 << 20)
 
 /* The default files for a workspace: *user (malloc'd; NULL when neither XDG_CONFIG_HOME
  * nor HOME is set; a relative XDG_CONFIG_HOME is ignored, as the XDG rules say) and
- * *project (malloc'd, <cwd>/.hew/mcp.json; NULL when cwd is NULL). Either out pointer may
- * be NULL when that path is not wanted. */
-hew_code mcp_config_default_paths(const char *cwd, char **user, char **project, hew_err *err);
-
-/* Load both default files (user trusted, project not). */
-hew_code mcp_config_load_defaults(mcp_config *c, const char *cwd, hew_err *err);
+ * *project (malloc'd, <root>/.hew/mcp.json; NULL when root is NULL). root is the
+ * workspace's root (base/wsroot.h), not any folder in it. Either out pointer may be NULL
+ * when that path is not wanted. */
+hew_code mcp_config_default_paths(const char *root, char **user, char **project,
+                                  hew_err *err);
 
 /* The longest server name allowed, in bytes. */
 #define MCP_CONFIG_NAME_MAX 64

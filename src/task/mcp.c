@@ -30,6 +30,15 @@ void task_mcp_begin(hew_task *t)
     buf_init(&t->mcp_notices, MCP_NOTICES_MAX + 4096);
     if (t->session->mcp_problem)
         task_say(t, "error", t->session->mcp_problem, NULL, UIMSG_WHOLE);
+    /* Once per session: the workspace's own servers were not started (untrusted). */
+    if (t->session->trust_notice &&
+        !__atomic_exchange_n(&t->session->trust_notice_said, 1, __ATOMIC_SEQ_CST)) {
+        json_t *data = t->session->trust_notice_data
+                           ? json_loads(t->session->trust_notice_data, 0, NULL)
+                           : NULL;
+        task_say(t, "notice", t->session->trust_notice, data, UIMSG_WHOLE);
+        json_decref(data);
+    }
     if (t->session->mcp)
         mcp_hub_set_listener(t->session->mcp, on_notice, t);
 }

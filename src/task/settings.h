@@ -60,6 +60,11 @@ struct hew_session {
     char *mcp_settings;    /* hew_options.mcp_settings, or NULL */
     bool mcp_ignore_warned; /* the .clineignore warning about file-reading MCP servers was
                                said (once per session; __atomic builtins) */
+    struct mcp_src *mcp_src; /* where the MCP settings are read from (lib/mcp_session.c) */
+    char *trust_notice;    /* the workspace's project files are not trusted: what was not
+                              started and how to allow it (said once per session), or NULL */
+    char *trust_notice_data; /* its data as JSON, or NULL */
+    int trust_notice_said; /* set (atomically) by the task that said it */
 };
 
 #endif

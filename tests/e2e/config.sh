@@ -14,6 +14,7 @@ trap 'fake_stop; rm -rf -- "$work"' EXIT
 export XDG_CONFIG_HOME=$work/xdg
 unset HEW_PROVIDER HEW_MODEL HEW_BASE_URL
 mkdir -p "$XDG_CONFIG_HOME/hew" "$work/proj/.hew" "$work/proj/sub"
+git -C "$work/proj" init -q # the project file is read at the workspace root: the git top
 cat >"$XDG_CONFIG_HOME/hew/config.json" <<'JSON'
 {"provider": "anthropic", "model": "claude-user", "api_key_env": "MY_HEW_KEY",
  "auto_approve": ["read", "edit"], "limits": {"retry_delay_ms": 7}}
@@ -27,7 +28,7 @@ val() { # val KEY [args]: "value|source" from hew config --json
     show --json "$@" | python3 -c 'import json,sys; d=json.load(sys.stdin)[sys.argv[1]]; print("%s|%s" % (d["value"], d["source"]))' "$key"
 }
 
-# 1. precedence: default < user < project (found from a subdirectory) < environment < flag
+# 1. precedence: default < user < project (the git root's, from a subdirectory) < environment < flag
 [[ $(val model --cwd "$work") == "claude-user|$XDG_CONFIG_HOME/hew/config.json" ]] || fail "user model: $(val model --cwd "$work")"
 [[ $(val model --cwd "$work/proj/sub") == "claude-project|$work/proj/.hew/config.json" ]] || fail "project model"
 [[ $(val mode --cwd "$work/proj") == "plan|$work/proj/.hew/config.json" ]] || fail "project mode"

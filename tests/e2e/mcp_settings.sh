@@ -11,6 +11,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-mcp.XXXXXX")
 trap 'rm -rf -- "$work"' EXIT
 export XDG_CONFIG_HOME=$work/xdg
+export XDG_DATA_HOME=$work/data # its own trust.json (hew trust) and task store
 mkdir -p "$work/proj"
 cd "$work/proj"
 user=$XDG_CONFIG_HOME/hew/mcp.json

@@ -16,6 +16,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-mcp.XXXXXX")
 trap 'fake_stop; [[ -n ${http_pid:-} ]] && kill $http_pid 2>/dev/null; rm -rf -- "$work"' EXIT
 mkdir -p "$work/ws" "$work/config/hew"
 export XDG_CONFIG_HOME=$work/config
+export XDG_DATA_HOME=$work/data # its own trust.json (hew trust) and task store
 jq -n --arg js "$everything" \
     --arg tag "$work" \
     '{mcpServers: {everything: {command: "node", args: [$js, "stdio", $tag], autoApprove: ["echo"]}}}' \
@@ -186,11 +187,13 @@ grep -q 'echo\*' <<<"$out" || fail "hew mcp list does not mark the auto-approved
     fail "hew mcp list --json"
 mkdir -p "$work/ws/.hew"
 echo '{"mcpServers": {"broken": {"command": "sh", "args": ["-c", "echo no database >&2; exit 3"]}}}' >"$work/ws/.hew/mcp.json"
+"$HEW_BIN" trust "$work/ws" >/dev/null || fail "hew trust" # a workspace's file runs once trusted
 out=$("$HEW_BIN" mcp list --cwd "$work/ws" --timeout 5 2>&1)
 [[ $? -eq 1 ]] || fail "hew mcp list with a broken server did not exit 1: $out"
 grep -q 'broken  *disconnected' <<<"$out" && grep -q 'status 3: no database' <<<"$out" ||
     fail "hew mcp list does not say why the server failed: $out"
 echo '{"mcpServers": {"bad name!": {"command": "x"}}}' >"$work/ws/.hew/mcp.json"
+"$HEW_BIN" trust "$work/ws" >/dev/null || fail "hew trust of a broken file"
 out=$("$HEW_BIN" mcp list --cwd "$work/ws" 2>&1)
 [[ $? -eq 1 ]] && grep -q 'mcp.json' <<<"$out" || fail "a bad settings file is not reported: $out"
 # A task still runs with broken MCP settings, and says why no server was started.

@@ -21,10 +21,10 @@ static char *tmp;
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-static hew_code parse_as(mcp_config *c, const char *text, const char *source, bool trusted,
+static hew_code parse_as(mcp_config *c, const char *text, const char *source, mcp_trust trust,
                          hew_err *err)
 {
-    return mcp_config_parse(c, text, strlen(text), source, trusted, err);
+    return mcp_config_parse(c, text, strlen(text), source, trust, err);
 }
 
 /* Parse text (trusted) into a fresh c, expecting success. */
@@ -32,7 +32,7 @@ static bool parse_ok(mcp_config *c, const char *text)
 {
     hew_err err = HEW_ERR_INIT;
     mcp_config_init(c);
-    hew_code rc = parse_as(c, text, "mcp.json", true, &err);
+    hew_code rc = parse_as(c, text, "mcp.json", MCP_TRUST_USER, &err);
     if (rc != HEW_OK)
         fprintf(stderr, "  unexpected error for %s:\n  %s\n", text, err.msg);
     return rc == HEW_OK;
@@ -45,7 +45,7 @@ static void parse_bad(const char *text, const char *const *want)
     mcp_config c;
     mcp_config_init(&c);
     hew_err err = HEW_ERR_INIT;
-    hew_code rc = parse_as(&c, text, "mcp.json", true, &err);
+    hew_code rc = parse_as(&c, text, "mcp.json", MCP_TRUST_USER, &err);
     CHECK_INT(rc, HEW_E_INVALID);
     CHECK_INT(c.n, 0);
     for (const char *const *w = want; *w; w++) {
@@ -240,6 +240,44 @@ static void test_env_expansion(void)
     unsetenv("HEW_T_EMPTY");
 }
 
+/* An untrusted workspace file is read only to be shown: no ${env:…} is ever expanded in
+ * it (a cloned repository must not learn a secret, not even through a listing), its
+ * autoApprove is ignored; a trusted one expands, still without autoApprove. */
+static void test_env_untrusted(void)
+{
+    setenv("HEW_T_SECRET", "sk-secret-value", 1);
+    const char *text =
+        "{\"mcpServers\": {"
+        "\"s\": {\"command\": \"${env:HEW_T_SECRET}\", \"args\": [\"--k=${env:HEW_T_SECRET}\"],"
+        "  \"env\": {\"K\": \"${env:HEW_T_SECRET}\"}, \"autoApprove\": [\"t\"]},"
+        "\"h\": {\"url\": \"${env:HEW_T_SECRET}\","
+        "  \"headers\": {\"Authorization\": \"Bearer ${env:HEW_T_SECRET}\"}}}}";
+    mcp_config c;
+    mcp_config_init(&c);
+    hew_err err = HEW_ERR_INIT;
+    REQUIRE(parse_as(&c, text, "/w/.hew/mcp.json", MCP_TRUST_NONE, &err) == HEW_OK);
+    const mcp_server_config *s = mcp_config_find(&c, "s");
+    const mcp_server_config *h = mcp_config_find(&c, "h");
+    REQUIRE(s && h);
+    CHECK_STR(s->argv[0], "${env:HEW_T_SECRET}");
+    CHECK_STR(s->argv[1], "--k=${env:HEW_T_SECRET}");
+    CHECK_STR(s->env[0], "K=${env:HEW_T_SECRET}");
+    CHECK_STR(h->url, "${env:HEW_T_SECRET}");
+    CHECK_STR(h->headers[0], "Authorization: Bearer ${env:HEW_T_SECRET}");
+    CHECK(s->auto_approve == NULL);
+    CHECK(strstr(warnings(&c), "sk-secret-value") == NULL);
+    mcp_config_free(&c);
+
+    mcp_config_init(&c);
+    const char *ok = "{\"mcpServers\": {\"h\": {\"url\": \"https://x/\", \"headers\": "
+                     "{\"A\": \"${env:HEW_T_SECRET}\"}, \"autoApprove\": [\"t\"]}}}";
+    REQUIRE(parse_as(&c, ok, "/w/.hew/mcp.json", MCP_TRUST_PROJECT, &err) == HEW_OK);
+    CHECK_STR(c.servers[0].headers[0], "A: sk-secret-value");
+    CHECK(c.servers[0].auto_approve == NULL);
+    mcp_config_free(&c);
+    unsetenv("HEW_T_SECRET");
+}
+
 /* ---- timeout, names, disabled ---------------------------------------------------------- */
 
 static long timeout_of(const char *value)
@@ -399,7 +437,7 @@ static void test_auto_approve(void)
     mcp_config c;
     mcp_config_init(&c);
     hew_err err = HEW_ERR_INIT;
-    REQUIRE(parse_as(&c, text, "user.json", true, &err) == HEW_OK);
+    REQUIRE(parse_as(&c, text, "user.json", MCP_TRUST_USER, &err) == HEW_OK);
     const mcp_server_config *a = mcp_config_find(&c, "a");
     CHECK_INT(count(a->auto_approve), 2);
     CHECK_STR(a->auto_approve[0], "read_file");
@@ -409,7 +447,7 @@ static void test_auto_approve(void)
     mcp_config_free(&c);
 
     mcp_config_init(&c);
-    REQUIRE(parse_as(&c, text, "/w/.hew/mcp.json", false, &err) == HEW_OK);
+    REQUIRE(parse_as(&c, text, "/w/.hew/mcp.json", MCP_TRUST_PROJECT, &err) == HEW_OK);
     CHECK(mcp_config_find(&c, "a")->auto_approve == NULL);
     const char *w = warnings(&c);
     CHECK(strstr(w, "/w/.hew/mcp.json: mcpServers.a.autoApprove: ignored") != NULL);
@@ -418,6 +456,20 @@ static void test_auto_approve(void)
 }
 
 /* ---- files and merging -------------------------------------------------------------- */
+
+/* The user's file, then a trusted workspace's (as the session reads them once trusted). */
+static hew_code load_both(mcp_config *c, const char *root, hew_err *err)
+{
+    char *user = NULL, *project = NULL;
+    hew_code rc = mcp_config_default_paths(root, &user, &project, err);
+    if (rc == HEW_OK && user)
+        rc = mcp_config_load_file(c, user, MCP_TRUST_USER, err);
+    if (rc == HEW_OK && project)
+        rc = mcp_config_load_file(c, project, MCP_TRUST_PROJECT, err);
+    free(user);
+    free(project);
+    return rc;
+}
 
 static void test_merge(void)
 {
@@ -438,14 +490,14 @@ static void test_merge(void)
     mcp_config c;
     mcp_config_init(&c);
     hew_err err = HEW_ERR_INIT;
-    CHECK_INT(mcp_config_load_defaults(&c, proj, &err), HEW_OK);
+    CHECK_INT(load_both(&c, proj, &err), HEW_OK);
     CHECK_INT(c.n, 0);
 
     put_file(user_file, "{\"mcpServers\": {\"a\": {\"command\": \"ua\"}, \"b\": {\"command\":"
                         " \"ub\", \"autoApprove\": [\"t\"]}, \"c\": {\"command\": \"uc\"}}}");
     put_file(proj_file, "{\"mcpServers\": {\"d\": {\"command\": \"pd\"}, \"b\": {\"command\":"
                         " \"pb\", \"autoApprove\": [\"t\"]}}}");
-    CHECK_INT(mcp_config_load_defaults(&c, proj, &err), HEW_OK);
+    CHECK_INT(load_both(&c, proj, &err), HEW_OK);
     REQUIRE(c.n == 4);
     CHECK_STR(c.servers[0].name, "a");
     CHECK_STR(c.servers[1].name, "b");
@@ -460,7 +512,7 @@ static void test_merge(void)
 
     /* without a workspace only the user's file */
     mcp_config_init(&c);
-    CHECK_INT(mcp_config_load_defaults(&c, NULL, &err), HEW_OK);
+    CHECK_INT(load_both(&c, NULL, &err), HEW_OK);
     CHECK_INT(c.n, 3);
     mcp_config_free(&c);
 
@@ -485,7 +537,7 @@ static void test_merge(void)
     setenv("XDG_CONFIG_HOME", xdg, 1);
     put_file(proj_file, "{\"mcpServers\": {\"d\": {\"command\": \"pd\"}\n,,}");
     mcp_config_init(&c);
-    CHECK_INT(mcp_config_load_defaults(&c, proj, &err), HEW_E_INVALID);
+    CHECK_INT(load_both(&c, proj, &err), HEW_E_INVALID);
     CHECK(strstr(err.msg, proj_file) != NULL);
     CHECK(strstr(err.msg, "invalid JSON at line 2") != NULL);
     mcp_config_free(&c);
@@ -502,13 +554,13 @@ static void test_load_file_errors(void)
     mcp_config_init(&c);
     hew_err err = HEW_ERR_INIT;
     char *missing = path_join(tmp, "nowhere/mcp.json");
-    CHECK_INT(mcp_config_load_file(&c, missing, true, &err), HEW_OK);
+    CHECK_INT(mcp_config_load_file(&c, missing, MCP_TRUST_USER, &err), HEW_OK);
     CHECK_INT(c.n, 0);
 
     /* a directory where the file should be */
     char *dir = path_join(tmp, "isdir/mcp.json");
     CHECK(fs_mkdirs(dir, 0755, NULL) == HEW_OK);
-    CHECK(mcp_config_load_file(&c, dir, true, &err) != HEW_OK);
+    CHECK(mcp_config_load_file(&c, dir, MCP_TRUST_USER, &err) != HEW_OK);
     CHECK(strstr(err.msg, dir) != NULL);
 
     /* a file that cannot be read (root reads anything: then this part proves nothing) */
@@ -516,7 +568,7 @@ static void test_load_file_errors(void)
     put_file(locked, "{\"mcpServers\": {}}");
     CHECK(chmod(locked, 0) == 0);
     if (geteuid() != 0) {
-        CHECK_INT(mcp_config_load_file(&c, locked, true, &err), HEW_E_IO);
+        CHECK_INT(mcp_config_load_file(&c, locked, MCP_TRUST_USER, &err), HEW_E_IO);
         CHECK(strstr(err.msg, locked) != NULL);
         CHECK(strstr(err.msg, "permission denied") != NULL);
     }
@@ -533,14 +585,14 @@ static void test_load_file_errors(void)
     text[n] = '\0';
     put_file(huge, text);
     free(text);
-    CHECK_INT(mcp_config_load_file(&c, huge, true, &err), HEW_E_TOOBIG);
+    CHECK_INT(mcp_config_load_file(&c, huge, MCP_TRUST_USER, &err), HEW_E_TOOBIG);
     CHECK(strstr(err.msg, huge) != NULL);
     free(huge);
 
     /* a file with a wrong type names the file and the path */
     char *bad = path_join(tmp, "bad.json");
     put_file(bad, "{\"mcpServers\": {\"fs\": {\"command\": \"npx\", \"args\": [\"a\", 2]}}}");
-    CHECK_INT(mcp_config_load_file(&c, bad, true, &err), HEW_E_INVALID);
+    CHECK_INT(mcp_config_load_file(&c, bad, MCP_TRUST_USER, &err), HEW_E_INVALID);
     char want[1024];
     snprintf(want, sizeof want, "%s: mcpServers.fs.args[1]: expected a string, got a number", bad);
     CHECK(strstr(err.msg, want) != NULL);
@@ -695,7 +747,7 @@ static void test_put_remove(void)
     mcp_config c;
     mcp_config_init(&c);
     unsetenv("SECRET");
-    CHECK_INT(mcp_config_load_file(&c, path, true, &err), HEW_OK);
+    CHECK_INT(mcp_config_load_file(&c, path, MCP_TRUST_USER, &err), HEW_OK);
     CHECK_INT(c.n, 3);
     CHECK_INT(mcp_config_find(&c, "c")->timeout_s, 5);
     mcp_config_free(&c);
@@ -859,6 +911,7 @@ int main(void)
     RUN(test_stdio_fields);
     RUN(test_kinds);
     RUN(test_env_expansion);
+    RUN(test_env_untrusted);
     RUN(test_timeout);
     RUN(test_names);
     RUN(test_name_fix);
