@@ -474,7 +474,7 @@ hew_code fsat_journal_clean(const char *dir, size_t *removed, hew_err *err)
 /* ---- test hooks ------------------------------------------------------------------------------- */
 
 static pthread_mutex_t fault_mu = PTHREAD_MUTEX_INITIALIZER;
-static char fault_point[16];
+static char fault_point[256]; /* "POINT" or "POINT:NAME" */
 static bool fault_read;
 
 void fsat_test_no_openat2(bool off)
@@ -495,7 +495,8 @@ void fsat_test_fault(const char *point)
     pthread_mutex_unlock(&fault_mu);
 }
 
-static void fault(const char *point)
+/* Die here when the fault point is point (and, with ":NAME", the file is name). */
+static void fault(const char *point, const char *name)
 {
     pthread_mutex_lock(&fault_mu);
     if (!fault_read) {
@@ -503,7 +504,10 @@ static void fault(const char *point)
         snprintf(fault_point, sizeof fault_point, "%s", env ? env : "");
         fault_read = true;
     }
-    bool hit = fault_point[0] && strcmp(fault_point, point) == 0;
+    size_t pl = strlen(point);
+    bool hit = fault_point[0] && strncmp(fault_point, point, pl) == 0 &&
+               (fault_point[pl] == '\0' ||
+                (fault_point[pl] == ':' && strcmp(fault_point + pl + 1, name) == 0));
     pthread_mutex_unlock(&fault_mu);
     if (hit)
         raise(SIGKILL);
@@ -582,7 +586,7 @@ static hew_code write_tmpfile(int dirfd, const char *dir_path, const char *name,
         close(fd);
         return rc;
     }
-    fault("written");
+    fault("written", name);
     /* Give it a name: the only moment a temporary name exists. */
     char tmp[128], proc[64];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
@@ -614,7 +618,7 @@ static hew_code write_tmpfile(int dirfd, const char *dir_path, const char *name,
     if (!linked)
         return hew_err_set(err, HEW_E_IO, "cannot write %s: no free temporary name in its "
                            "folder", what);
-    fault("linked");
+    fault("linked", name);
     if (renameat(dirfd, tmp, dirfd, name) != 0) {
         rc = fs_error(err, errno, "write", what);
         unlinkat(dirfd, tmp, 0);
@@ -653,7 +657,7 @@ static hew_code write_named(int dirfd, const char *dir_path, const char *name,
     if (close(fd) != 0 && rc == HEW_OK && errno != EINTR)
         rc = fs_error(err, errno, "write", what);
     if (rc == HEW_OK) {
-        fault("named");
+        fault("named", name);
         if (renameat(dirfd, tmp, dirfd, name) != 0)
             rc = fs_error(err, errno, "write", what);
     }

@@ -100,8 +100,9 @@ void fsat_test_no_openat2(bool off);
 void fsat_test_no_tmpfile(bool off);
 /* Kill this process with SIGKILL when a write reaches point: "written" (the data is in
  * the O_TMPFILE, not yet linked), "linked" (the temporary name exists, the rename has not
- * happened), "named" (the named temporary file is written, not yet renamed). NULL: off.
- * The environment variable HEW_TEST_FAULT sets it too (for end-to-end tests). */
+ * happened), "named" (the named temporary file is written, not yet renamed); "POINT:NAME"
+ * only for a target of that name. NULL: off. The environment variable HEW_TEST_FAULT sets
+ * it too (for end-to-end tests; read at the first write). */
 void fsat_test_fault(const char *point);
 
 #endif
