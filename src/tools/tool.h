@@ -82,8 +82,7 @@ struct tool_env {
     /* Ask approval for a tool of an approval group unless the settings approve it:
      * "read", "edit" (outside_workspace: the path resolves outside the root), "safe_command"
      * (the model said requires_approval=false), "command" (it said true), "mcp" ("mcp_listed":
-     * an MCP tool its server's autoApprove list names: always approved), "control" (an
-     * edit of one of hew's control files, workspace.h: approved only by yolo). When
+     * an MCP tool its server's autoApprove list names: always approved). When
      * auto-approved the tool is said (type, data) and *approved is true. Otherwise the
      * user is asked (type, data): yes → approved; no or a typed message → not approved and
      * the task's "rejected" flag is set (later tools of the message are skipped). Typed

@@ -72,6 +72,22 @@ bool ws_ignored(const ignore *ig, const ws_path *p, bool is_dir)
 
 /* ---- opening what ws_resolve checked ------------------------------------------------- */
 
+/* Messages of fsat name the path below its base: for a path outside (below "/") show the
+ * absolute path instead ("tmp/x" → "/tmp/x"). */
+static hew_code outside_msg(hew_code rc, const ws_path *wp, const char *rel, hew_err *err)
+{
+    if (rc == HEW_OK || !err || !wp->outside || strcmp(rel, ".") == 0)
+        return rc;
+    char *at = strstr(err->msg, rel);
+    if (at && (at == err->msg || at[-1] != '/')) {
+        char copy[HEW_ERR_MSG_MAX];
+        snprintf(copy, sizeof copy, "%s", err->msg);
+        size_t off = (size_t)(at - err->msg);
+        hew_err_set(err, rc, "%.*s/%s", (int)off, copy, copy + off);
+    }
+    return rc;
+}
+
 /* The base to open wp beneath and wp's path below it. */
 static hew_code base_of(const char *root, const ws_path *wp, int *base, const char **rel,
                         hew_err *err)
@@ -92,7 +108,7 @@ hew_code ws_open(const char *root, const ws_path *wp, int flags, mode_t mode, in
     const char *rel = NULL;
     hew_code rc = base_of(root, wp, &base, &rel, err);
     if (rc == HEW_OK) {
-        rc = fsat_open(base, rel, flags, mode, fd, err);
+        rc = outside_msg(fsat_open(base, rel, flags, mode, fd, err), wp, rel, err);
         close(base);
     }
     return rc;
@@ -104,7 +120,7 @@ hew_code ws_stat(const char *root, const ws_path *wp, struct stat *st, hew_err *
     const char *rel = NULL;
     hew_code rc = base_of(root, wp, &base, &rel, err);
     if (rc == HEW_OK) {
-        rc = fsat_stat(base, rel, st, err);
+        rc = outside_msg(fsat_stat(base, rel, st, err), wp, rel, err);
         close(base);
     }
     return rc;
@@ -118,7 +134,7 @@ hew_code ws_open_file(const char *root, const ws_path *wp, int *fd, struct stat 
     const char *rel = NULL;
     hew_code rc = base_of(root, wp, &base, &rel, err);
     if (rc == HEW_OK) {
-        rc = fsat_open_file(base, rel, fd, st, err);
+        rc = outside_msg(fsat_open_file(base, rel, fd, st, err), wp, rel, err);
         close(base);
     }
     return rc;
@@ -146,7 +162,7 @@ hew_code ws_write(const char *root, const ws_path *wp, const void *data, size_t 
         else
             *abs_slash = '\0';
         int dirfd = -1;
-        rc = fsat_mkdirs(base, dir_rel, 0777, &dirfd, err);
+        rc = outside_msg(fsat_mkdirs(base, dir_rel, 0777, &dirfd, err), wp, dir_rel, err);
         if (rc == HEW_OK) {
             rc = fsat_write_atomic(dirfd, dir_abs, name, data, len, mode, err);
             close(dirfd);

@@ -16,7 +16,8 @@ set -u
 source "$HEW_E2E_LIB/fakeprov.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v jq >/dev/null || { echo "skip: no jq command"; exit 0; }
-[[ -x ${HEW_TEST_RACER:-} ]] || fail "HEW_TEST_RACER is not set to the built hew-test-racer"
+racer=${HEW_TEST_RACER:-$(dirname "$HEW_BIN")/hew-test-racer} # built next to hew
+[[ -x $racer ]] || fail "no hew-test-racer at $racer (set HEW_TEST_RACER)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-confine.XXXXXX")
 racer_pid=
@@ -140,7 +141,7 @@ for ((i = 0; i < 150; i++)); do
 done
 scenario "$work/race.json" "${responses[@]}" "$done_call"
 fake_start "$work/race.json" || fail "fake_start"
-"$HEW_TEST_RACER" "$ws" sub subl >"$work/flips" &
+"$racer" "$ws" sub subl >"$work/flips" &
 racer_pid=$!
 hew "$ws" -p "Write and read." --auto-approve read,edit --json >"$work/race.jsonl" \
     2>"$work/race.err"
@@ -159,10 +160,17 @@ for k in 0 1 2 3 4; do
 done
 [[ $(find "$out" -mindepth 1 | wc -l) -eq 5 ]] || fail "new files outside: $(ls -A "$out")"
 grep -q DECOY "$FAKE_RECORD" && fail "a decoy's content reached the model"
-# The tools did run (most calls succeed; those that met the link are refused or asked).
+# The tools did run: hundreds of results reached the model (a call that met the link is
+# refused, one that resolved outside is denied and skips the rest of its message), and
+# some of them went through.
+[[ -n ${KEEP:-} ]] && cp "$FAKE_RECORD" "$work/race-requests.jsonl"
+results=$(jq -r -s 'map(select(.type == "api_req_started")) | unique_by(.index) |
+    map(.data.request // "") | join("\n")' "$work/race.jsonl" |
+    grep -o '_file for [^]]*\] Result:' | wc -l)
 written=$(jq -s '[.[] | select(.kind == "say" and .type == "tool" and .data.tool == "editedExistingFile")] | length' "$work/race.jsonl")
 reads=$(jq -s '[.[] | select(.kind == "say" and .type == "tool" and .data.tool == "readFile")] | length' "$work/race.jsonl")
-[[ $((written + reads)) -gt 60 ]] || fail "too few tool calls ran: $written writes, $reads reads"
+[[ $results -ge 150 && $written -gt 0 && $reads -gt 0 ]] ||
+    fail "too few tool calls ran: $results results, $written writes, $reads reads approved"
 fake_stop
 
 # ---- 3. a write killed mid-way, cleaned up at the next start ----------------------------------
