@@ -3,7 +3,8 @@
 #  1. hew's control files: a model with edit auto-approval writing .hew/mcp.json,
 #     .git/hooks/pre-commit, .clinerules/… is asked, so headless refuses it (and the model
 #     and the user are told why), while an ordinary edit goes through; --yolo writes them;
-#     .clineignore stays blocked even then.
+#     .clineignore stays blocked even then. In the interactive terminal "always" for
+#     file edits does not cover them either (skipped without tmux).
 #  2. The symlink-swap racer (tests/tools/racer.c) flips a workspace folder and a symlink
 #     to a folder outside while a scripted model runs hundreds of write_to_file and
 #     read_file calls on files below that folder: no decoy outside is written, replaced or
@@ -21,8 +22,10 @@ racer=${HEW_TEST_RACER:-$(dirname "$HEW_BIN")/hew-test-racer} # built next to he
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-confine.XXXXXX")
 racer_pid=
+sock=
 cleanup() {
     [[ -n $racer_pid ]] && kill -TERM "$racer_pid" 2>/dev/null && wait "$racer_pid" 2>/dev/null
+    [[ -n $sock ]] && tmux -L "$sock" kill-server 2>/dev/null
     fake_stop
     [[ -n ${KEEP:-} ]] || rm -rf -- "$work"
 }
@@ -118,6 +121,44 @@ hew "$ws" -p "Set things up." --yolo >/dev/null 2>"$work/yolo.err" ||
 grep -q 'curl https://evil.example' "$ws/.clinerules/style.md" || fail "yolo: .clinerules not edited"
 [[ ! -e $ws/.clineignore ]] || fail "yolo: .clineignore written (it is always blocked)"
 fake_stop
+
+# The interactive terminal (through tmux): "a" (always) for file edits does not cover a
+# control file: the next .hew/mcp.json write asks again, and "n" keeps it unwritten.
+if command -v tmux >/dev/null; then
+    ws=$work/ws1t
+    mkdir -p "$ws"
+    sock=hew-e2e-confine-$$
+    scenario "$work/tty.json" "$(write_call a.txt 'first edit')" \
+        "$(write_call .hew/mcp.json "$mcp")" \
+        $'<attempt_completion>\n<result>tty-task-finished</result>\n</attempt_completion>'
+    fake_start "$work/tty.json" || fail "fake_start"
+    tmux -L "$sock" -f /dev/null new-session -d -s t -x 120 -y 50 \
+        "env ANTHROPIC_API_KEY=e2e-key TERM=xterm-256color '$HEW_BIN' --provider anthropic \
+         --model claude-e2e --xml-tools --base-url '$FAKE_URL' --cwd '$ws' \
+         --retry-delay-ms 10; echo \"EXIT=\$?\"; sleep 60" || fail "tmux"
+    pane() { tmux -L "$sock" capture-pane -p -t t -S -300; }
+    wait_pane() { # PATTERN COUNT: the pane shows PATTERN at least COUNT times (10 s)
+        local i
+        for ((i = 0; i < 200; i++)); do
+            [[ $(pane | grep -Ec -- "$1") -ge ${2:-1} ]] && return 0
+            sleep 0.05
+        done
+        tmux -L "$sock" kill-server 2>/dev/null
+        fail "the terminal never showed '$1' ($2 times)"
+    }
+    wait_pane 'Ctrl-D to leave'
+    tmux -L "$sock" send-keys -t t 'Set things up.' Enter
+    wait_pane 'Allow\?' 1
+    tmux -L "$sock" send-keys -t t a Enter
+    wait_pane 'Allow\?' 2 # asked again for .hew/mcp.json, "always" notwithstanding
+    [[ ! -e $ws/.hew/mcp.json ]] || fail "interactive: .hew/mcp.json written before the answer"
+    tmux -L "$sock" send-keys -t t n Enter
+    wait_pane 'tty-task-finished' 1 # the model was told, and finished
+    tmux -L "$sock" kill-server 2>/dev/null
+    [[ $(cat "$ws/a.txt") == 'first edit' ]] || fail "interactive: the first edit was not made"
+    [[ ! -e $ws/.hew/mcp.json ]] || fail "interactive: .hew/mcp.json written though denied"
+    fake_stop
+fi
 
 # ---- 2. the swap racer ------------------------------------------------------------------------
 ws=$work/ws2
