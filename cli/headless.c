@@ -82,8 +82,20 @@ static void answer_by_policy(struct headless *h, hew_task *task, const hew_event
     } else if (h->yolo) {
         hew_task_respond(task, HEW_ANSWER_YES, NULL);
     } else {
-        if (!h->json)
+        /* An edit of one of hew's control files (.hew/, .git/, …) asks whatever the
+         * auto-approval: headless, only --yolo allows it. */
+        json_t *d = ev->data_json ? json_loads(ev->data_json, 0, NULL) : NULL;
+        const char *control = json_string_value(json_object_get(d, "controlFile"));
+        const char *path = json_string_value(json_object_get(d, "path"));
+        if (!h->json && control) {
+            fputs("hew: denied a change to hew's control file ", stderr);
+            for (const char *p = path ? path : "?"; *p; p++) /* no control bytes from a name */
+                fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+            fprintf(stderr, " (%s; headless: only --yolo allows it)\n", control);
+        } else if (!h->json) {
             fprintf(stderr, "hew: denied %s (headless: pass --yolo to approve actions)\n", type);
+        }
+        json_decref(d);
         hew_task_respond(task, HEW_ANSWER_NO,
                          "Denied automatically: hew runs headless without approval for this "
                          "action (the user can allow it with --yolo).");

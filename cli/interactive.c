@@ -415,6 +415,10 @@ static const char *jstr(const json_t *o, const char *k)
 /* Which auto-approve setting an approval belongs to; 0 when "always" is not offered. */
 static long ask_kind(const evq_item *it, const json_t *d, const char **name)
 {
+    if (json_is_string(json_object_get(d, "controlFile"))) {
+        *name = "hew's control files";
+        return 0; /* each one asks: "always for file edits" does not cover them */
+    }
     if (strcmp(it->type, "command") == 0) {
         if (json_is_true(json_object_get(d, "requires_approval"))) {
             *name = "commands the model marks risky";

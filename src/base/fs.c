@@ -4,19 +4,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "base/utf8.h"
+#include "base/fsat.h"
 
-/* The error for a failed system call on path, with a hint where one helps. */
-static hew_code sys_error(hew_err *err, int e, const char *verb, const char *path)
+hew_code fs_error(hew_err *err, int e, const char *verb, const char *path)
 {
     switch (e) {
     case ENOENT:
@@ -63,21 +60,25 @@ hew_code fs_read_file(const char *path, size_t max_bytes, char **out, size_t *le
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     while (fd < 0 && errno == EINTR);
     if (fd < 0)
-        return sys_error(err, errno, "read", path);
+        return fs_error(err, errno, "read", path);
+    hew_code rc = fs_read_fd(fd, path, max_bytes, out, len, err);
+    close(fd);
+    return rc;
+}
+
+hew_code fs_read_fd(int fd, const char *path, size_t max_bytes, char **out, size_t *len,
+                    hew_err *err)
+{
+    *out = NULL;
+    if (len)
+        *len = 0;
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return sys_error(err, e, "read", path);
-    }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
+    if (fstat(fd, &st) != 0)
+        return fs_error(err, errno, "read", path);
+    if (S_ISDIR(st.st_mode))
         return hew_err_set(err, HEW_E_INVALID, "cannot read %s: it is a directory", path);
-    }
-    if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > (uintmax_t)max_bytes) {
-        close(fd);
+    if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > (uintmax_t)max_bytes)
         return too_big(err, path, max_bytes);
-    }
     /* Room for max_bytes + 1 at most: one byte past the cap proves the file is too big. */
     size_t hard = max_bytes < SIZE_MAX - 1 ? max_bytes + 1 : SIZE_MAX - 1;
     size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 4096;
@@ -86,10 +87,8 @@ hew_code fs_read_file(const char *path, size_t max_bytes, char **out, size_t *le
     if (cap < 64)
         cap = 64 < hard ? 64 : hard;
     char *data = malloc(cap + 1);
-    if (!data) {
-        close(fd);
+    if (!data)
         return hew_err_set(err, HEW_E_NOMEM, "cannot read %s: out of memory", path);
-    }
     size_t used = 0;
     for (;;) {
         if (used == cap) {
@@ -99,7 +98,6 @@ hew_code fs_read_file(const char *path, size_t max_bytes, char **out, size_t *le
             char *p = realloc(data, ncap + 1);
             if (!p) {
                 free(data);
-                close(fd);
                 return hew_err_set(err, HEW_E_NOMEM, "cannot read %s: out of memory", path);
             }
             data = p;
@@ -111,14 +109,12 @@ hew_code fs_read_file(const char *path, size_t max_bytes, char **out, size_t *le
                 continue;
             int e = errno;
             free(data);
-            close(fd);
-            return sys_error(err, e, "read", path);
+            return fs_error(err, e, "read", path);
         }
         if (n == 0)
             break;
         used += (size_t)n;
     }
-    close(fd);
     if (used > max_bytes) {
         free(data);
         return too_big(err, path, max_bytes);
@@ -138,7 +134,7 @@ hew_code fs_write_all(int fd, const void *data, size_t len, const char *what, he
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return sys_error(err, errno, "write", what);
+            return fs_error(err, errno, "write", what);
         }
         if (n == 0)
             return hew_err_set(err, HEW_E_IO, "cannot write %s: the write made no progress",
@@ -166,58 +162,6 @@ static char *dir_of(const char *path)
     return d;
 }
 
-/* Best effort: make a rename in dir durable. Some file systems refuse fsync on a
- * directory; the rename itself has happened, so that is not an error. */
-static void sync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    while (fsync(fd) != 0 && errno == EINTR)
-        ;
-    close(fd);
-}
-
-/* Create a new temporary file next to path: *fd_out is open for writing, *tmp_out gets
- * its name (caller frees). */
-static hew_code open_temp(const char *path, mode_t mode, int *fd_out, char **tmp_out,
-                          hew_err *err)
-{
-    static atomic_uint counter;
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    const char *base = path + dirlen;
-    size_t baselen = utf8_cut(base, strlen(base), 64);
-    size_t cap = strlen(path) + 64;
-    char *tmp = malloc(cap);
-    if (!tmp)
-        return hew_err_set(err, HEW_E_NOMEM, "cannot write %s: out of memory", path);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    for (int attempt = 0; attempt < 100; attempt++) {
-        unsigned n = atomic_fetch_add(&counter, 1);
-        unsigned long salt = (unsigned long)ts.tv_nsec ^ ((unsigned long)n * 2654435761u);
-        /* The base name is shortened so that a long (but legal) name still leaves room
-         * for the suffix within NAME_MAX. */
-        snprintf(tmp, cap, "%.*s.%.*s.%ld.%lx.tmp", (int)dirlen, path, (int)baselen, base,
-                 (long)getpid(), salt & 0xFFFFFFFFul);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, mode);
-        if (fd >= 0) {
-            *fd_out = fd;
-            *tmp_out = tmp;
-            return HEW_OK;
-        }
-        if (errno != EEXIST && errno != EINTR) {
-            int e = errno;
-            free(tmp);
-            return sys_error(err, e, "write", path);
-        }
-    }
-    free(tmp);
-    return hew_err_set(err, HEW_E_IO, "cannot write %s: could not find a free temporary file "
-                       "name in its directory — remove stale .tmp files there", path);
-}
-
 hew_code fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
                          hew_err *err)
 {
@@ -227,43 +171,24 @@ hew_code fs_write_atomic(const char *path, const void *data, size_t len, mode_t 
     if (path[plen - 1] == '/')
         return hew_err_set(err, HEW_E_INVALID, "cannot write %s: the path names a directory",
                            path);
-    struct stat old;
-    bool exists = stat(path, &old) == 0;
-    if (exists && S_ISDIR(old.st_mode))
-        return hew_err_set(err, HEW_E_INVALID, "cannot write %s: it is a directory", path);
-
-    char *tmp = NULL;
-    int fd = -1;
-    hew_code rc = open_temp(path, mode, &fd, &tmp, err);
-    if (rc != HEW_OK)
-        return rc;
-    if (exists && fchmod(fd, old.st_mode & 07777) != 0)
-        rc = sys_error(err, errno, "write", path);
-    if (rc == HEW_OK)
-        rc = fs_write_all(fd, data, len, path, err);
-    if (rc == HEW_OK) {
-        int r;
-        while ((r = fsync(fd)) != 0 && errno == EINTR)
-            ;
-        if (r != 0 && errno != EINVAL) /* EINVAL: no fsync here (special file system) */
-            rc = sys_error(err, errno, "write", path);
-    }
-    if (close(fd) != 0 && rc == HEW_OK && errno != EINTR)
-        rc = sys_error(err, errno, "write", path);
-    if (rc == HEW_OK && rename(tmp, path) != 0)
-        rc = sys_error(err, errno, "write", path);
-    if (rc != HEW_OK) {
-        unlink(tmp);
-        free(tmp);
-        return rc;
-    }
-    free(tmp);
     char *dir = dir_of(path);
-    if (dir) {
-        sync_dir(dir);
-        free(dir);
+    if (!dir)
+        return hew_err_set(err, HEW_E_NOMEM, "cannot write %s: out of memory", path);
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    char *dir_abs = dir[0] == '/' ? dir : realpath(dir, NULL);
+    int dfd;
+    hew_code rc = fsat_base_open(dir, &dfd, err);
+    if (rc == HEW_OK) {
+        rc = fsat_write_atomic(dfd, dir_abs ? dir_abs : dir, name, data, len, mode, err);
+        close(dfd);
+    } else if (rc == HEW_E_NOTFOUND) {
+        hew_err_set(err, rc, "cannot write %s: its folder does not exist", path);
     }
-    return HEW_OK;
+    if (dir_abs != dir)
+        free(dir_abs);
+    free(dir);
+    return rc;
 }
 
 hew_code fs_mkdirs(const char *path, mode_t mode, hew_err *err)
@@ -293,10 +218,10 @@ hew_code fs_mkdirs(const char *path, mode_t mode, hew_err *err)
                                          "cannot create %s: %s exists and is not a directory",
                                          path, p);
                 } else {
-                    rc = sys_error(err, e, "create", p);
+                    rc = fs_error(err, e, "create", p);
                 }
             } else {
-                rc = sys_error(err, e, "create", p);
+                rc = fs_error(err, e, "create", p);
             }
         }
         p[i] = saved;

@@ -26,10 +26,16 @@
 hew_code fs_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
                       hew_err *err);
 
-/* Replace path with data[0..len) atomically: write a uniquely named temporary file in the
- * same directory (O_EXCL), fsync it, rename it over path, fsync the directory. Readers see
- * either the old or the new content, also after a crash. On any failure the temporary file
- * is removed and the old target is untouched.
+/* The same from an open descriptor (the caller keeps and closes it): what names the file
+ * in messages. For reads of a file opened beneath a directory (base/fsat.h). */
+hew_code fs_read_fd(int fd, const char *what, size_t max_bytes, char **out, size_t *len,
+                    hew_err *err);
+
+/* Replace path with data[0..len) atomically (fsat_write_atomic in path's directory: an
+ * O_TMPFILE inode, fsynced, named and renamed over path, the directory fsynced). Readers
+ * see either the old or the new content, also after a crash. On any failure the old
+ * target is untouched and no temporary file is left (one left by a killed process is
+ * listed in the journal of base/fsat.h).
  * mode: permission bits for a new file (the umask applies); an existing target keeps its
  * own permission bits (an edited script stays executable). A symlink at path is replaced
  * by the new file, not followed: resolve the path first (path_resolve_in) to write through
@@ -41,6 +47,11 @@ hew_code fs_write_atomic(const char *path, const void *data, size_t len, mode_t 
  * umask applies). Existing directories are fine; an existing non-directory on the way is
  * HEW_E_INVALID. */
 hew_code fs_mkdirs(const char *path, mode_t mode, hew_err *err);
+
+/* The error for a failed system call (errno e) on path: HEW_E_NOTFOUND, HEW_E_IO (with a
+ * hint for permission, space, read-only), HEW_E_NOMEM; verb says what was tried ("read").
+ * Returns the code. */
+hew_code fs_error(hew_err *err, int e, const char *verb, const char *path);
 
 /* Write all of data[0..len) to fd, retrying short writes and EINTR. what names the target
  * in the message ("log file"). */

@@ -180,6 +180,14 @@ static hew_code resolve(const char *base, const char *path, buf *cur, hew_err *e
         }
         char target[PATH_MAX];
         ssize_t tn = readlink(cur->data, target, sizeof target);
+        if (tn < 0 && errno == EINVAL) { /* no longer a link (swapped since lstat): again */
+            buf_truncate(cur, mark);
+            continue;
+        }
+        if (tn < 0 && errno == ENOENT) { /* gone since lstat: taken as it is */
+            pos = end;
+            continue;
+        }
         if (tn < 0 || (size_t)tn >= sizeof target) {
             rc = tn < 0 ? lookup_error(err, errno, cur->data)
                         : hew_err_set(err, HEW_E_INVALID, "%s: symlink target too long",

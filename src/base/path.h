@@ -10,9 +10,10 @@
  * not exist yet are taken as they are, so a path for a file (or folders) about to be
  * created resolves too. The result is absolute, has no `.`, `..`, symlinks or doubled
  * slashes in its existing part, and no trailing slash (except "/"). It is a snapshot:
- * a process that swaps a directory for a symlink between this check and the open can
- * still redirect the open (callers that need more open with O_NOFOLLOW or openat2's
- * RESOLVE_BENEATH).
+ * a process that swaps a directory for a symlink between this check and an open by name
+ * can still redirect that open, so open the result with base/fsat.h (beneath the root,
+ * no symlink followed), never by name. A component that changes kind while it is looked
+ * at (a symlink that is a folder again) is looked at again.
  *
  * Errors:
  *   HEW_E_ESCAPE    the path resolves outside the workspace (the message shows both);

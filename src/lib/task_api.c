@@ -12,6 +12,7 @@
 #include "api/provider.h"
 #include "base/json.h"
 #include "base/redact.h"
+#include "lib/lib_pending.h"
 #include "lib/lib_store.h"
 #include "net/http.h"
 #include "lib/mcp_session.h"
@@ -227,6 +228,7 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     s->native_tools = st->native_tools < 0 ? s->model.native_tools : st->native_tools != 0;
     s->auto_condense = st->auto_condense < 0 ? s->model.next_gen : st->auto_condense != 0;
     session_thinking(s);
+    lib_pending_start(st->data_dir); /* what killed writes left goes; this one's are listed */
     lib_session_mcp_start(s, o);
     return s;
 }

@@ -84,6 +84,8 @@ static bool auto_approved(const task_settings *s, const char *group, bool outsid
 {
     if (s->yolo)
         return true;
+    if (strcmp(group, "control") == 0)
+        return false; /* hew's control files: the user decides, whatever the auto-approval */
     if (strcmp(group, "read") == 0)
         return s->auto_approve_read && (!outside || s->auto_approve_read_outside);
     if (strcmp(group, "edit") == 0)

@@ -1,11 +1,13 @@
 /* file_edit — loading, line endings, approval and atomic saving for the editing tools
- * (see file_edit.h). Never writes unapproved, never writes in place. */
+ * (see file_edit.h). Never writes unapproved, never writes in place, never opens a path
+ * other than the one ws_resolve checked. */
 #include "tools/file_edit.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fs.h"
 #include "base/utf8.h"
@@ -24,33 +26,44 @@ size_t file_edit_to_lf(char *s, size_t len)
     return o;
 }
 
-bool file_before_load(tool_env *env, const ws_path *wp, file_before *fb, tool_result *out)
+bool file_before_load(tool_env *env, const ws_path *wp, const ignore *ig, file_before *fb,
+                      tool_result *out)
 {
     memset(fb, 0, sizeof *fb);
     struct stat st;
-    if (stat(wp->abs, &st) != 0) {
-        if (errno == ENOENT) {
-            fb->text = strdup("");
-            if (!fb->text) {
-                ws_error_result(env, out, "out of memory");
-                return false;
-            }
-            return true;
+    int fd = -1;
+    hew_err err = HEW_ERR_INIT;
+    hew_code rc = ws_open_file(env->cwd, wp, &fd, &st, &err);
+    if (rc == HEW_E_NOTFOUND) { /* a new file (a file on its path: the write says so) */
+        fb->text = strdup("");
+        if (!fb->text) {
+            ws_error_result(env, out, "out of memory");
+            return false;
         }
-        ws_error_result(env, out, "Cannot open %s: %s", wp->abs, strerror(errno));
+        return true;
+    }
+    if (rc != HEW_OK) {
+        ws_error_result(env, out, "Cannot open %s: %s", wp->rel, err.msg);
         return false;
     }
     if (S_ISDIR(st.st_mode)) {
         ws_error_result(env, out, "%s is a directory, not a file.", wp->rel);
         return false;
     }
-    if (!S_ISREG(st.st_mode)) {
+    if (fd < 0) {
         ws_error_result(env, out, "%s is not a regular file and cannot be edited.", wp->rel);
         return false;
     }
-    hew_err err = HEW_ERR_INIT;
+    int link = ws_link_check(env->cwd, ig, &st);
+    if (link != WS_LINK_OK) {
+        close(fd);
+        ws_link_blocked_result(env, wp->rel, link, out);
+        return false;
+    }
     size_t len = 0;
-    if (fs_read_file(wp->abs, FILE_EDIT_MAX, &fb->text, &len, &err) != HEW_OK) {
+    rc = fs_read_fd(fd, wp->rel, FILE_EDIT_MAX, &fb->text, &len, &err);
+    close(fd);
+    if (rc != HEW_OK) {
         ws_error_result(env, out, "%s", err.msg);
         return false;
     }
@@ -121,12 +134,21 @@ hew_code file_edit_finish(tool_env *env, const ws_path *wp, const file_before *f
     }
     buf_release(&diff);
 
+    /* hew's control files ask whatever the auto-approval (only yolo approves them). The
+     * tool marked the path as given; the resolved path is checked here again. */
+    const char *control = wp->control ? wp->control : ws_control(env->cwd, NULL, wp);
+    ws_data_put(data, "controlFile", control);
+    buf denied = BUF_INIT(0);
+    buf_puts(&denied, fb->exists ? " The file was not updated, and keeps its original content."
+                                 : " The file was not created.");
+    if (control)
+        buf_printf(&denied, " %s is one of hew's control files (%s): hew's control file %s "
+                            "can only be changed with the user's approval.",
+                   wp->rel, control, wp->rel);
     bool approved = false;
-    hew_code rc = ws_approve(env, "edit", wp->outside, data,
-                             fb->exists ? " The file was not updated, and keeps its original "
-                                          "content."
-                                        : " The file was not created.",
-                             out, &approved);
+    hew_code rc = ws_approve(env, control ? "control" : "edit", wp->outside, data,
+                             denied.data, out, &approved);
+    buf_release(&denied);
     json_decref(data);
     if (rc != HEW_OK || !approved)
         return rc;
@@ -155,15 +177,8 @@ hew_code file_edit_finish(tool_env *env, const ws_path *wp, const file_before *f
         buf_release(&disk);
         return HEW_OK;
     }
-    char *dir = strdup(wp->abs);
-    char *slash = dir ? strrchr(dir, '/') : NULL;
-    if (slash && slash != dir) {
-        *slash = '\0';
-        wrc = fs_mkdirs(dir, 0777, &err);
-    }
-    free(dir);
-    if (wrc == HEW_OK)
-        wrc = fs_write_atomic(wp->abs, disk.data ? disk.data : "", disk.len, 0666, &err);
+    /* Beneath the root (or "/"), through no symlink: the file that was checked. */
+    wrc = ws_write(env->cwd, wp, disk.data ? disk.data : "", disk.len, 0666, &err);
     buf_release(&disk);
     if (wrc != HEW_OK) {
         ws_error_result(env, out, "Writing %s failed, the file was not changed: %s", wp->rel,

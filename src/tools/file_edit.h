@@ -24,19 +24,24 @@ typedef struct file_before {
     bool crlf;   /* the file's lines end in CRLF (most of them) */
 } file_before;
 
-/* Read wp's file for editing. HEW_OK with exists=false when there is no file. Errors are
- * results for the model (already filled in out, mistake counted): returns false then. */
-bool file_before_load(tool_env *env, const ws_path *wp, file_before *fb, tool_result *out);
+/* Read wp's file for editing (ws_open_file: no symlink followed). HEW_OK with
+ * exists=false when there is no file. A hard link of a file ig (.clineignore) blocks is
+ * refused. Errors are results for the model (already filled in out, mistake counted):
+ * returns false then. */
+bool file_before_load(tool_env *env, const ws_path *wp, const ignore *ig, file_before *fb,
+                      tool_result *out);
 void file_before_release(file_before *fb);
 
 /* Replace every CRLF by LF in place; returns the new length. */
 size_t file_edit_to_lf(char *s, size_t len);
 
 /* Ask approval (tool "editedExistingFile" or "newFileCreated", with the unified diff
- * and, for a new file, its content), then write new_lf (LF endings; converted to CRLF
- * when the file used them) atomically, creating missing directories, drop the file from
- * the read cache, and fill out with the saved content. Returns HEW_OK or HEW_E_ABORTED;
- * a denial or a write failure is a result in out. */
+ * and, for a new file, its content; group "control" with "controlFile" in the data when
+ * wp is one of hew's control files, else "edit"), then write new_lf (LF endings;
+ * converted to CRLF when the file used them) atomically with ws_write, creating missing
+ * directories, drop the file from the read cache, and fill out with the saved content.
+ * Returns HEW_OK or HEW_E_ABORTED; a denial or a write failure is a result in out (for
+ * a control file the denial says why). */
 hew_code file_edit_finish(tool_env *env, const ws_path *wp, const file_before *fb,
                           const char *new_lf, size_t new_len, tool_result *out);
 

@@ -85,6 +85,14 @@ bool ignore_is_empty(const ignore *ig)
     return !ig || (ig->nrules == 0 && ig->parent == NULL);
 }
 
+size_t ignore_rule_count(const ignore *ig)
+{
+    size_t n = 0;
+    for (; ig; ig = ig->parent)
+        n += ig->nrules;
+    return n;
+}
+
 /* ---- wildmatch ------------------------------------------------------------------------ */
 
 enum { WM_MATCH, WM_NOMATCH, WM_ABORT_ALL, WM_ABORT_TO_STARSTAR };

@@ -63,6 +63,10 @@ hew_code ignore_load_cline(const char *root, ignore **out, hew_err *err);
 /* True when the set has no patterns of its own and no parent (matching is a no-op). */
 bool ignore_is_empty(const ignore *ig);
 
+/* The number of pattern lines of the set and its parents (a .clineignore matcher always
+ * has one: its own name). ig may be NULL (0). */
+size_t ignore_rule_count(const ignore *ig);
+
 /* What the chain says about exactly this path, without looking at its parents: 1 when
  * the last matching line ignores it, 0 when it re-includes it, -1 when nothing matches.
  * For walkers that do not descend into ignored directories. ig may be NULL (-1). */

@@ -2,14 +2,20 @@
  * the source files at the top level of a directory, found by universal-ctags run as a
  * child process through tools/proc, and shown as the first line of each definition. It
  * must never start ctags other than through proc (argv, no shell, no user ctags options
- * file), never look at more than 50 files, and never show a file .clineignore blocks. */
+ * file), never look at more than 50 files, never show a file .clineignore blocks (nor a
+ * hard link of one), and never show lines read through a symlink swapped in (they are
+ * read beneath the directory's descriptor; ctags itself reads by name and only tells
+ * which lines to show). */
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fs.h"
+#include "base/fsat.h"
 #include "base/path.h"
 #include "base/utf8.h"
 #include "tools/proc.h"
@@ -116,6 +122,8 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     ignore *ig = NULL;
     walk_ent *ents = NULL;
     size_t nents = 0;
+    int dfd = -1;
+    ws_links *links = NULL;
     char *names[DEFS_FILES_MAX];
     size_t nfiles = 0;
     def *defs = NULL;
@@ -140,13 +148,20 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         ws_blocked_result(env, wp.rel, out);
         goto done;
     }
-    if (walk_readdir(wp.abs, &ents, &nents, &err) != HEW_OK) {
-        ws_error_result(env, out, "%s", fs_is_file(wp.abs)
-                                            ? "The path is a file: give the directory that "
-                                              "holds it."
-                                            : err.msg);
+    struct stat dst;
+    if (ws_stat(env->cwd, &wp, &dst, &err) == HEW_OK && !S_ISDIR(dst.st_mode)) {
+        ws_error_result(env, out, "The path is a file: give the directory that holds it.");
         goto done;
     }
+    /* The directory and its files are opened beneath the root without following a
+     * symlink; what is shown comes from those reads (ctags only says which lines). */
+    if (walk_open_dir(wp.outside ? NULL : env->cwd, wp.outside ? NULL : wp.rel, wp.abs, &dfd,
+                      &err) != HEW_OK ||
+        walk_readdir_fd(dfd, wp.rel, &ents, &nents, &err) != HEW_OK) {
+        ws_error_result(env, out, "%s", err.msg);
+        goto done;
+    }
+    links = ws_links_new(env->cwd, ig); /* hard links of ignored files are left out */
     for (size_t i = 0; i < nents && nfiles < DEFS_FILES_MAX; i++) {
         if (ents[i].kind != WALK_FILE || !is_source(ents[i].name))
             continue;
@@ -158,10 +173,10 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         buf_release(&rel);
         if (blocked)
             continue;
-        char *full = path_join(wp.abs, ents[i].name);
         struct stat st;
-        bool ok = full && stat(full, &st) == 0 && (size_t)st.st_size <= DEFS_FILE_MAX;
-        free(full);
+        bool ok = fstatat(dfd, ents[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                  S_ISREG(st.st_mode) && (size_t)st.st_size <= DEFS_FILE_MAX &&
+                  ws_links_check(links, &st) == WS_LINK_OK;
         if (ok)
             names[nfiles++] = ents[i].name;
     }
@@ -253,10 +268,15 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     /* relpath, then "|----" and "│line" per definition. */
     for (size_t k = 0; k < ndefs;) {
         size_t f = defs[k].file;
-        char *full = path_join(wp.abs, names[f]);
         char *src = NULL;
         size_t slen = 0;
-        if (full && fs_read_file(full, DEFS_FILE_MAX, &src, &slen, NULL) == HEW_OK) {
+        int ffd = -1;
+        struct stat fst;
+        bool read = fsat_open_file(dfd, names[f], &ffd, &fst, NULL) == HEW_OK && ffd >= 0 &&
+                    fs_read_fd(ffd, names[f], DEFS_FILE_MAX, &src, &slen, NULL) == HEW_OK;
+        if (ffd >= 0)
+            close(ffd);
+        if (read) {
             if (strcmp(wp.rel, ".") != 0)
                 buf_printf(&text, "%s/", wp.rel);
             buf_printf(&text, "%s\n", names[f]);
@@ -274,7 +294,6 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
                 k++;
         }
         free(src);
-        free(full);
     }
     while (text.len && text.data[text.len - 1] == '\n')
         buf_truncate(&text, text.len - 1);
@@ -296,6 +315,9 @@ done:
     buf_release(&ctags_out);
     buf_release(&text);
     walk_ents_free(ents, nents);
+    if (dfd >= 0)
+        close(dfd);
+    ws_links_free(links);
     ignore_free(ig);
     ws_path_release(&wp);
     return rc;

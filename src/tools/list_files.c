@@ -2,15 +2,18 @@
  * (breadth-first, so a capped list still shows the upper levels), sorted so that each
  * directory's content follows it, directories marked with '/'. At most 200 entries, with
  * a notice when the cap is hit. It must never enter what .gitignore excludes, the usual
- * dependency and build folders, hidden directories or symlinked directories, and never
- * show more than the name of a path .clineignore blocks (marked with a lock). */
+ * dependency and build folders, hidden directories or symlinked directories (each
+ * directory is opened beneath the listed one with no symlink followed: base/fsat.h), and
+ * never show more than the name of a path .clineignore blocks (marked with a lock). */
 #include <ctype.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#include "base/fs.h"
+#include "base/fsat.h"
 #include "base/path.h"
 #include "tools/walk.h"
 #include "tools/workspace.h"
@@ -56,6 +59,7 @@ typedef struct pending {
 
 typedef struct lister {
     const char *abs;       /* the listed directory */
+    int dirfd;             /* it, opened beneath the root (or "/") with no symlink */
     const char *ipath;     /* it, relative to the root ("" for the root); NULL outside */
     const char *root;
     const ignore *cline;
@@ -193,14 +197,18 @@ static void list(lister *l, bool recursive, ignore *git_top)
     queue[qn++] = (pending){ strdup(""), git_top };
     while (qh < qn && l->n < LIST_MAX && !l->oom) {
         pending cur = queue[qh++];
-        char *dir = cur.rel[0] ? path_join(l->abs, cur.rel) : strdup(l->abs);
+        /* Each directory is opened beneath the listed one without following a symlink:
+         * one swapped for a link since it was seen is not listed. */
+        int dfd = -1;
+        if (fsat_open(l->dirfd, cur.rel[0] ? cur.rel : ".", O_RDONLY | O_DIRECTORY, 0, &dfd,
+                      NULL) != HEW_OK)
+            dfd = -1;
         ignore *git = cur.git;
-        if (recursive && cur.rel[0] && dir) {
+        if (recursive && cur.rel[0] && dfd >= 0) {
             /* This directory's own .gitignore. */
             ignore *mine = NULL;
             char *ip = ignore_path(l, cur.rel);
-            if (ip && ignore_load_gitignore(git, l->ipath ? l->root : l->abs, ip, &mine, NULL) ==
-                          HEW_OK && mine) {
+            if (ip && walk_gitignore_at(git, dfd, ip, &mine, NULL) == HEW_OK && mine) {
                 own(l, mine);
                 git = mine;
             }
@@ -208,7 +216,7 @@ static void list(lister *l, bool recursive, ignore *git_top)
         }
         walk_ent *ents = NULL;
         size_t n = 0;
-        if (dir && walk_readdir(dir, &ents, &n, NULL) == HEW_OK) {
+        if (dfd >= 0 && walk_readdir_fd(dfd, cur.rel, &ents, &n, NULL) == HEW_OK) {
             const char *pname = NULL;
             if (cur.rel[0]) {
                 size_t rl = strlen(cur.rel) - 1;
@@ -230,9 +238,8 @@ static void list(lister *l, bool recursive, ignore *git_top)
                 const walk_ent *e = &ents[i];
                 bool is_dir = e->kind == WALK_DIR;
                 if (e->kind == WALK_LINK) {
-                    char *t = path_join(dir, e->name);
-                    is_dir = t && fs_is_dir(t); /* shown as a directory, never entered */
-                    free(t);
+                    struct stat lst; /* shown as a directory, never entered */
+                    is_dir = fstatat(dfd, e->name, &lst, 0) == 0 && S_ISDIR(lst.st_mode);
                 }
                 buf rel = BUF_INIT(0);
                 buf_printf(&rel, "%s%s%s", cur.rel, e->name, is_dir ? "/" : "");
@@ -267,7 +274,8 @@ static void list(lister *l, bool recursive, ignore *git_top)
             }
             walk_ents_free(ents, n);
         }
-        free(dir);
+        if (dfd >= 0)
+            close(dfd);
         free(cur.rel);
     }
     for (size_t i = qh; i < qn; i++)
@@ -284,7 +292,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     ignore *ig = NULL, *git = NULL;
     json_t *data = NULL;
     buf text = BUF_INIT((size_t)1 << 20);
-    lister l = { 0 };
+    lister l = { .dirfd = -1 };
     hew_err err = HEW_ERR_INIT;
     hew_code rc = HEW_OK;
     char *root_real = NULL;
@@ -304,10 +312,17 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         env->mistake(env, true);
         goto done;
     }
-    if (!fs_is_dir(wp.abs)) {
-        ws_error_result(env, out, fs_exists(wp.abs) ? "%s is a file, not a directory."
-                                                    : "Directory not found: %s",
-                        fs_exists(wp.abs) ? wp.rel : wp.abs);
+    struct stat st;
+    hew_code src = ws_stat(env->cwd, &wp, &st, &err);
+    if (src == HEW_OK && !S_ISDIR(st.st_mode)) {
+        ws_error_result(env, out, "%s is a file, not a directory.", wp.rel);
+        goto done;
+    }
+    if (src != HEW_OK) {
+        if (src == HEW_E_NOTFOUND)
+            ws_error_result(env, out, "Directory not found: %s", wp.abs);
+        else
+            ws_error_result(env, out, "Cannot list %s: %s", wp.rel, err.msg);
         goto done;
     }
     const char *home = getenv("HOME");
@@ -323,9 +338,14 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         l.ipath = wp.outside ? NULL : wp.rel;
         l.root = root_real;
         l.cline = ig;
+        if (walk_open_dir(wp.outside ? NULL : env->cwd, wp.outside ? NULL : wp.rel, wp.abs,
+                          &l.dirfd, &err) != HEW_OK) {
+            ws_error_result(env, out, "Cannot list %s: %s", wp.rel, err.msg);
+            goto done;
+        }
         if (recursive) {
             if (wp.outside)
-                (void)ignore_load_gitignore(NULL, wp.abs, "", &git, NULL);
+                (void)walk_gitignore_at(NULL, l.dirfd, "", &git, NULL);
             else
                 (void)walk_gitignore_chain(root_real, wp.rel, &git, NULL);
         }
@@ -357,6 +377,8 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     env->mistake(env, false);
 
 done:
+    if (l.dirfd >= 0)
+        close(l.dirfd);
     for (size_t i = 0; i < l.n; i++)
         free(l.v[i].rel);
     free(l.v);

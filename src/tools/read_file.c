@@ -1,12 +1,14 @@
 /* read_file — show the model a text file as numbered lines ("N | text"), at most 1000
  * lines and 400 KiB at a time, with a notice saying where to continue. It must never
  * return half a UTF-8 character, never read a file larger than 20 MB, never return the
- * bytes of a binary file, and never read a path that .clineignore blocks. */
+ * bytes of a binary file, never read a path that .clineignore blocks (nor a hard link of
+ * one), and never open a path other than the one it checked (ws_open_file). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fs.h"
 #include "base/utf8.h"
@@ -107,6 +109,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
 
     ws_path wp = WS_PATH_INIT;
     ignore *ig = NULL;
+    int fd = -1;
     char *text = NULL;
     json_t *data = NULL;
     hew_err err = HEW_ERR_INIT;
@@ -124,12 +127,16 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         ws_blocked_result(env, wp.rel, out);
         goto done;
     }
+    /* Opened now, beneath the root, without following a symlink: what is approved and
+     * read is the file that was checked (workspace.h). */
     struct stat st;
-    if (stat(wp.abs, &st) != 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
-            ws_error_result(env, out, "File not found: %s", wp.abs);
-        else
-            ws_error_result(env, out, "Cannot read %s: %s", wp.abs, strerror(errno));
+    hew_code orc = ws_open_file(env->cwd, &wp, &fd, &st, &err);
+    if (orc == HEW_E_NOTFOUND) {
+        ws_error_result(env, out, "File not found: %s", wp.abs);
+        goto done;
+    }
+    if (orc != HEW_OK) {
+        ws_error_result(env, out, "Cannot read %s: %s", wp.rel, err.msg);
         goto done;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -140,6 +147,11 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     if (!S_ISREG(st.st_mode)) {
         ws_error_result(env, out, "%s is not a regular file (a device, socket or pipe) and "
                                   "cannot be read.", wp.rel);
+        goto done;
+    }
+    int link = ws_link_check(env->cwd, ig, &st);
+    if (link != WS_LINK_OK) {
+        ws_link_blocked_result(env, wp.rel, link, out);
         goto done;
     }
 
@@ -163,7 +175,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         goto done;
     }
     size_t len = 0;
-    if (fs_read_file(wp.abs, READ_FILE_MAX, &text, &len, &err) != HEW_OK) {
+    if (fs_read_fd(fd, wp.rel, READ_FILE_MAX, &text, &len, &err) != HEW_OK) {
         ws_error_result(env, out, "%s", err.msg);
         goto done;
     }
@@ -273,6 +285,8 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     env->mistake(env, false);
 
 done:
+    if (fd >= 0)
+        close(fd);
     json_decref(data);
     free(text);
     ignore_free(ig);

@@ -2,7 +2,8 @@
  * (diff_apply). All blocks apply or none: a block that does not match leaves the file as
  * it was, and the model gets the reason, the block, and the current file to retry with.
  * Line endings are kept. It must never write a path .clineignore blocks, never write
- * without approval, and never leave half a file behind. */
+ * without approval (hew's control files: the user's, whatever the auto-approval), never
+ * write anywhere but the path it checked, and never leave half a file behind. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,10 +45,12 @@ static void partial(tool_env *env, const tool_call *call)
     if (!path || !*path)
         return;
     ws_path wp = WS_PATH_INIT;
-    (void)ws_resolve(env->cwd, path, &wp, NULL);
+    if (ws_resolve(env->cwd, path, &wp, NULL) == HEW_OK)
+        wp.control = ws_control(env->cwd, path, &wp);
     json_t *data = ws_tool_data("editedExistingFile", wp.rel ? wp.rel : path);
     const char *diff = tool_call_param(call, "diff");
     ws_data_put(data, "content", diff ? diff : "");
+    ws_data_put(data, "controlFile", wp.control);
     ws_show_partial(env, data);
     json_decref(data);
     ws_path_release(&wp);
@@ -75,6 +78,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         ws_error_result(env, out, "Cannot edit %s: %s", path, err.msg);
         goto done;
     }
+    wp.control = ws_control(env->cwd, path, &wp);
     if (ignore_load_cline(env->cwd, &ig, &err) != HEW_OK) {
         ws_error_result(env, out, "%s", err.msg);
         goto done;
@@ -83,7 +87,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         ws_blocked_result(env, wp.rel, out);
         goto done;
     }
-    if (!file_before_load(env, &wp, &fb, out))
+    if (!file_before_load(env, &wp, ig, &fb, out))
         goto done;
     if (!fb.exists) {
         ws_error_result(env, out, "File not found: %s\nreplace_in_file changes existing files; "
@@ -108,13 +112,23 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
                                "%s\n\nThe SEARCH text must match lines of the file exactly "
                                "(or differ only in leading and trailing whitespace), and "
                                "several blocks must come in the order they appear in the "
-                               "file.\n\nNothing was changed; the file is still:\n\n",
+                               "file.\n\n",
                    why.data ? why.data : "");
-        file_edit_put_content(&out->text, "file_content", wp.rel, fb.text, fb.len);
-        buf_puts(&out->text, "\n\nTry again with this content as the reference, using fewer "
-                             "and more precise SEARCH blocks (for a large file, fewer than "
-                             "five per call). If this fails three times in a row, use "
-                             "write_to_file instead.\n</error>");
+        /* A file outside the workspace is shown only when reading it needs no approval:
+         * a failed edit must not read what read_file would have asked about. */
+        bool show = !wp.outside || (env->auto_approved && env->auto_approved(env, "read", true));
+        if (show) {
+            buf_puts(&out->text, "Nothing was changed; the file is still:\n\n");
+            file_edit_put_content(&out->text, "file_content", wp.rel, fb.text, fb.len);
+            buf_puts(&out->text, "\n\nTry again with this content as the reference, using "
+                                 "fewer and more precise SEARCH blocks (for a large file, "
+                                 "fewer than five per call). If this fails three times in a "
+                                 "row, use write_to_file instead.\n</error>");
+        } else {
+            buf_puts(&out->text, "Nothing was changed. The file is outside the workspace, so "
+                                 "its content is not shown here: read it with read_file (the "
+                                 "user approves that) and try again.\n</error>");
+        }
         env->mistake(env, true);
         goto done;
     }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/fsat.h"
 #include "tools/walk.h"
 
 #define SEARCH_THREADS_MAX 16
@@ -308,11 +309,15 @@ static void *worker(void *arg)
         size_t i = atomic_fetch_add(&sh->next, 1);
         if (i >= sh->files->n)
             break;
-        int fd = openat(sh->dirfd, sh->files->v[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
+        /* Beneath the searched directory, through no symlink (a folder swapped for one
+         * since the walk is refused); O_NONBLOCK: a FIFO put there is not waited for. */
+        int fd = -1;
+        if (fsat_open(sh->dirfd, sh->files->v[i], O_RDONLY | O_NONBLOCK | O_NOCTTY, 0, &fd,
+                      NULL) != HEW_OK)
             continue;
         struct stat st;
-        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > SEARCH_FILE_MAX) {
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > SEARCH_FILE_MAX ||
+            (o->file_ok && !o->file_ok(o->file_ok_ud, &st))) {
             close(fd);
             continue;
         }
@@ -385,16 +390,14 @@ hew_code search_run(const search_opts *o, search_result *r, hew_err *err)
         .cline = o->root ? o->cline : NULL,
         .abort = o->abort,
     };
+    shared sh = { .o = o, .code = code, .files = &files, .dirfd = -1 };
+    wo.dirfd_out = &sh.dirfd; /* the files are opened beneath what was walked */
     hew_code rc = walk_files(&wo, collect, &files, err);
     if (rc == HEW_OK && files.oom)
         rc = hew_err_set(err, HEW_E_NOMEM, "out of memory listing files to search");
-    shared sh = { .o = o, .code = code, .files = &files, .dirfd = -1 };
     if (rc == HEW_OK) {
-        sh.dirfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         sh.slots = calloc(files.n ? files.n : 1, sizeof *sh.slots);
-        if (sh.dirfd < 0)
-            rc = hew_err_set(err, HEW_E_NOTFOUND, "cannot open %s", o->dir);
-        else if (!sh.slots)
+        if (!sh.slots)
             rc = hew_err_set(err, HEW_E_NOMEM, "out of memory");
     }
     if (rc == HEW_OK) {

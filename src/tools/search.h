@@ -4,7 +4,9 @@
  * by line), and the hits come back in walk order (paths sorted), each with one line of
  * context before and after. It must never return more hits than asked (the rest is only
  * counted as "more"), never search binary files (a NUL byte anywhere), never follow
- * symlinks, and never report a match that spans lines: like ripgrep, a hit is a line.
+ * symlinks (files are opened beneath the walked directory's descriptor with base/fsat.h,
+ * so a folder swapped for a symlink mid-search is not read through), and never report a
+ * match that spans lines: like ripgrep, a hit is a line.
  *
  * Regex: PCRE2 syntax with UTF-8 (invalid UTF-8 in files is tolerated), multi-line
  * anchors (^ and $ match at line boundaries), case-sensitive. */
@@ -13,13 +15,16 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "base/abort.h"
 #include "base/err.h"
 #include "tools/ignore.h"
 
 typedef struct search_opts {
-    const char *dir;       /* absolute directory to search (required) */
+    const char *dir;       /* absolute directory to search (required); canonical (no
+                            * symlinks, ws_resolve's) when root is NULL: it is opened
+                            * beneath "/" (or beneath root) without following one */
     const char *root;      /* workspace root; NULL when dir is outside the workspace */
     const char *dir_rel;   /* dir relative to root ("" for the root); with root */
     const char *regex;     /* required */
@@ -30,6 +35,10 @@ typedef struct search_opts {
     size_t max_hits;       /* 0: no limit */
     int threads;           /* 0: one per CPU (at most 16) */
     hew_abort *abort;      /* may be NULL */
+    /* May be NULL; else called (from the search's threads, so thread-safe) with the stat
+     * of each file before it is read: false skips it (hard links of ignored files). */
+    bool (*file_ok)(void *ud, const struct stat *st);
+    void *file_ok_ud;
 } search_opts;
 
 typedef struct search_hit {

@@ -1,7 +1,8 @@
 /* search_files — regex search over the files of a directory (search.c), results grouped
  * by file with one line of context, at most 300 hits and 256 KiB of text. It must never
- * show a file .clineignore blocks, never search binary files, and never return more than
- * its caps without saying so. */
+ * show a file .clineignore blocks (nor a hard link of one), never search binary files,
+ * never read outside the directory it checked, and never return more than its caps
+ * without saying so. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -105,6 +106,12 @@ static void format_results(const search_result *r, const char *prefix, buf *out)
                         "or file_pattern.]", SEARCH_OUTPUT_MAX / 1024);
 }
 
+/* A file with other hard links is searched only when none of them is ignored. */
+static bool not_ignored_link(void *ud, const struct stat *st)
+{
+    return ws_links_check(ud, st) == WS_LINK_OK;
+}
+
 static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
 {
     const char *path = tool_call_param(call, "path");
@@ -112,6 +119,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     const char *glob = tool_call_param(call, "file_pattern");
     ws_path wp = WS_PATH_INIT;
     ignore *ig = NULL;
+    ws_links *links = NULL;
     json_t *data = NULL;
     search_result r = SEARCH_RESULT_INIT;
     buf text = BUF_INIT(SEARCH_OUTPUT_MAX + 64 * 1024);
@@ -137,8 +145,11 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         goto done;
     }
     struct stat st;
-    if (stat(wp.abs, &st) != 0) {
-        ws_error_result(env, out, "Directory not found: %s", wp.abs);
+    if (ws_stat(env->cwd, &wp, &st, &err) != HEW_OK) {
+        if (err.code == HEW_E_NOTFOUND)
+            ws_error_result(env, out, "Directory not found: %s", wp.abs);
+        else
+            ws_error_result(env, out, "Cannot search %s: %s", wp.rel, err.msg);
         goto done;
     }
     if (!S_ISDIR(st.st_mode)) {
@@ -153,6 +164,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     }
 
     char *root_real = realpath(env->cwd, NULL);
+    links = ws_links_new(root_real ? root_real : env->cwd, ig);
     search_opts so = {
         .dir = wp.abs,
         .root = wp.outside ? NULL : root_real,
@@ -162,6 +174,8 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         .cline = ig,
         .max_hits = SEARCH_MAX_HITS,
         .abort = env->abort,
+        .file_ok = not_ignored_link,
+        .file_ok_ud = links,
     };
     hew_code src = search_run(&so, &r, &err);
     free(root_real);
@@ -197,6 +211,7 @@ done:
     buf_release(&text);
     search_result_release(&r);
     json_decref(data);
+    ws_links_free(links);
     ignore_free(ig);
     ws_path_release(&wp);
     return rc;

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 #include <sys/stat.h>
 
@@ -266,12 +267,19 @@ static const char *read_required(tool_env *env, const ignore *ig, const ws_path 
     if (ws_ignored(ig, wp, false))
         return "blocked by .clineignore";
     struct stat st;
-    if (stat(wp->abs, &st) != 0 || !S_ISREG(st.st_mode))
+    int fd = -1;
+    if (ws_open_file(env->cwd, wp, &fd, &st, NULL) != HEW_OK || fd < 0)
         return "not found";
-    if ((size_t)st.st_size > SUMMARIZE_FILES_CHARS - b->chars)
-        return "too large to include with the summary";
-    if (fs_read_file(wp->abs, SUMMARIZE_FILES_CHARS - b->chars, text, len, NULL) != HEW_OK)
-        return "could not be read";
+    const char *why = NULL;
+    if (ws_link_check(env->cwd, ig, &st) != WS_LINK_OK)
+        why = "blocked by .clineignore (a hard link of an ignored file)";
+    else if ((size_t)st.st_size > SUMMARIZE_FILES_CHARS - b->chars)
+        why = "too large to include with the summary";
+    else if (fs_read_fd(fd, wp->rel, SUMMARIZE_FILES_CHARS - b->chars, text, len, NULL) != HEW_OK)
+        why = "could not be read";
+    close(fd);
+    if (why)
+        return why;
     if (memchr(*text, '\0', *len < BINARY_PROBE ? *len : BINARY_PROBE)) {
         free(*text);
         *text = NULL;

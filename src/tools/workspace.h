@@ -7,13 +7,28 @@
  *
  * Display paths: relative to the root with '/' separators for paths inside ("src/a.c",
  * "." for the root), the absolute path for paths outside. Ignore checks use the relative
- * path; paths outside the workspace are never ignored (Cline allows them). */
+ * path; paths outside the workspace are never ignored (Cline allows them).
+ *
+ * Confinement: ws_resolve checks a path once (symlinks resolved, inside or outside), and
+ * every later open of it goes through ws_open / ws_open_file / ws_write (base/fsat.h): the
+ * canonical path that was checked is opened beneath the workspace root (or beneath "/" for
+ * an approved path outside) without following any symlink, so a folder swapped for a
+ * symlink in between makes the open fail instead of redirecting it. Tools never open a
+ * ws_path's abs by name.
+ *
+ * Hard links: a file with more than one link is refused like the ignored file when one
+ * of its other names is .clineignored (ws_links).
+ *
+ * Control files: a path that names one of hew's control files (see ws_control) is marked
+ * in ws_path.control; its edits ask in the "control" approval group, which only yolo
+ * approves by itself. */
 #ifndef HEW_TOOLS_WORKSPACE_H
 #define HEW_TOOLS_WORKSPACE_H
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "base/err.h"
 #include "tools/ignore.h"
@@ -23,18 +38,80 @@ typedef struct ws_path {
     char *abs;    /* resolved absolute path (symlinks and `..` resolved) */
     char *rel;    /* display path (see above) */
     bool outside; /* resolves outside the workspace root */
+    const char *control; /* what it controls when it is one of hew's control files
+                            (static text, see ws_control), else NULL */
 } ws_path;
 
-#define WS_PATH_INIT { NULL, NULL, false }
+#define WS_PATH_INIT { NULL, NULL, false, NULL }
 
 /* Resolve path (relative to root, or absolute) with path_resolve_in; a path that escapes
- * is resolved anyway and flagged outside. Errors: those of path_resolve_in other than
- * HEW_E_ESCAPE (symlink loop, permission, empty path). */
+ * is resolved anyway and flagged outside (control is left NULL: edit tools set it with
+ * ws_control). Errors: those of path_resolve_in other than HEW_E_ESCAPE (symlink loop,
+ * permission, empty path). */
 hew_code ws_resolve(const char *root, const char *path, ws_path *out, hew_err *err);
 void ws_path_release(ws_path *p);
 
 /* True when .clineignore blocks the path (never for paths outside the workspace). */
 bool ws_ignored(const ignore *ig, const ws_path *p, bool is_dir);
+
+/* ---- opening what ws_resolve checked (base/fsat.h) ------------------------------------
+ * root is the workspace root the path was resolved against. Errors as fsat's: HEW_E_ESCAPE
+ * when a symlink appeared on the path since it was resolved (nothing was opened). */
+
+/* Open wp with open(2) flags (mode for O_CREAT); *fd is the caller's to close. */
+hew_code ws_open(const char *root, const ws_path *wp, int flags, mode_t mode, int *fd,
+                 hew_err *err);
+/* Look at wp (never follows a symlink): HEW_E_NOTFOUND when it is not there. */
+hew_code ws_stat(const char *root, const ws_path *wp, struct stat *st, hew_err *err);
+/* Open wp for reading when it is a regular file (fsat_open_file): *st always, *fd -1 for
+ * anything else (a directory, a FIFO, a device: never opened). */
+hew_code ws_open_file(const char *root, const ws_path *wp, int *fd, struct stat *st,
+                      hew_err *err);
+/* Replace wp's file with data[0..len) atomically, creating missing folders (fsat_mkdirs,
+ * fsat_write_atomic). mode: for a new file (the umask applies). */
+hew_code ws_write(const char *root, const ws_path *wp, const void *data, size_t len,
+                  mode_t mode, hew_err *err);
+/* ws_stat for an absolute canonical path: beneath root when inside it, else beneath "/". */
+hew_code ws_stat_abs(const char *root, const char *abs, struct stat *st, hew_err *err);
+
+/* ---- hard links of ignored files --------------------------------------------------------
+ * A file with st_nlink > 1 may be another name of a file .clineignore blocks (a hard link
+ * `notes.txt` of `.env`). ws_links finds out cheaply: nothing is done for a file with one
+ * link; otherwise the workspace is walked once (per ws_links) for the regular files the
+ * rules ignore that have more than one link, and their (device, inode) compared — at most
+ * WS_LINKS_SCAN_MAX entries; past that it cannot tell (WS_LINK_UNKNOWN, refused too).
+ * With no rules in .clineignore only the file itself is compared. Thread-safe. */
+#define WS_LINKS_SCAN_MAX 100000
+
+typedef struct ws_links ws_links;
+enum { WS_LINK_OK = 0, WS_LINK_IGNORED = 1, WS_LINK_UNKNOWN = 2 };
+
+/* A new checker for the workspace root and its .clineignore (ig borrowed: it must outlive
+ * the checker); NULL when memory runs out. */
+ws_links *ws_links_new(const char *root, const ignore *ig);
+void ws_links_free(ws_links *l);
+/* WS_LINK_OK, WS_LINK_IGNORED (another name of an ignored file) or WS_LINK_UNKNOWN (too
+ * many files to tell) for the file st describes. */
+int ws_links_check(ws_links *l, const struct stat *st);
+/* One check with a checker of its own (for tools that read one file). */
+int ws_link_check(const char *root, const ignore *ig, const struct stat *st);
+/* The result for a file refused by ws_link_check: says "clineignore_error" and fills out
+ * with the error for the model. */
+void ws_link_blocked_result(tool_env *env, const char *display, int why, tool_result *out);
+
+/* ---- hew's control files ----------------------------------------------------------------
+ * Files that change what hew itself does or runs: anything below a `.git` or `.hew`
+ * folder (at any depth, inside or outside the workspace), `.clinerules` (file or folder)
+ * and `.clineignore` at the workspace root, and anything below hew's own config, data and
+ * state folders ($XDG_CONFIG_HOME/hew, $XDG_DATA_HOME/hew, $XDG_STATE_HOME/hew, or their
+ * ~/.config, ~/.local/share, ~/.local/state defaults). Names compare case-insensitively.
+ * What it controls (static text) or NULL. given: the path as the model wrote it (checked
+ * too, lexically: a symlink `.hew/mcp.json` → `conf/x.json` is caught by its name, a
+ * symlink `docs` → `.git` by its target, and `conf/x.json` itself when `.hew` (or
+ * `.git`, `.clinerules`, `.clineignore`) at the root, or an entry of the `.hew` or
+ * `.clinerules` folder, is a symlink to it or above it). Edit tools set wp->control with
+ * it after ws_resolve; file_edit_finish checks the resolved path again. */
+const char *ws_control(const char *root, const char *given, const ws_path *wp);
 
 /* The result and the user message for a blocked path: says "clineignore_error" with the
  * display path and fills out with the error for the model (is_error). */
@@ -51,7 +128,7 @@ json_t *ws_tool_data(const char *tool, const char *path);
 /* Set key to a string (invalid UTF-8 replaced) when value is not NULL. */
 void ws_data_put(json_t *data, const char *key, const char *value);
 
-/* Ask approval of a tool of group "read" or "edit" through env->approve, with the "tool"
+/* Ask approval of a tool of group "read", "edit" or "control" through env->approve, with the "tool"
  * message data. Approved: *approved is true; feedback the user typed with the approval is
  * written to out first. Denied: *approved is false and out holds "The user denied this
  * operation." + denied_extra (may be NULL, e.g. " The file was not updated, …") + the

@@ -1,12 +1,12 @@
 /* write_to_file — create a file or replace its whole content with what the model wrote.
  * Missing directories are created, a code fence the model put around the content is
  * removed, the file's line-ending style is kept, and the write is atomic. It must never
- * write a path .clineignore blocks, never write without approval, and never leave half a
- * file behind. */
+ * write a path .clineignore blocks, never write without approval (hew's control files:
+ * the user's, whatever the auto-approval), never write anywhere but the path it checked,
+ * and never leave half a file behind. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "tools/file_edit.h"
 #include "tools/workspace.h"
@@ -70,11 +70,16 @@ static void partial(tool_env *env, const tool_call *call)
     if (!path || !*path)
         return;
     ws_path wp = WS_PATH_INIT;
-    bool exists = ws_resolve(env->cwd, path, &wp, NULL) == HEW_OK && access(wp.abs, F_OK) == 0;
+    struct stat st;
+    bool resolved = ws_resolve(env->cwd, path, &wp, NULL) == HEW_OK;
+    bool exists = resolved && ws_stat(env->cwd, &wp, &st, NULL) == HEW_OK;
+    if (resolved)
+        wp.control = ws_control(env->cwd, path, &wp);
     json_t *data = ws_tool_data(exists ? "editedExistingFile" : "newFileCreated",
                                 wp.rel ? wp.rel : path);
     const char *content = tool_call_param(call, "content");
     ws_data_put(data, "content", content ? content : "");
+    ws_data_put(data, "controlFile", wp.control);
     ws_show_partial(env, data);
     json_decref(data);
     ws_path_release(&wp);
@@ -104,6 +109,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         ws_error_result(env, out, "Cannot write %s: %s", path, err.msg);
         goto done;
     }
+    wp.control = ws_control(env->cwd, path, &wp);
     if (ignore_load_cline(env->cwd, &ig, &err) != HEW_OK) {
         ws_error_result(env, out, "%s", err.msg);
         goto done;
@@ -112,7 +118,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         ws_blocked_result(env, wp.rel, out);
         goto done;
     }
-    if (!file_before_load(env, &wp, &fb, out))
+    if (!file_before_load(env, &wp, ig, &fb, out))
         goto done;
 
     const char *c = content;
