@@ -1,7 +1,8 @@
 /* rules — finds, reads and renders the rule files (see rules.h). It reads files and
  * folders and walks the workspace for AGENTS.md files; it must never write anything,
- * never follow a symbolic link to a folder, never read past its caps, and never drop or
- * cut a rule without saying so in the rendered text. */
+ * never follow a symbolic link to a folder, never read a workspace's rule file (or its
+ * .clineignore) that leads outside the workspace, never read past its caps, and never
+ * drop or cut a rule without saying so in the rendered text. */
 #include "prompt/rules.h"
 
 #include <ctype.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fsat.h"
 #include "base/path.h"
 #include "base/utf8.h"
 #include "prompt/frontmatter.h"
@@ -61,20 +63,63 @@ typedef struct loader {
     bool oom;
 } loader;
 
-/* The first cap bytes of a regular file (symlinks followed), as valid UTF-8. *size gets
- * the full size. HEW_E_NOTFOUND when it is not a readable regular file, HEW_E_INVALID
- * when it holds NUL bytes. */
-static hew_code read_head(const char *path, size_t cap, char **text, size_t *size, bool *cut)
+/* Open path for reading. root NULL (the user's own rules): symlinks are followed. Else
+ * (a workspace's file: the repository may be hostile) the path is resolved and must stay
+ * inside root — a rule file that is a link to ~/.ssh/id_rsa would put the key into the
+ * prompt — and it is opened beneath root's descriptor (fsat), so a swapped folder cannot
+ * redirect it either. HEW_E_ESCAPE when it leads outside; HEW_E_NOTFOUND when it cannot
+ * be opened. */
+static hew_code open_rule(const char *root, const char *path, int *fd_out)
+{
+    *fd_out = -1;
+    if (!root) {
+        *fd_out = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        return *fd_out < 0 ? HEW_E_NOTFOUND : HEW_OK;
+    }
+    char *real_root = NULL, *resolved = NULL;
+    hew_err err = HEW_ERR_INIT;
+    hew_code rc = path_resolve_in(root, ".", &real_root, &err);
+    if (rc == HEW_OK)
+        rc = path_resolve_in(real_root, path, &resolved, &err);
+    if (rc == HEW_OK) {
+        char *rel = path_relative_to(real_root, resolved);
+        int dirfd = -1;
+        struct stat st;
+        rc = !rel ? HEW_E_NOMEM : fsat_base_open(real_root, &dirfd, &err);
+        if (rc == HEW_OK)
+            rc = fsat_open_file(dirfd, rel, fd_out, &st, &err);
+        if (rc == HEW_OK && *fd_out < 0)
+            rc = HEW_E_NOTFOUND; /* not a regular file: a FIFO, a device */
+        if (dirfd >= 0)
+            close(dirfd);
+        free(rel);
+    }
+    free(real_root);
+    free(resolved);
+    if (rc != HEW_OK && rc != HEW_E_ESCAPE && rc != HEW_E_NOMEM)
+        rc = HEW_E_NOTFOUND;
+    return rc;
+}
+
+/* The first cap bytes of a regular file, as valid UTF-8 (see open_rule for root). *size
+ * gets the full size. HEW_E_NOTFOUND when it is not a readable regular file, HEW_E_ESCAPE
+ * when a workspace file leads outside root, HEW_E_INVALID when it holds NUL bytes. */
+static hew_code read_head(const char *root, const char *path, size_t cap, char **text,
+                          size_t *size, bool *cut)
 {
     *text = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return HEW_E_NOTFOUND;
+    int fd;
+    hew_code orc = open_rule(root, path, &fd);
+    if (orc != HEW_OK)
+        return orc;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         return HEW_E_NOTFOUND;
     }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0 && (fl & O_NONBLOCK))
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     char *raw = malloc(cap + 1);
     if (!raw) {
         close(fd);
@@ -133,11 +178,15 @@ static void add_file(loader *l, rules_source src, const char *path, const char *
     char *text = NULL;
     size_t size = 0;
     bool cut = false;
-    hew_code rc = read_head(path, l->o->max_file_bytes, &text, &size, &cut);
+    const char *root = src == RULES_SRC_GLOBAL ? NULL : l->rs->cwd;
+    hew_code rc = read_head(root, path, l->o->max_file_bytes, &text, &size, &cut);
     if (rc == HEW_E_NOMEM) {
         l->oom = true;
         return;
     }
+    if (rc == HEW_E_ESCAPE)
+        buf_printf(&l->notes, "[hew: the rule file %s leads outside the workspace (a "
+                              "symbolic link); it was not read.]\n", name);
     if (rc != HEW_OK)
         return;
     rules_set *rs = l->rs;
@@ -403,7 +452,7 @@ static void load_clineignore(loader *l)
     char *text = NULL;
     size_t size = 0;
     bool cut = false;
-    hew_code rc = read_head(p, CLINEIGNORE_MAX, &text, &size, &cut);
+    hew_code rc = read_head(l->rs->cwd, p, CLINEIGNORE_MAX, &text, &size, &cut);
     free(p);
     if (rc == HEW_E_NOMEM)
         l->oom = true;

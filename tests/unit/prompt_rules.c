@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/fs.h"
 #include "base/path.h"
@@ -414,6 +415,53 @@ static void test_paths_in_text(void)
     CHECK_INT(rules_paths_in_text("", out, 2), 0);
 }
 
+/* A hostile repository's rule files that are links to files outside it (a key, a
+ * password file) are not read into the prompt; a link that stays inside is read. The
+ * user's own global rules may link anywhere. */
+static void test_links_outside(void)
+{
+    char *root = tmpdir_make("rules-links");
+    char *out = tmpdir_make("rules-outside");
+    char *global = tmpdir_make("rules-global");
+    put(out, "id_rsa", "SECRET-KEY-MATERIAL");
+    put(out, "global.md", "GLOBAL-LINKED-RULE");
+    put(root, "docs/rule.md", "INSIDE-LINKED-RULE");
+    put(root, ".clinerules/plain.md", "PLAIN-RULE");
+    char target[512], link[512];
+    snprintf(target, sizeof target, "%s/id_rsa", out);
+    const char *links[] = { ".clinerules/evil.md", ".cursorrules", ".windsurfrules",
+                            "AGENTS.md", ".clineignore" };
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+        snprintf(link, sizeof link, "%s/%s", root, links[i]);
+        CHECK(symlink(target, link) == 0);
+    }
+    snprintf(link, sizeof link, "%s/.clinerules/inside.md", root);
+    CHECK(symlink("../docs/rule.md", link) == 0);
+    snprintf(target, sizeof target, "%s/global.md", out);
+    snprintf(link, sizeof link, "%s/linked.md", global);
+    CHECK(symlink(target, link) == 0);
+
+    rules_opts o = rules_defaults();
+    o.global_dir = global;
+    rules_set rs = RULES_SET_INIT;
+    REQUIRE(rules_load(root, &o, &rs, NULL) == HEW_OK);
+    char *t = render(&rs, NULL, 0);
+    CHECK(t && strstr(t, "SECRET-KEY-MATERIAL") == NULL);
+    CHECK(t && strstr(t, "PLAIN-RULE") != NULL);
+    CHECK(t && strstr(t, "INSIDE-LINKED-RULE") != NULL);
+    CHECK(t && strstr(t, "GLOBAL-LINKED-RULE") != NULL);
+    CHECK(t && strstr(t, "evil.md leads outside the workspace") != NULL);
+    CHECK(rs.clineignore == NULL || strstr(rs.clineignore, "SECRET") == NULL);
+    free(t);
+    rules_set_release(&rs);
+    tmpdir_remove(root);
+    tmpdir_remove(out);
+    tmpdir_remove(global);
+    free(root);
+    free(out);
+    free(global);
+}
+
 int main(void)
 {
     RUN(test_frontmatter);
@@ -424,5 +472,6 @@ int main(void)
     RUN(test_caps);
     RUN(test_empty_workspace);
     RUN(test_paths_in_text);
+    RUN(test_links_outside);
     return check_report();
 }
