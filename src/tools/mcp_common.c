@@ -235,8 +235,11 @@ static bool string_path(const char *s, char *path)
     return true;
 }
 
-/* The display path of the first ignored path in v, or NULL (a new string). */
-static char *find_ignored(const char *root, const ignore *ig, const json_t *v, int depth)
+/* The display path of the first ignored path in v, or NULL (a new string). A file inside
+ * the workspace that is another name (a hard link) of an ignored file counts as ignored,
+ * and so does one hew cannot tell about (too many files to compare: lk's cap). */
+static char *find_ignored(const char *root, const ignore *ig, ws_links *lk, const json_t *v,
+                          int depth)
 {
     if (depth > MCP_ARGS_DEPTH)
         return NULL;
@@ -248,8 +251,11 @@ static char *find_ignored(const char *root, const ignore *ig, const json_t *v, i
         char *hit = NULL;
         if (ws_resolve(root, path, &wp, NULL) == HEW_OK) {
             struct stat st;
-            bool dir = stat(wp.abs, &st) == 0 && S_ISDIR(st.st_mode);
-            if (ws_ignored(ig, &wp, dir))
+            bool have = stat(wp.abs, &st) == 0;
+            bool dir = have && S_ISDIR(st.st_mode);
+            if (ws_ignored(ig, &wp, dir) ||
+                (have && !wp.outside && !dir && st.st_nlink > 1 && S_ISREG(st.st_mode) &&
+                 (!lk || ws_links_check(lk, &st) != WS_LINK_OK)))
                 hit = strdup(wp.rel);
         }
         ws_path_release(&wp);
@@ -259,7 +265,7 @@ static char *find_ignored(const char *root, const ignore *ig, const json_t *v, i
         const char *key;
         json_t *e;
         json_object_foreach((json_t *)v, key, e) {
-            char *hit = find_ignored(root, ig, e, depth + 1);
+            char *hit = find_ignored(root, ig, lk, e, depth + 1);
             if (hit)
                 return hit;
         }
@@ -267,7 +273,7 @@ static char *find_ignored(const char *root, const ignore *ig, const json_t *v, i
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e) {
-            char *hit = find_ignored(root, ig, e, depth + 1);
+            char *hit = find_ignored(root, ig, lk, e, depth + 1);
             if (hit)
                 return hit;
         }
@@ -285,7 +291,9 @@ bool mcp_args_blocked(tool_env *env, const json_t *args, tool_result *out)
         ws_error_result(env, out, "%s", err.msg);
         return true;
     }
-    char *hit = find_ignored(env->cwd, ig, args, 0);
+    ws_links *lk = ws_links_new(env->cwd, ig);
+    char *hit = find_ignored(env->cwd, ig, lk, args, 0);
+    ws_links_free(lk);
     ignore_free(ig);
     if (!hit)
         return false;

@@ -1,7 +1,7 @@
 /* Unit tests of .clineignore for MCP (tools/mcp_common: mcp_args_blocked) and of what
  * counts as a server that reads files (mcp/hub: mcp_schema_names_files): ignored paths
  * found at any depth of the arguments — relative, absolute inside the workspace, file://
- * URIs (percent-encoded too), through a symlink — refused with clineignore_error; allowed
+ * URIs (percent-encoded too), through a symlink or a hard link — refused with clineignore_error; allowed
  * files, paths outside the workspace, other URLs and ordinary text let through; path-like
  * property names recognised, others (profile, name, query) not. */
 #include <jansson.h>
@@ -72,6 +72,8 @@ static void test_args(void)
     BLOCKED("{\"dir\": \"private\"}");
     BLOCKED("{\"path\": \"link-to-secret\"}"); /* a symlink to an ignored file */
     BLOCKED("\".env\"");                       /* a bare string (a resource URI) */
+    BLOCKED("{\"path\": \"notes.txt\"}");      /* a hard link of secret.txt */
+    ALLOWED("{\"path\": \"open-too.txt\"}");   /* a hard link of an open file */
 
     ALLOWED("{\"path\": \"open.txt\"}");
     ALLOWED("{\"paths\": [\"open.txt\", \"sub/other.txt\"], \"n\": 3, \"ok\": true}");
@@ -141,10 +143,18 @@ int main(void)
     put(".env", "E=1");
     put("open.txt", "o");
     put("sub/other.txt", "x");
-    char target[4200], link[4200];
+    char target[4200], lnk[4200];
     snprintf(target, sizeof target, "%s/secret.txt", ws);
-    snprintf(link, sizeof link, "%s/link-to-secret", ws);
-    if (symlink(target, link) != 0)
+    snprintf(lnk, sizeof lnk, "%s/link-to-secret", ws);
+    if (symlink(target, lnk) != 0)
+        return 1;
+    /* hard links: another name of an ignored file, and another name of an open one */
+    snprintf(lnk, sizeof lnk, "%s/notes.txt", ws);
+    if (link(target, lnk) != 0)
+        return 1;
+    snprintf(target, sizeof target, "%s/open.txt", ws);
+    snprintf(lnk, sizeof lnk, "%s/open-too.txt", ws);
+    if (link(target, lnk) != 0)
         return 1;
     RUN(test_args);
     RUN(test_schema);
