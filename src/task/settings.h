@@ -41,6 +41,9 @@ typedef struct task_settings {
     char *data_dir;             /* NULL: $XDG_DATA_HOME/hew */
     hew_event_fn on_event;
     void *event_ud;
+    char **command_allow;       /* hew_options.command_allow copied, NULL-terminated; NULL:
+                                   none */
+    char **command_deny;
 } task_settings;
 
 struct hew_session {

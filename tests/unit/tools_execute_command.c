@@ -111,15 +111,34 @@ static void test_approval_groups_and_rejection(void)
     toolenv_init(&te, workdir);
     tool_result r;
     unlink("marker1");
-    /* requires_approval=false: group safe_command; denied with feedback: nothing runs */
-    toolenv_answer(&te, "message", "not now, read the README first");
-    CHECK_INT(toolenv_run(&te, &tool_execute_command, &r, "command", "touch marker1",
+    /* requires_approval=false on a command hew judges read-only: group safe_command */
+    toolenv_answer(&te, "no", NULL);
+    CHECK_INT(toolenv_run(&te, &tool_execute_command, &r, "command", "ls -la | wc -l",
                           "requires_approval", "false", NULL),
               HEW_OK);
     json_t *ask = toolenv_last(&te, "ask", "command");
     REQUIRE(ask != NULL);
     CHECK_STR(json_string_value(json_object_get(ask, "group")), "safe_command");
+    json_t *policy = json_object_get(json_object_get(ask, "data"), "policy");
+    CHECK_STR(json_string_value(json_object_get(policy, "decision")), "safe");
+    CHECK_STR(json_string_value(json_object_get(policy, "reason")), "read-only: `ls`, `wc`");
+    buf_release(&r.text);
+
+    /* requires_approval=false on one that writes: the model's word does not make it safe
+     * (group command, and the policy says why); denied with feedback: nothing runs */
+    toolenv_answer(&te, "message", "not now, read the README first");
+    CHECK_INT(toolenv_run(&te, &tool_execute_command, &r, "command", "touch marker1",
+                          "requires_approval", "false", NULL),
+              HEW_OK);
+    ask = toolenv_last(&te, "ask", "command");
+    REQUIRE(ask != NULL);
+    CHECK_STR(json_string_value(json_object_get(ask, "group")), "command");
     CHECK(json_is_false(json_object_get(json_object_get(ask, "data"), "requires_approval")));
+    policy = json_object_get(json_object_get(ask, "data"), "policy");
+    CHECK_STR(json_string_value(json_object_get(policy, "decision")), "ask");
+    CHECK_STR(json_string_value(json_object_get(policy, "reason")),
+              "`touch` is not a read-only program: touch marker1");
+    CHECK_STR(json_string_value(json_object_get(policy, "part")), "touch marker1");
     CHECK(strncmp(r.text.data, "The user denied this operation.", 31) == 0);
     CHECK(strstr(r.text.data, "<feedback>\nnot now, read the README first\n</feedback>") != NULL);
     CHECK(te.rejected);
