@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 #include "cli.h"
 #include "sbuf.h"
 
-enum cfg_type { T_STR, T_BOOL, T_NUM, T_ENUM, T_LIST };
+enum cfg_type { T_STR, T_BOOL, T_NUM, T_ENUM, T_LIST, T_STRS };
 
 static const struct cfg_def {
     const char *path;     /* the JSON path in a config file */
@@ -62,6 +63,10 @@ static const struct cfg_def {
     [CFG_RULES_AGENTS] = { "rules.agents", T_BOOL, 1, NULL, "read AGENTS.md files" },
     [CFG_RULES_CLINEIGNORE] = { "rules.clineignore", T_BOOL, 1, NULL,
                                 "show the model the .clineignore text" },
+    [CFG_COMMANDS_ALLOW] = { "commands.allow", T_STRS, 1, NULL,
+                             "commands that run like read-only ones (your own file only)" },
+    [CFG_COMMANDS_DENY] = { "commands.deny", T_STRS, 1, NULL,
+                            "commands never to run, even with --yolo" },
 };
 
 /* The provider table as the CLI needs it: which variable holds the key. */
@@ -187,6 +192,38 @@ static int in_choices(const char *choices, const char *v)
     return 0;
 }
 
+/* Add v to the list of key k (a NULL-terminated array); source joins the sources. */
+static int strs_add(cli_config *c, int k, const char *v, const char *source)
+{
+    size_t n = 0;
+    while (c->strs[k] && c->strs[k][n])
+        n++;
+    char **grown = realloc(c->strs[k], (n + 2) * sizeof *grown);
+    if (!grown)
+        return -1;
+    c->strs[k] = grown;
+    if (!(grown[n] = strdup(v)))
+        return -1;
+    grown[n + 1] = NULL;
+    if (!strstr(c->source[k], source)) {
+        char both[sizeof c->source[k]];
+        snprintf(both, sizeof both, "%s%s%s", c->source[k], c->source[k][0] ? " + " : "",
+                 source);
+        set_source(c, k, both);
+    }
+    return 0;
+}
+
+static void note(cli_config *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(cli_config *c, const char *fmt, ...)
+{
+    size_t at = strlen(c->notes);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->notes + at, sizeof c->notes - at, fmt, ap);
+    va_end(ap);
+}
+
 /* Take one value of a config file. */
 static int take_value(cli_config *c, int k, const json_t *v, const char *file, const char *path,
                       int project, char *err, size_t errlen)
@@ -263,6 +300,39 @@ static int take_value(cli_config *c, int k, const json_t *v, const char *file, c
         set_num(c, k, bits, src);
         return 0;
     }
+    case T_STRS: {
+        if (!json_is_array(v)) {
+            snprintf(err, errlen, "%s: %s: expected a list of command patterns, e.g. "
+                                  "[\"npm test*\", \"git status\"]",
+                     file, path);
+            return -1;
+        }
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            if (!json_is_string(e) || !*json_string_value(e)) {
+                snprintf(err, errlen, "%s: %s[%zu]: expected a command pattern (a non-empty "
+                                      "string)",
+                         file, path, i);
+                return -1;
+            }
+        }
+        if (project && k == CFG_COMMANDS_ALLOW) {
+            if (json_array_size(v))
+                note(c, "hew: note: %s: %s is ignored — a repository must not let commands "
+                        "run unasked; allow commands in your own config file (%s) or with "
+                        "--allow-command\n",
+                     file, path, c->user_path ? c->user_path : "~/.config/hew/config.json");
+            return 0;
+        }
+        json_array_foreach(v, i, e) {
+            if (strs_add(c, k, json_string_value(e), src) != 0) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+        }
+        return 0;
+    }
     }
     return -1;
 }
@@ -337,7 +407,8 @@ static int load_file(cli_config *c, const char *path, int project, json_t **keep
     const char *key;
     json_t *v;
     json_object_foreach(root, key, v) {
-        if (strcmp(key, "limits") == 0 || strcmp(key, "rules") == 0) {
+        if (strcmp(key, "limits") == 0 || strcmp(key, "rules") == 0 ||
+            strcmp(key, "commands") == 0) {
             if (!json_is_object(v)) {
                 snprintf(err, errlen, "%s: %s: expected an object", path, key);
                 json_decref(root);
@@ -357,6 +428,8 @@ static int load_file(cli_config *c, const char *path, int project, json_t **keep
                              strcmp(key, "rules") == 0
                                  ? "%s: %s: unknown setting (rules are global, clinerules, "
                                    "cursorrules, windsurfrules, agents, clineignore)"
+                             : strcmp(key, "commands") == 0
+                                 ? "%s: %s: unknown setting (see `man hew`, COMMAND POLICY)"
                                  : "%s: %s: unknown setting (limits are max_consecutive_mistakes, "
                                    "request_timeout_s, idle_timeout_s, retry_delay_ms, "
                                    "task_timeout_s)",
@@ -482,8 +555,12 @@ static char *project_config_path(const char *cwd)
 
 void cli_config_release(cli_config *c)
 {
-    for (int k = 0; k < CFG_NKEYS; k++)
+    for (int k = 0; k < CFG_NKEYS; k++) {
         free(c->str[k]);
+        for (size_t i = 0; c->strs[k] && c->strs[k][i]; i++)
+            free(c->strs[k][i]);
+        free(c->strs[k]);
+    }
     free(c->user_path);
     free(c->project_path);
     free(c->key_from);
@@ -578,6 +655,12 @@ static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
             }
             set_num(c, CFG_AUTO_APPROVE, bits, "flag --auto-approve");
         }
+        for (int i = 0; i < co->nallow_commands; i++)
+            if (strs_add(c, CFG_COMMANDS_ALLOW, co->allow_commands[i], "flag --allow-command"))
+                goto oom;
+        for (int i = 0; i < co->ndeny_commands; i++)
+            if (strs_add(c, CFG_COMMANDS_DENY, co->deny_commands[i], "flag --deny-command"))
+                goto oom;
     }
     if (!cli_provider_key_env(c->str[CFG_PROVIDER])) {
         snprintf(err, errlen, "unknown provider '%s' (from %s) — use %s", c->str[CFG_PROVIDER],
@@ -622,6 +705,12 @@ static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
     json_decref(user);
     json_decref(project);
     return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    json_decref(user);
+    json_decref(project);
+    free(file_provider);
+    return -1;
 }
 
 int cli_config_load(cli_config *c, const cli_options *co, char *err, size_t errlen)
@@ -666,6 +755,8 @@ int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errl
     o->idle_timeout_ms = c->num[CFG_IDLE_TIMEOUT_S] * 1000;
     o->retry_base_delay_ms = c->num[CFG_RETRY_DELAY_MS];
     o->thinking_budget = c->num[CFG_THINKING];
+    o->command_allow = (const char *const *)c->strs[CFG_COMMANDS_ALLOW];
+    o->command_deny = (const char *const *)c->strs[CFG_COMMANDS_DENY];
     o->api_key = NULL;
     if (c->str[CFG_API_KEY] && *c->str[CFG_API_KEY]) {
         o->api_key = c->str[CFG_API_KEY];
@@ -722,6 +813,8 @@ int cli_config_show(const cli_options *co, int as_json)
     if (key)
         cli_mask_key(key, masked, sizeof masked);
 
+    if (c.notes[0])
+        fputs(c.notes, stderr);
     if (as_json) {
         json_t *o = json_object();
         for (int k = 0; k < CFG_NKEYS; k++) {
@@ -734,7 +827,11 @@ int cli_config_show(const cli_options *co, int as_json)
                 v = json_boolean(c.num[k] > 0);
             else if (defs[k].type == T_LIST)
                 v = json_string(cli_auto_approve_str(c.num[k]));
-            else
+            else if (defs[k].type == T_STRS) {
+                v = json_array();
+                for (size_t i = 0; c.strs[k] && c.strs[k][i]; i++)
+                    json_array_append_new(v, json_string(c.strs[k][i]));
+            } else
                 v = json_integer(c.num[k]);
             json_object_set_new(o, defs[k].path, json_pack("{s:o, s:s}", "value", v, "source",
                                                            c.source[k][0] ? c.source[k]
@@ -774,7 +871,13 @@ int cli_config_show(const cli_options *co, int as_json)
                 snprintf(val, sizeof val, "%s", c.num[k] > 0 ? "true" : "false");
             else if (defs[k].type == T_LIST)
                 snprintf(val, sizeof val, "%s", cli_auto_approve_str(c.num[k]));
-            else
+            else if (defs[k].type == T_STRS) {
+                sbuf list = SBUF_INIT;
+                for (size_t i = 0; c.strs[k] && c.strs[k][i]; i++)
+                    sbuf_printf(&list, "%s\"%s\"", i ? ", " : "[", c.strs[k][i]);
+                snprintf(val, sizeof val, "%s%s", list.data ? list.data : "[", "]");
+                sbuf_release(&list);
+            } else
                 snprintf(val, sizeof val, "%ld", c.num[k]);
             printf("%-33s %-30s %s\n", defs[k].path, val, c.source[k][0] ? c.source[k] : "default");
         }
