@@ -406,7 +406,7 @@ static long skip_options(cp_judge *j, const char *prog, const sh_word *argv, siz
         }
         k++;
     }
-    return (long)k;
+    return (long)(k < n ? k : n);
 }
 
 typedef long (*wrap_fn)(cp_judge *j, const sh_word *argv, size_t n, const char *part,

@@ -760,7 +760,7 @@ static bool git_check(cp_judge *j, const sh_word *argv, size_t n, const char *pa
             cp_ask(j, part, "hew does not know the git option `%s`", cp_show(j, t));
         return false;
     }
-    if (k == n)
+    if (k >= n)
         return true; /* git alone prints its help */
     const char *sub = argv[k].text;
     const struct git_sub *gs = NULL;

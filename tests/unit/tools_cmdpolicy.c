@@ -215,6 +215,8 @@ static const struct row plain[] = {
     { "(ls", 'A', NULL },
     { "ls >", 'A', "without a target" },
     { "ls |", 'S', NULL }, /* nothing after the pipe runs */
+    { "git -C )x log", 'A', NULL }, /* found by fuzz_cmdpolicy: -C at the end of a command */
+    { "command -v", 'S', NULL },
 };
 
 /* With rules: the user's allow and deny lists. */
