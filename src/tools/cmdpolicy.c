@@ -37,6 +37,7 @@ struct cp_judge {
     char allowed[CMDPOLICY_TEXT_MAX]; /* the first allow rule used */
     const char *context;        /* the substitution of the command being judged */
     int depth;                  /* sh -c / eval nesting */
+    unsigned parse_flags;       /* SHPARSE_* for the shell that runs the line */
     bool oom;
     char shown[4][SHOW_MAX + 16];
     unsigned next_shown;
@@ -859,7 +860,7 @@ static void judge_string(cp_judge *j, const char *line, const char *part)
         cp_ask(j, part, "commands nested too deep (sh -c, eval)");
         return;
     }
-    shparse *p = shparse_new();
+    shparse *p = shparse_new(j->parse_flags);
     if (!p) {
         j->oom = true;
         return;
@@ -879,6 +880,18 @@ static void judge_string(cp_judge *j, const char *line, const char *part)
 
 /* ---- the interface ------------------------------------------------------------------- */
 
+static const char *shell_base(const char *shell)
+{
+    return strrchr(shell, '/') ? strrchr(shell, '/') + 1 : shell;
+}
+
+/* Shells that read $'…' (the rest are read as POSIX sh). */
+static bool bash_like(const char *shell)
+{
+    static const char *const shells[] = { "bash", "zsh", "ksh", "mksh", "ksh93" };
+    return shell && *shell && in_list(shell_base(shell), shells, sizeof shells / sizeof shells[0]);
+}
+
 const char *cmdpolicy_decision_name(cmdpolicy_decision d)
 {
     return d == CMDPOLICY_SAFE ? "safe" : d == CMDPOLICY_DENY ? "deny" : "ask";
@@ -891,7 +904,8 @@ cmdpolicy *cmdpolicy_new(const cmdpolicy_opts *o)
         return NULL;
     cp->j.o = o;
     cp->j.root = path_normalize(o->root && *o->root ? o->root : "/");
-    cp->p = shparse_new();
+    cp->j.parse_flags = bash_like(o->shell) ? 0 : SHPARSE_POSIX;
+    cp->p = shparse_new(cp->j.parse_flags);
     buf_init(&cp->line, SHPARSE_MAX_INPUT);
     if (!cp->j.root || !cp->p) {
         cmdpolicy_free(cp);
@@ -922,8 +936,7 @@ static bool posix_shell(const char *shell)
 {
     if (!shell || !*shell)
         return true;
-    const char *base = strrchr(shell, '/') ? strrchr(shell, '/') + 1 : shell;
-    return in_list(base, posix_shells, sizeof posix_shells / sizeof posix_shells[0]);
+    return in_list(shell_base(shell), posix_shells, sizeof posix_shells / sizeof posix_shells[0]);
 }
 
 void cmdpolicy_end(cmdpolicy *cp, cmdpolicy_verdict *out)

@@ -82,6 +82,7 @@ typedef struct frame {
     int arith_depth;
     bool arith_close;
     bool bt_esc;      /* backtick frame: a backslash waits for the next byte */
+    bool bt_dq;       /* ... opened inside double quotes: \" loses its backslash too */
     buf raw;          /* every byte fed while this frame was open (for the parent's word) */
     heredoc *hd;
     size_t nhd, hdcap, hdi;
@@ -97,6 +98,7 @@ typedef struct qev {
 } qev;
 
 struct shparse {
+    unsigned flags;
     frame fr[SHPARSE_MAX_DEPTH];
     size_t depth;
     qev *q;
@@ -359,8 +361,6 @@ static void word_end(shparse *p, frame *f)
         p->broken = true;
         return;
     }
-    if (w->flags & SHW_QUOTED)
-        len = strlen(text); /* a NUL from $'\0' ends the word */
     sh_word sw = { text, len, w->flags, w->assign };
     if (f->redir >= 0) {
         int op = f->redir;
@@ -474,6 +474,8 @@ static frame *push(shparse *p, enum fkind kind)
     return f;
 }
 
+static void heredoc_check(shparse *p, frame *f, const char *line, size_t n);
+
 /* Close what is open in f at its end (clean: closed by its own closing character). */
 static void frame_finish(shparse *p, frame *f)
 {
@@ -513,16 +515,21 @@ static void frame_finish(shparse *p, frame *f)
     case L_ARITH:
         problem(p, f, "an unterminated `$((`");
         break;
+    case L_HEREDOC: /* a body the input ended in: its last line is body too */
+        if (f->hdline.len)
+            heredoc_check(p, f, f->hdline.data, f->hdline.len);
+        break;
     case L_BLANK:
     case L_WORD:
     case L_COMMENT:
-    case L_HEREDOC:
         break;
     }
     f->st = L_BLANK;
     end_command(p, f);
     if (f->paren > 0)
         problem(p, f, "an unclosed `(`");
+    if (f->kind != F_TOP && f->hdi < f->nhd)
+        problem(p, f, "a here-document that is not closed inside its substitution");
 }
 
 /* Close the innermost frame: its commands are queued, its text joins the parent's word. */
@@ -552,6 +559,13 @@ static void close_backtick(shparse *p, size_t level)
 
 static void newline(shparse *p, frame *f)
 {
+    /* a here-document of an enclosing frame whose body would start on this line: shells
+     * do not agree where it goes */
+    for (size_t i = 0; i + 1 < p->depth && &p->fr[i] != f; i++)
+        if (p->fr[i].hdi < p->fr[i].nhd) {
+            problem(p, f, "a here-document whose body starts inside a substitution");
+            break;
+        }
     end_command(p, f);
     if (f->hdi < f->nhd) {
         f->st = L_HEREDOC;
@@ -562,9 +576,31 @@ static void newline(shparse *p, frame *f)
     }
 }
 
+/* A line of an unquoted here-document body: a command substitution in it runs. */
+static void heredoc_check(shparse *p, frame *f, const char *line, size_t n)
+{
+    if (!f->hd[f->hdi].quoted && !f->hd_flagged &&
+        (memchr(line, '`', n) || (n > 1 && memmem(line, n, "$(", 2)))) {
+        problem(p, f, "a here-document body with a command substitution");
+        f->hd_flagged = true;
+    }
+}
+
+/* The end of a line of a here-document body. An unquoted body joins a line that ends in
+ * an unescaped backslash to the next before comparing with the delimiter, as bash does
+ * (so "EO\<newline>F" ends a body delimited by EOF). */
 static void heredoc_line(shparse *p, frame *f)
 {
     const heredoc *h = &f->hd[f->hdi];
+    if (!h->quoted) {
+        size_t bs = 0;
+        while (bs < f->hdline.len && f->hdline.data[f->hdline.len - 1 - bs] == '\\')
+            bs++;
+        if (bs % 2 == 1) {
+            buf_truncate(&f->hdline, f->hdline.len - 1);
+            return;
+        }
+    }
     const char *line = f->hdline.data ? f->hdline.data : "";
     size_t n = f->hdline.len;
     if (h->strip)
@@ -580,10 +616,8 @@ static void heredoc_line(shparse *p, frame *f)
             f->st = L_BLANK;
         }
         f->hd_flagged = false;
-    } else if (!h->quoted && !f->hd_flagged &&
-               (memchr(line, '`', n) || (n > 1 && strstr(line, "$(")))) {
-        problem(p, f, "a here-document body with a command substitution");
-        f->hd_flagged = true;
+    } else {
+        heredoc_check(p, f, line, n);
     }
     buf_reset(&f->hdline);
 }
@@ -612,8 +646,7 @@ static void ansi_put(frame *f, uint32_t v, bool utf8)
     if (f->ansi_nul)
         return;
     if (v == 0) {
-        f->ansi_nul = true; /* bash ends the string at a NUL */
-        buf_putc(&f->w.text, '\0');
+        f->ansi_nul = true; /* bash drops the rest of the string after a NUL */
         return;
     }
     if (!utf8 || v < 0x80) {
@@ -813,7 +846,9 @@ static void lex(shparse *p, size_t level, char c)
                 f->st = L_DOLLAR;
             } else if (c == '`') {
                 wput_exp(f, "`", 1, SHW_CMDSUB, true);
-                push(p, F_BACKTICK);
+                frame *child = push(p, F_BACKTICK);
+                if (child)
+                    child->bt_dq = true;
             } else {
                 wput(f, c, true);
             }
@@ -876,7 +911,7 @@ static void lex(shparse *p, size_t level, char c)
             continue; /* c itself */
         }
         case L_ANSI_CTRL:
-            ansi_put(f, (unsigned char)c & 0x1f, false);
+            ansi_put(f, c == '?' ? 0x7f : (unsigned char)c & 0x1f, false);
             f->st = L_ANSI;
             return;
         case L_DOLLAR: {
@@ -886,6 +921,12 @@ static void lex(shparse *p, size_t level, char c)
             } else if (c == '{') {
                 buf_reset(&f->exp);
                 f->st = L_BRACE;
+            } else if ((c == '\'' || c == '"') && !dq && (p->flags & SHPARSE_POSIX)) {
+                problem(p, f, "a `$'…'` or `$\"…\"` string, which a POSIX shell reads "
+                              "differently");
+                wput(f, '$', false);
+                f->st = f->ret;
+                continue; /* c itself, as sh reads it */
             } else if (c == '\'' && !dq) {
                 word_open(f);
                 f->w.flags |= SHW_QUOTED;
@@ -1020,8 +1061,8 @@ static void lex(shparse *p, size_t level, char c)
 }
 
 /* Give byte c to the frames from `from` up: through the backslash filter of each open
- * backtick frame (\$, \` and \\ lose their backslash; an unescaped ` closes it), then to
- * the innermost frame's lexer. */
+ * backtick frame (\$, \` and \\ lose their backslash, and \" inside double quotes; an
+ * unescaped ` closes it), then to the innermost frame's lexer. */
 static void deliver(shparse *p, size_t from, char c)
 {
     for (size_t i = from; i < p->depth; i++) {
@@ -1030,7 +1071,7 @@ static void deliver(shparse *p, size_t from, char c)
             continue;
         if (f->bt_esc) {
             f->bt_esc = false;
-            if (c != '$' && c != '`' && c != '\\') {
+            if (c != '$' && c != '`' && c != '\\' && !(f->bt_dq && c == '"')) {
                 deliver(p, i + 1, '\\');
                 if (p->broken || p->depth <= i)
                     return;
@@ -1052,11 +1093,12 @@ static void deliver(shparse *p, size_t from, char c)
 
 /* ---- the interface ------------------------------------------------------------------ */
 
-shparse *shparse_new(void)
+shparse *shparse_new(unsigned flags)
 {
     shparse *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
+    p->flags = flags;
     frame_init(&p->fr[0], F_TOP);
     p->depth = 1;
     return p;

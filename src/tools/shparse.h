@@ -8,7 +8,8 @@
  * `|`, `||`, `&&`, `;`, `&`, `|&`, newlines, subshells `( )`, groups `{ }` and the
  * reserved words of if/while/until/for (dropped: the commands inside are returned one by
  * one), comments, redirections (`<`, `>`, `>>`, `>|`, `<>`, `&>`, `&>>`, `N>&M`, `<<`,
- * `<<-`, `<<<`, here-document bodies), and expansions: `$name`, `${name}`, `$((…))`,
+ * `<<-`, `<<<`, here-document bodies, with bash's backslash-newline joining in an
+ * unquoted body), and expansions: `$name`, `${name}`, `$((…))`,
  * command substitutions `$(…)` and backticks and process substitutions `<(…)`, `>(…)`,
  * whose inner commands are returned too (with `context` saying where they came from).
  *
@@ -24,7 +25,7 @@
  * a problem the parser goes on as well as it can; a caller judging safety treats any
  * problem as "cannot judge". It never crashes or loops on any input.
  *
- * Use: p = shparse_new(); shparse_feed(p, …) any number of times, draining with
+ * Use: p = shparse_new(0); shparse_feed(p, …) any number of times, draining with
  * shparse_next after each; shparse_end(p); drain again; shparse_free(p). */
 #ifndef HEW_TOOLS_SHPARSE_H
 #define HEW_TOOLS_SHPARSE_H
@@ -55,7 +56,7 @@ enum {
 #define SHW_UNKNOWN (SHW_PARAM | SHW_CMDSUB | SHW_ARITH | SHW_BRACE)
 
 typedef struct sh_word {
-    const char *text; /* NUL-terminated (a NUL from $'\0' ends the word, as in bash) */
+    const char *text; /* NUL-terminated, no NUL inside ($'a\0b'c is "ac", as in bash) */
     size_t len;
     unsigned flags;
     int assign;       /* NAME=… (unquoted, valid name): the length of NAME; else -1 */
@@ -93,8 +94,16 @@ typedef struct sh_event {
 
 typedef struct shparse shparse;
 
-/* A new parser, or NULL when memory runs out. */
-shparse *shparse_new(void);
+/* shparse_new flags */
+enum {
+    SHPARSE_POSIX = 1 << 0, /* the line is for a POSIX sh (dash, …) rather than bash, zsh
+                               or ksh: $'…' and $"…", which such a shell reads as `$`
+                               and a quoted string (changing where quotes end), are
+                               problems */
+};
+
+/* A new parser (flags: SHPARSE_*), or NULL when memory runs out. */
+shparse *shparse_new(unsigned flags);
 void shparse_free(shparse *p);
 
 /* Push len bytes of the line. Never fails: input past SHPARSE_MAX_INPUT becomes a

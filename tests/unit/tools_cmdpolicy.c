@@ -204,6 +204,13 @@ static const struct row plain[] = {
     { "case x in a) ls;; esac", 'A', NULL },
     { "ls =(rm x)", 'A', NULL },
     { "ls *(e:rm x:)", 'A', NULL },
+    /* read as bash reads them (found by the differential test against bash) */
+    { "cat <<EOF\nEO\\\nF\nrm -rf x\nEOF", 'A', "`rm`" },
+    { "cat <<EOF\nEO\\\\\nF\nEOF", 'S', NULL }, /* an escaped backslash: no join */
+    { "cat <<-EOF\n`evil`", 'A', "here-document" },
+    { "echo \"`echo \\\" ' \\\" ; evil ; \\\" ' \\\"`\"", 'A', "`evil`" },
+    { "x=$(cat <<EOF)\nbody\nEOF", 'A', NULL },
+    { "echo $'a\\0b'c", 'S', NULL },
     /* malformed: ask, never crash */
     { "echo 'unterminated", 'A', "unterminated quote" },
     { "echo \"unterminated", 'A', NULL },
@@ -364,6 +371,17 @@ static void test_reasons(void)
     cmdpolicy_opts zsh = { ROOT, "/usr/bin/zsh", NULL, NULL };
     cmdpolicy_judge(&zsh, "ls", &v);
     CHECK_INT(v.decision, CMDPOLICY_SAFE);
+    /* dash reads $'…' as `$` and a quoted string: there this line runs evil, while for
+     * bash it is one echo. With a POSIX sh, $'…' asks. */
+    static const char *const two_readings = "echo $'\\' ; evil ; echo '\\'";
+    cmdpolicy_opts dash = { ROOT, "/bin/sh", NULL, NULL };
+    cmdpolicy_judge(&dash, two_readings, &v);
+    CHECK_INT(v.decision, CMDPOLICY_ASK);
+    cmdpolicy_opts bash = { ROOT, "/bin/bash", NULL, NULL };
+    cmdpolicy_judge(&bash, two_readings, &v);
+    CHECK_INT(v.decision, CMDPOLICY_SAFE);
+    cmdpolicy_judge(&dash, "ls -la | wc -l", &v);
+    CHECK_INT(v.decision, CMDPOLICY_SAFE);
 }
 
 /* The push interface: the same verdict whatever the pieces. */
@@ -401,7 +419,7 @@ static void test_pieces(void)
 /* The parser's words: quote removal, flags, redirections, the order of events. */
 static void test_parser(void)
 {
-    shparse *p = shparse_new();
+    shparse *p = shparse_new(0);
     REQUIRE(p != NULL);
     const char *line = "A=1 'x y'\"$z\" 2>&1 >out <<<here | wc $(id -u) \\\n\t--x=~/a";
     shparse_feed(p, line, strlen(line));
@@ -437,6 +455,17 @@ static void test_parser(void)
     CHECK(ev.words[2].flags & SHW_TILDE);
     CHECK(shparse_next(p, &ev) == 0);
     CHECK(!shparse_broken(p));
+    shparse_free(p);
+
+    /* $'…' as bash decodes it: escapes, and a NUL drops the rest of that string only */
+    p = shparse_new(0);
+    REQUIRE(p != NULL);
+    line = "$'\\x72m\\t\\u00e9\\0gone'kept";
+    shparse_feed(p, line, strlen(line));
+    shparse_end(p);
+    REQUIRE(shparse_next(p, &ev) == 1);
+    REQUIRE(ev.nwords == 1);
+    CHECK_STR(ev.words[0].text, "rm\t\xc3\xa9kept");
     shparse_free(p);
 }
 
