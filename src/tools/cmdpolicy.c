@@ -722,7 +722,14 @@ static void judge_program(cp_judge *j, const sh_word *argv, size_t n, const char
         cp_ask(j, part, "`%s` is not a read-only program", cp_show(j, name));
         return;
     }
-    if (in_list(name, posix_shells, sizeof posix_shells / sizeof posix_shells[0])) {
+    bool shell = in_list(name, posix_shells, sizeof posix_shells / sizeof posix_shells[0]);
+    if ((shell || strcmp(name, "eval") == 0) && unknown_args) {
+        /* xargs -I{} sh -c 'cat {}' puts a file name into the script: a file named
+         * $(evil) runs evil */
+        cp_ask(j, part, "`xargs` gives `%s` arguments hew cannot see", name);
+        return;
+    }
+    if (shell) {
         judge_shell(j, name, argv, n, part);
         return;
     }

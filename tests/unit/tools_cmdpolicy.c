@@ -187,6 +187,9 @@ static const struct row plain[] = {
     { "xargs rm", 'A', "`rm`" },
     { "xargs sort", 'A', NULL },
     { "find . | xargs -I{} sh -c 'rm {}'", 'A', NULL },
+    { "ls | xargs -I{} sh -c 'cat {}'", 'A', "`xargs` gives `sh` arguments" }, /* a file $(x) */
+    { "ls | xargs -I{} timeout 5 bash -c 'cat {}'", 'A', NULL },
+    { "ls | xargs eval", 'A', NULL },
     { "sudo ls", 'A', "as another user" },
     { "eval 'rm x'", 'A', "`rm`" },
     { "eval $CMD", 'A', "cannot see through `eval`" },
