@@ -69,7 +69,7 @@ static void check_words(const sh_word *w, size_t n)
 
 static void parse_only(const uint8_t *line, size_t n)
 {
-    shparse *p = shparse_new();
+    shparse *p = shparse_new(0);
     if (!p)
         abort();
     shparse_feed(p, (const char *)line, n);
