@@ -18,6 +18,8 @@ int cli_debug_parse(int argc, char **argv);
 
 struct hew_options;
 
+#define CLI_MAX_RULES 64
+
 /* What the command line says (strings borrowed from argv). */
 typedef struct cli_options {
     const char *task;      /* -p TEXT / hew "TEXT", or NULL (headless: read standard input) */
@@ -35,6 +37,10 @@ typedef struct cli_options {
     const char *resume_id; /* --resume ID */
     int no_config;         /* --no-config: ignore the config files */
     int trust;             /* --trust: the workspace's project files for this run only */
+    /* --allow-command / --deny-command PATTERN, each repeatable (up to CLI_MAX_RULES) */
+    const char *allow_commands[CLI_MAX_RULES + 1];
+    const char *deny_commands[CLI_MAX_RULES + 1];
+    int nallow_commands, ndeny_commands;
 } cli_options;
 
 /* Parse argv (after the program name). Returns 0, or 2 after printing a usage error. */

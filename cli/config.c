@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 #include "sbuf.h"
 #include "termsafe.h"
 
-enum cfg_type { T_STR, T_BOOL, T_NUM, T_ENUM, T_LIST, T_NAMES };
+enum cfg_type { T_STR, T_BOOL, T_NUM, T_ENUM, T_LIST, T_STRS, T_NAMES };
 
 static const struct cfg_def {
     const char *path;     /* the JSON path in a config file */
@@ -65,6 +66,10 @@ static const struct cfg_def {
                                 "show the model the .clineignore text" },
     [CFG_ENV_ALLOW] = { "commands.env_allow", T_NAMES, 0, NULL,
                         "environment variables commands get although they look secret" },
+    [CFG_COMMANDS_ALLOW] = { "commands.allow", T_STRS, 1, NULL,
+                             "commands that run like read-only ones (your own file only)" },
+    [CFG_COMMANDS_DENY] = { "commands.deny", T_STRS, 1, NULL,
+                            "commands never to run, even with --yolo" },
 };
 
 /* The provider table as the CLI needs it: which variable holds the key. */
@@ -190,7 +195,38 @@ static int in_choices(const char *choices, const char *v)
     return 0;
 }
 
-/* Take one value of a config file. */
+/* Add v to the list of key k (a NULL-terminated array); source joins the sources. */
+static int strs_add(cli_config *c, int k, const char *v, const char *source)
+{
+    size_t n = 0;
+    while (c->strs[k] && c->strs[k][n])
+        n++;
+    char **grown = realloc(c->strs[k], (n + 2) * sizeof *grown);
+    if (!grown)
+        return -1;
+    c->strs[k] = grown;
+    if (!(grown[n] = strdup(v)))
+        return -1;
+    grown[n + 1] = NULL;
+    if (!strstr(c->source[k], source)) {
+        char both[sizeof c->source[k]];
+        snprintf(both, sizeof both, "%s%s%s", c->source[k], c->source[k][0] ? " + " : "",
+                 source);
+        set_source(c, k, both);
+    }
+    return 0;
+}
+
+static void note(cli_config *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(cli_config *c, const char *fmt, ...)
+{
+    size_t at = strlen(c->notes);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->notes + at, sizeof c->notes - at, fmt, ap);
+    va_end(ap);
+}
+
 /* commands.env_allow: a list of variable names or globs ("MY_TOKEN", "CI_*"). */
 static int take_names(cli_config *c, int k, const json_t *v, const char *file,
                       const char *path, char *err, size_t errlen)
@@ -212,29 +248,23 @@ static int take_names(cli_config *c, int k, const json_t *v, const char *file,
             return -1;
         }
     }
-    char **list = calloc(n + 1, sizeof *list);
-    sbuf text = SBUF_INIT;
-    int oom = !list;
+    /* a later file replaces the list (as for the other settings) */
+    for (size_t j = 0; c->strs[k] && c->strs[k][j]; j++)
+        free(c->strs[k][j]);
+    free(c->strs[k]);
+    c->strs[k] = NULL;
+    c->source[k][0] = '\0';
+    (void)n;
     json_array_foreach(v, i, e) {
-        if (list && !(list[i] = strdup(json_string_value(e))))
-            oom = 1;
-        if (i)
-            sbuf_putc(&text, ',');
-        sbuf_puts(&text, json_string_value(e));
-    }
-    for (char **p = c->env_allow; p && *p; p++)
-        free(*p);
-    free(c->env_allow);
-    c->env_allow = list;
-    set_str(c, k, text.data ? text.data : "", file);
-    sbuf_release(&text);
-    if (oom) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
+        if (strs_add(c, k, json_string_value(e), file) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
     }
     return 0;
 }
 
+/* Take one value of a config file. */
 static int take_value(cli_config *c, int k, const json_t *v, const char *file, const char *path,
                       int project, char *err, size_t errlen)
 {
@@ -243,9 +273,9 @@ static int take_value(cli_config *c, int k, const json_t *v, const char *file, c
     if (project && k == CFG_ENV_ALLOW) {
         /* A repository must not pull your secrets into the commands it gets the model to
          * run; not fatal: the project's other settings still apply. */
-        fprintf(stderr, "hew: %s: %s is ignored in a project's config (it would hand your "
-                "secrets to commands) — put it in %s\n", file, path,
-                c->user_path ? c->user_path : "~/.config/hew/config.json");
+        note(c, "hew: %s: %s is ignored in a project's config (it would hand your secrets to "
+                "commands) — put it in %s\n",
+             file, path, c->user_path ? c->user_path : "~/.config/hew/config.json");
         return 0;
     }
     if (project && !d->project_ok) {
@@ -318,6 +348,39 @@ static int take_value(cli_config *c, int k, const json_t *v, const char *file, c
             return -1;
         }
         set_num(c, k, bits, src);
+        return 0;
+    }
+    case T_STRS: {
+        if (!json_is_array(v)) {
+            snprintf(err, errlen, "%s: %s: expected a list of command patterns, e.g. "
+                                  "[\"npm test*\", \"git status\"]",
+                     file, path);
+            return -1;
+        }
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            if (!json_is_string(e) || !*json_string_value(e)) {
+                snprintf(err, errlen, "%s: %s[%zu]: expected a command pattern (a non-empty "
+                                      "string)",
+                         file, path, i);
+                return -1;
+            }
+        }
+        if (project && k == CFG_COMMANDS_ALLOW) {
+            if (json_array_size(v))
+                note(c, "hew: note: %s: %s is ignored — a repository must not let commands "
+                        "run unasked; allow commands in your own config file (%s) or with "
+                        "--allow-command\n",
+                     file, path, c->user_path ? c->user_path : "~/.config/hew/config.json");
+            return 0;
+        }
+        json_array_foreach(v, i, e) {
+            if (strs_add(c, k, json_string_value(e), src) != 0) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+        }
         return 0;
     }
     }
@@ -412,11 +475,11 @@ static int load_file(cli_config *c, const char *path, int project, json_t **keep
                         break;
                 if (k == CFG_NKEYS) {
                     snprintf(err, errlen,
-                             strcmp(key, "commands") == 0
-                                 ? "%s: %s: unknown setting (see `hew config`)"
-                             : strcmp(key, "rules") == 0
+                             strcmp(key, "rules") == 0
                                  ? "%s: %s: unknown setting (rules are global, clinerules, "
                                    "cursorrules, windsurfrules, agents, clineignore)"
+                             : strcmp(key, "commands") == 0
+                                 ? "%s: %s: unknown setting (see `man hew`, COMMAND POLICY)"
                                  : "%s: %s: unknown setting (limits are max_consecutive_mistakes, "
                                    "request_timeout_s, idle_timeout_s, retry_delay_ms, "
                                    "task_timeout_s)",
@@ -536,15 +599,16 @@ static char *project_config_path(const char *cwd)
 
 void cli_config_release(cli_config *c)
 {
-    for (int k = 0; k < CFG_NKEYS; k++)
+    for (int k = 0; k < CFG_NKEYS; k++) {
         free(c->str[k]);
+        for (size_t i = 0; c->strs[k] && c->strs[k][i]; i++)
+            free(c->strs[k][i]);
+        free(c->strs[k]);
+    }
     free(c->user_path);
     free(c->project_path);
     free(c->key_from);
     free(c->model_info);
-    for (char **p = c->env_allow; p && *p; p++)
-        free(*p);
-    free(c->env_allow);
     memset(c, 0, sizeof *c);
 }
 
@@ -635,6 +699,12 @@ static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
             }
             set_num(c, CFG_AUTO_APPROVE, bits, "flag --auto-approve");
         }
+        for (int i = 0; i < co->nallow_commands; i++)
+            if (strs_add(c, CFG_COMMANDS_ALLOW, co->allow_commands[i], "flag --allow-command"))
+                goto oom;
+        for (int i = 0; i < co->ndeny_commands; i++)
+            if (strs_add(c, CFG_COMMANDS_DENY, co->deny_commands[i], "flag --deny-command"))
+                goto oom;
     }
     if (!cli_provider_key_env(c->str[CFG_PROVIDER])) {
         snprintf(err, errlen, "unknown provider '%s' (from %s) — use %s", c->str[CFG_PROVIDER],
@@ -679,6 +749,12 @@ static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
     json_decref(user);
     json_decref(project);
     return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    json_decref(user);
+    json_decref(project);
+    free(file_provider);
+    return -1;
 }
 
 int cli_config_load(cli_config *c, const cli_options *co, char *err, size_t errlen)
@@ -692,7 +768,7 @@ int cli_config_load(cli_config *c, const cli_options *co, char *err, size_t errl
 int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errlen)
 {
     o->provider = c->str[CFG_PROVIDER];
-    o->env_allow = (const char *const *)c->env_allow;
+    o->env_allow = (const char *const *)c->strs[CFG_ENV_ALLOW];
     o->model = c->str[CFG_MODEL];
     o->model_info = c->model_info;
     o->base_url = c->str[CFG_BASE_URL];
@@ -724,6 +800,8 @@ int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errl
     o->idle_timeout_ms = c->num[CFG_IDLE_TIMEOUT_S] * 1000;
     o->retry_base_delay_ms = c->num[CFG_RETRY_DELAY_MS];
     o->thinking_budget = c->num[CFG_THINKING];
+    o->command_allow = (const char *const *)c->strs[CFG_COMMANDS_ALLOW];
+    o->command_deny = (const char *const *)c->strs[CFG_COMMANDS_DENY];
     o->api_key = NULL;
     if (c->str[CFG_API_KEY] && *c->str[CFG_API_KEY]) {
         o->api_key = c->str[CFG_API_KEY];
@@ -780,6 +858,8 @@ int cli_config_show(const cli_options *co, int as_json)
     if (key)
         cli_mask_key(key, masked, sizeof masked);
 
+    if (c.notes[0])
+        fputs(c.notes, stderr);
     if (as_json) {
         json_t *o = json_object();
         for (int k = 0; k < CFG_NKEYS; k++) {
@@ -792,12 +872,11 @@ int cli_config_show(const cli_options *co, int as_json)
                 v = json_boolean(c.num[k] > 0);
             else if (defs[k].type == T_LIST)
                 v = json_string(cli_auto_approve_str(c.num[k]));
-            else if (defs[k].type == T_NAMES) {
+            else if (defs[k].type == T_STRS || defs[k].type == T_NAMES) {
                 v = json_array();
-                for (char **p = c.env_allow; p && *p; p++)
-                    json_array_append_new(v, json_string(*p));
-            }
-            else
+                for (size_t i = 0; c.strs[k] && c.strs[k][i]; i++)
+                    json_array_append_new(v, json_string(c.strs[k][i]));
+            } else
                 v = json_integer(c.num[k]);
             json_object_set_new(o, defs[k].path, json_pack("{s:o, s:s}", "value", v, "source",
                                                            c.source[k][0] ? c.source[k]
@@ -837,9 +916,13 @@ int cli_config_show(const cli_options *co, int as_json)
                 snprintf(val, sizeof val, "%s", c.num[k] > 0 ? "true" : "false");
             else if (defs[k].type == T_LIST)
                 snprintf(val, sizeof val, "%s", cli_auto_approve_str(c.num[k]));
-            else if (defs[k].type == T_NAMES)
-                snprintf(val, sizeof val, "%s", c.str[k] && *c.str[k] ? c.str[k] : "(none)");
-            else
+            else if (defs[k].type == T_STRS || defs[k].type == T_NAMES) {
+                sbuf list = SBUF_INIT;
+                for (size_t i = 0; c.strs[k] && c.strs[k][i]; i++)
+                    sbuf_printf(&list, "%s\"%s\"", i ? ", " : "[", c.strs[k][i]);
+                snprintf(val, sizeof val, "%s%s", list.data ? list.data : "[", "]");
+                sbuf_release(&list);
+            } else
                 snprintf(val, sizeof val, "%ld", c.num[k]);
             printf("%-33s %-30s %s\n", defs[k].path, val, c.source[k][0] ? c.source[k] : "default");
         }

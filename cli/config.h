@@ -6,8 +6,11 @@
  * HEW_MODEL, HEW_BASE_URL) < command-line flags. Each value remembers where it came from
  * (`hew config` shows it). A project's file may not redirect the API key or approve
  * actions (base_url, api_key, api_key_env, yolo, auto_approve, providers): a repository
- * you open must not send your key elsewhere or run commands unasked. Errors name the file
- * and the JSON path of the problem. It never prints a secret unmasked and never exits. */
+ * you open must not send your key elsewhere or run commands unasked. Lists of command
+ * rules merge instead: commands.deny from both files and --deny-command; commands.allow
+ * from the user's file and --allow-command only (a project's is ignored, with a note).
+ * Errors name the file and the JSON path of the problem. It never prints a secret
+ * unmasked and never exits. */
 #ifndef HEW_CLI_CONFIG_H
 #define HEW_CLI_CONFIG_H
 
@@ -45,6 +48,8 @@ enum cfg_key {
     CFG_RULES_AGENTS,
     CFG_RULES_CLINEIGNORE,
     CFG_ENV_ALLOW, /* commands.env_allow: the user's file only */
+    CFG_COMMANDS_ALLOW, /* commands.allow: the user's file and flags only */
+    CFG_COMMANDS_DENY,  /* commands.deny: both files and flags, merged */
     CFG_NKEYS
 };
 
@@ -54,7 +59,7 @@ enum {
     AA_READ_OUTSIDE = 1 << 1,
     AA_EDIT = 1 << 2,
     AA_EDIT_OUTSIDE = 1 << 3,
-    AA_COMMANDS = 1 << 4,     /* commands the model marks safe */
+    AA_COMMANDS = 1 << 4,     /* commands hew judges read-only (cmdpolicy) */
     AA_ALL_COMMANDS = 1 << 5, /* every command */
     AA_MCP = 1 << 6,
 };
@@ -69,8 +74,10 @@ typedef struct cli_config {
     char *model_info;        /* models.<model> of the files for the chosen model (JSON
                                 text), or NULL */
     char model_info_from[256]; /* which file it came from */
-    char **env_allow;        /* commands.env_allow (NULL-terminated, owned), or NULL; its
-                                text ("A,B_*") is str[CFG_ENV_ALLOW] */
+    char **strs[CFG_NKEYS];  /* lists of strings (commands.allow, .deny, .env_allow):
+                                NULL-terminated, or NULL when empty */
+    char notes[1024];        /* warnings about the files ("" none), printed by
+                                cli_setup_options and `hew config` */
 } cli_config;
 
 /* Load and merge everything for the workspace cwd (NULL: the current directory) and the

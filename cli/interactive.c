@@ -424,6 +424,12 @@ static long ask_kind(const evq_item *it, const json_t *d, const char **name)
             *name = "commands the model marks risky";
             return 0; /* only --auto-approve all-commands or /yolo */
         }
+        const json_t *policy = json_object_get(d, "policy");
+        if (policy && (strcmp(jstr(policy, "decision"), "safe") != 0 ||
+                       json_is_true(json_object_get(policy, "outside")))) {
+            *name = "commands hew does not judge read-only";
+            return 0; /* the policy's verdict, not the model's word */
+        }
         *name = "safe commands";
         return AA_COMMANDS;
     }
@@ -578,6 +584,9 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
         hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
         return;
     }
+    const char *reason = jstr(json_object_get(d, "policy"), "reason");
+    if (strcmp(it->type, "command") == 0 && *reason) /* why hew asks */
+        screen_commitf(u->scr, "  %s%s%s", sgr(u, "\033[2m"), reason, sgr(u, "\033[0m"));
     char prompt[300];
     snprintf(prompt, sizeof prompt,
              "  \1%s\1Allow?\1%s\1 y = yes · n = no%s%s%s · or type what to do instead › ",

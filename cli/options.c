@@ -93,6 +93,22 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
             co->no_config = 1;
         } else if (strcmp(a, "--trust") == 0) {
             co->trust = 1;
+        } else if (strcmp(a, "--allow-command") == 0 || strcmp(a, "--deny-command") == 0) {
+            int deny = a[2] == 'd';
+            int *n = deny ? &co->ndeny_commands : &co->nallow_commands;
+            if (!next || !*next) {
+                fprintf(stderr, "hew: %s needs a pattern, e.g. %s\n", a,
+                        deny ? "--deny-command 'rm -rf*'" : "--allow-command 'npm test*'");
+                return 2;
+            }
+            if (*n == CLI_MAX_RULES) {
+                fprintf(stderr, "hew: at most %d %s flags — put longer lists in the config "
+                                "file (commands.%s)\n",
+                        CLI_MAX_RULES, a, deny ? "deny" : "allow");
+                return 2;
+            }
+            (deny ? co->deny_commands : co->allow_commands)[(*n)++] = next;
+            i++;
         } else if (strcmp(a, "--") == 0 && i + 1 < argc && !co->task) {
             co->task = argv[++i];
         } else if (a[0] != '-' && !co->task) {
@@ -126,6 +142,8 @@ int cli_setup_options(const cli_options *co, hew_options *o, cli_config *cfg_out
     if (co->cwd)
         o->cwd = co->cwd;
     o->trust_workspace = co->trust;
+    if (cfg.notes[0])
+        fputs(cfg.notes, stderr);
     *cfg_out = cfg; /* o borrows its strings */
     return 0;
 }

@@ -193,6 +193,10 @@ void render_plain_event(render_plain *r, const hew_event *raw)
         fprintf(r->out, "%s$ %s%s\n", sgr(r, "\033[33m"),
                 data ? data_str(data, "command") : (ev->text ? ev->text : ""),
                 sgr(r, "\033[0m"));
+        const char *why = data_str(json_object_get(data, "policy"), "reason");
+        if (ev->is_ask && *why) /* why hew asks (the policy's reason is printable) */
+            fprintf(r->out, "%s  needs approval: %s%s\n", sgr(r, "\033[2m"), why,
+                    sgr(r, "\033[0m"));
     } else if (strcmp(type, "completion_result") == 0 && !ev->is_ask) {
         end_line(r);
         fprintf(r->out, "%s✓ %s%s\n", sgr(r, "\033[32m"), ev->text ? ev->text : "",

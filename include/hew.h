@@ -68,10 +68,13 @@ typedef struct hew_options {
     int auto_approve_read_outside;  /* ... and outside it (needs the above too; default 0) */
     int auto_approve_edit;          /* file edits inside the workspace (default 0) */
     int auto_approve_edit_outside;  /* ... and outside it (needs the above too; default 0) */
-    int auto_approve_safe_commands; /* commands the model marks as not needing approval
+    int auto_approve_safe_commands; /* commands hew judges read-only (or a command_allow
+                                       rule allows), unless the model marks them
+                                       requires_approval; one that reads outside the
+                                       workspace needs auto_approve_read_outside too
                                        (default 0) */
-    int auto_approve_all_commands;  /* also those it marks requires_approval (needs the
-                                       above too; default 0) */
+    int auto_approve_all_commands;  /* every other command too, but never a denied one
+                                       (needs the above too; default 0) */
     int auto_approve_mcp;           /* MCP tools and resources (default 0) */
     int parallel_tool_calls;        /* run every tool of a message (default 1) */
     int native_tools;       /* -1 from the model table (default), 0 XML, 1 native */
@@ -122,6 +125,15 @@ typedef struct hew_options {
                                        NULL: none. Copied by hew_session_new. By default
                                        commands never see *_TOKEN, *_SECRET*, *_PASSWORD,
                                        *KEY (as a word), AWS_* secrets or hew's own key. */
+    /* The user's command rules (NULL-terminated lists of patterns, copied into the
+     * session; NULL: none): a command prefix ("git status") or a glob ("npm test*",
+     * "rm -rf*"), matched against each simple command of a line and, for deny, the whole
+     * line. A command allow matches runs like a read-only one under
+     * auto_approve_safe_commands; one deny matches is refused, never run, whatever the
+     * approvals (yolo too), and the model is told which rule refused it. Only the user
+     * should allow: a front end must not take allow rules from a project's files. */
+    const char *const *command_allow;
+    const char *const *command_deny;
 } hew_options;
 
 /* Fill o with the defaults above. */

@@ -43,7 +43,7 @@ _hew() {
                 COMPREPLY=($(compgen -W "$words" -- "$cur"))
             fi
             return ;;
-        --model|--base-url|--timeout|--retry-delay-ms|--thinking|--resume)
+        --model|--base-url|--timeout|--retry-delay-ms|--thinking|--resume|--allow-command|--deny-command)
             return ;;
         debug)
             COMPREPLY=($(compgen -W "parse sse decode markdown" -- "$cur"))
@@ -52,7 +52,8 @@ _hew() {
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "-p --print --json -v --verbose --provider --model --base-url
             --cwd --plan --act --yolo --auto-approve --thinking --native-tools --xml-tools
-            --timeout --retry-delay-ms --continue --resume --no-config --trust --version --help" -- "$cur"))
+            --timeout --retry-delay-ms --continue --resume --no-config --trust --allow-command
+            --deny-command --version --help" -- "$cur"))
     elif [[ $COMP_CWORD -eq 1 ]]; then
         COMPREPLY=($(compgen -W "config doctor mcp trust debug help" -- "$cur"))
     fi

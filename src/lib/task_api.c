@@ -43,21 +43,28 @@ static char *dup_opt(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-/* A copy of a NULL-terminated list of strings (NULL for NULL); *oom when it failed. */
-static char **dup_list(const char *const *list, bool *oom)
+/* A copy of a NULL-terminated list of strings (NULL stays NULL); false when memory runs
+ * out. */
+static bool dup_list(const char *const *list, char ***out)
 {
+    *out = NULL;
     if (!list)
-        return NULL;
+        return true;
     size_t n = 0;
     while (list[n])
         n++;
     char **copy = calloc(n + 1, sizeof *copy);
-    for (size_t i = 0; copy && i < n; i++)
-        if (!(copy[i] = strdup(list[i])))
-            *oom = true;
     if (!copy)
-        *oom = true;
-    return copy;
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!(copy[i] = strdup(list[i]))) {
+            while (i)
+                free(copy[--i]);
+            free(copy);
+            return false;
+        }
+    *out = copy;
+    return true;
 }
 
 static void free_list(char **list)
@@ -77,6 +84,8 @@ static void settings_release(task_settings *s)
     free(s->cwd);
     free(s->data_dir);
     free(s->language);
+    free_list(s->command_allow);
+    free_list(s->command_deny);
 }
 
 /* The model description of hew_options.model_info on top of the table's entry. */
@@ -194,16 +203,16 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     st->rules_clineignore = o->rules_clineignore != 0;
     st->persist = o->persist != 0;
     st->data_dir = dup_opt(o->data_dir);
-    bool list_oom = false;
-    st->env_allow = dup_list(o->env_allow, &list_oom);
-    if (list_oom) {
-        lib_set_err(err, errlen, "out of memory copying env_allow");
+    st->on_event = o->on_event;
+    st->event_ud = o->event_ud;
+    if (!dup_list(o->env_allow, &st->env_allow) ||
+        !dup_list(o->command_allow, &st->command_allow) ||
+        !dup_list(o->command_deny, &st->command_deny)) {
+        lib_set_err(err, errlen, "out of memory");
         settings_release(st);
         free(s);
         return NULL;
     }
-    st->on_event = o->on_event;
-    st->event_ud = o->event_ud;
 
     hew_err e = HEW_ERR_INIT;
     api_provider_opts po = { st->base_url, st->api_key, st->model, NULL };

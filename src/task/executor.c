@@ -78,8 +78,10 @@ static bool env_ask_nowait(tool_env *env, const char *type, const char *text, js
 }
 
 /* Cline's auto-approval rules: "local" needs the group's flag; "outside the workspace"
- * needs it and the group's outside flag; a command the model marked requires_approval
- * needs both the safe-commands and the all-commands flags. */
+ * needs it and the group's outside flag; a command hew judged read-only (safe_command)
+ * needs the safe-commands flag, and the read-outside flags when it reads outside the
+ * workspace; any other command needs both the safe-commands and the all-commands flags.
+ * (A command a deny rule refuses never gets here.) */
 static bool auto_approved(const task_settings *s, const char *group, bool outside)
 {
     if (s->yolo)
@@ -91,7 +93,8 @@ static bool auto_approved(const task_settings *s, const char *group, bool outsid
     if (strcmp(group, "edit") == 0)
         return s->auto_approve_edit && (!outside || s->auto_approve_edit_outside);
     if (strcmp(group, "safe_command") == 0)
-        return s->auto_approve_safe_commands;
+        return s->auto_approve_safe_commands &&
+               (!outside || (s->auto_approve_read && s->auto_approve_read_outside));
     if (strcmp(group, "command") == 0)
         return s->auto_approve_safe_commands && s->auto_approve_all_commands;
     if (strcmp(group, "mcp") == 0)
@@ -191,6 +194,8 @@ void executor_env_init(hew_task *t)
     e->cwd = t->settings->cwd;
     e->abort = t->abort;
     e->yolo = t->settings->yolo;
+    e->command_allow = (const char *const *)t->settings->command_allow;
+    e->command_deny = (const char *const *)t->settings->command_deny;
     e->mcp = t->session->mcp;
     e->mode = t->mode;
     e->set_mode = env_set_mode;

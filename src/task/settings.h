@@ -42,6 +42,9 @@ typedef struct task_settings {
     char **env_allow;           /* hew_options.env_allow copied (NULL-terminated), or NULL */
     hew_event_fn on_event;
     void *event_ud;
+    char **command_allow;       /* hew_options.command_allow copied, NULL-terminated; NULL:
+                                   none */
+    char **command_deny;
 } task_settings;
 
 struct hew_session {

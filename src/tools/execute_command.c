@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/utf8.h"
+#include "tools/cmdpolicy.h"
 #include "tools/ignore.h"
 #include "tools/proc.h"
 #include "tools/workspace.h"
@@ -707,11 +708,36 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         return HEW_OK;
     }
 
-    json_t *data = json_pack("{s:s, s:b}", "command", command, "requires_approval",
-                             requires_approval);
+    /* hew's own judgement decides the approval group; the model's requires_approval can
+     * only make a command ask, never let one run */
+    cmdpolicy_opts cpo = { env->cwd, shell_path(), env->command_allow, env->command_deny };
+    cmdpolicy_verdict v;
+    cmdpolicy_judge(&cpo, command, &v);
+    json_t *policy = json_pack("{s:s, s:s, s:s, s:b}", "decision",
+                               cmdpolicy_decision_name(v.decision), "reason", v.reason, "part",
+                               v.part, "outside", v.outside);
+    if (v.rule[0])
+        json_object_set_new(policy, "rule", json_string(v.rule));
+    json_t *data = json_pack("{s:s, s:b, s:o}", "command", command, "requires_approval",
+                             requires_approval, "policy", policy);
+    if (v.decision == CMDPOLICY_DENY) {
+        buf say = BUF_INIT(0);
+        buf_printf(&say, "refused to run the command: it %s", v.reason);
+        env->say(env, "error", say.data, data, 0);
+        buf_release(&say);
+        json_decref(data);
+        tool_result_error(out,
+                          "hew refused to run this command: it %s. The user's command rules "
+                          "refuse it whatever the approval settings, so it was not run. Do not "
+                          "try to reach the same result another way; if it is needed, ask the "
+                          "user to run it or to change the rule.",
+                          v.reason);
+        return HEW_OK;
+    }
+    bool safe = v.decision == CMDPOLICY_SAFE && !requires_approval;
     bool approved = false;
     tool_answer answer = { TOOL_ANSWER_YES, NULL };
-    hew_code rc = env->approve(env, requires_approval ? "command" : "safe_command", false,
+    hew_code rc = env->approve(env, safe ? "safe_command" : "command", safe && v.outside,
                                "command", data, &approved, &answer);
     json_decref(data);
     if (rc != HEW_OK) {

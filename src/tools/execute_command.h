@@ -8,9 +8,14 @@
  *   - runs `$SHELL -c COMMAND` (/bin/sh when SHELL is unset or not executable) in the
  *     workspace through tools/proc.h: its own process group, stdin /dev/null, pagers off,
  *     no API keys in the environment;
- *   - approval through env->approve: group "safe_command" when the model said
- *     requires_approval=false, "command" otherwise; message type "command", data
- *     {"command": …, "requires_approval": bool};
+ *   - hew judges the command itself (tools/cmdpolicy.h) with the user's allow and deny
+ *     rules (env->command_allow, command_deny): a command a deny rule matches is refused,
+ *     never run (an "error" say with the data below, an error result naming the rule);
+ *     otherwise approval through env->approve: group "safe_command" when hew judged it
+ *     read-only (or allowed) and the model did not say requires_approval=true (outside:
+ *     it reads outside the workspace), "command" otherwise; message type "command", data
+ *     {"command": …, "requires_approval": bool, "policy": {"decision": "safe"|"ask"|
+ *     "deny", "reason": …, "part": …, "outside": bool, "rule"?: …}};
  *   - output streamed as "command_output" messages (partial updates at most every
  *     update_ms, text = the output so far as the model will see it, valid UTF-8): an ask
  *     the user can answer while it runs (yes: go on in the background; a message: go on

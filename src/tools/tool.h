@@ -68,6 +68,9 @@ struct tool_env {
     const char *cwd;
     hew_abort *abort;
     bool yolo; /* auto-approve everything; questions to the user are not possible */
+    /* The user's command rules (tools/cmdpolicy.h), NULL-terminated; NULL: none. */
+    const char *const *command_allow;
+    const char *const *command_deny;
     const char *mode; /* "act" or "plan"; change it with set_mode */
     struct mcp_hub *mcp; /* the session's MCP servers (mcp/hub.h), or NULL */
     const char *const *env_allow; /* variables commands get despite proc_env_is_secret
@@ -83,8 +86,10 @@ struct tool_env {
                     int partial, tool_answer *answer);
     /* Ask approval for a tool of an approval group unless the settings approve it:
      * "read", "edit" (outside_workspace: the path resolves outside the root), "safe_command"
-     * (the model said requires_approval=false), "command" (it said true), "mcp" ("mcp_listed":
-     * an MCP tool its server's autoApprove list names: always approved). When
+     * (hew's command policy judged the command read-only and the model did not ask for
+     * approval; outside_workspace: it reads outside the root), "command" (any other
+     * command), "mcp" ("mcp_listed": an MCP tool its server's autoApprove list names:
+     * always approved). When
      * auto-approved the tool is said (type, data) and *approved is true. Otherwise the
      * user is asked (type, data): yes → approved; no or a typed message → not approved and
      * the task's "rejected" flag is set (later tools of the message are skipped). Typed

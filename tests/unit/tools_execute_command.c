@@ -111,15 +111,34 @@ static void test_approval_groups_and_rejection(void)
     toolenv_init(&te, workdir);
     tool_result r;
     unlink("marker1");
-    /* requires_approval=false: group safe_command; denied with feedback: nothing runs */
-    toolenv_answer(&te, "message", "not now, read the README first");
-    CHECK_INT(toolenv_run(&te, &tool_execute_command, &r, "command", "touch marker1",
+    /* requires_approval=false on a command hew judges read-only: group safe_command */
+    toolenv_answer(&te, "no", NULL);
+    CHECK_INT(toolenv_run(&te, &tool_execute_command, &r, "command", "ls -la | wc -l",
                           "requires_approval", "false", NULL),
               HEW_OK);
     json_t *ask = toolenv_last(&te, "ask", "command");
     REQUIRE(ask != NULL);
     CHECK_STR(json_string_value(json_object_get(ask, "group")), "safe_command");
+    json_t *policy = json_object_get(json_object_get(ask, "data"), "policy");
+    CHECK_STR(json_string_value(json_object_get(policy, "decision")), "safe");
+    CHECK_STR(json_string_value(json_object_get(policy, "reason")), "read-only: `ls`, `wc`");
+    buf_release(&r.text);
+
+    /* requires_approval=false on one that writes: the model's word does not make it safe
+     * (group command, and the policy says why); denied with feedback: nothing runs */
+    toolenv_answer(&te, "message", "not now, read the README first");
+    CHECK_INT(toolenv_run(&te, &tool_execute_command, &r, "command", "touch marker1",
+                          "requires_approval", "false", NULL),
+              HEW_OK);
+    ask = toolenv_last(&te, "ask", "command");
+    REQUIRE(ask != NULL);
+    CHECK_STR(json_string_value(json_object_get(ask, "group")), "command");
     CHECK(json_is_false(json_object_get(json_object_get(ask, "data"), "requires_approval")));
+    policy = json_object_get(json_object_get(ask, "data"), "policy");
+    CHECK_STR(json_string_value(json_object_get(policy, "decision")), "ask");
+    CHECK_STR(json_string_value(json_object_get(policy, "reason")),
+              "`touch` is not a read-only program: touch marker1");
+    CHECK_STR(json_string_value(json_object_get(policy, "part")), "touch marker1");
     CHECK(strncmp(r.text.data, "The user denied this operation.", 31) == 0);
     CHECK(strstr(r.text.data, "<feedback>\nnot now, read the README first\n</feedback>") != NULL);
     CHECK(te.rejected);
@@ -536,6 +555,115 @@ static const char *command_message_kind(const char *req, int safe, int all, int 
     return kind ? out : NULL;
 }
 
+/* How a command the model marks requires_approval=false fares with these settings and
+ * rules (asks are answered no): "ran" (said, not asked), "asked", "refused" (an error
+ * naming a deny rule, and the model told so), or NULL on failure. */
+struct fate_opts {
+    int safe, all, yolo, read_outside;
+    const char *const *allow, *const *deny;
+};
+
+static void on_event_no(void *ud, hew_task *t, const hew_event *ev)
+{
+    struct api_run *a = ud;
+    json_t *j = json_loads(ev->json, 0, NULL);
+    pthread_mutex_lock(&a->mu);
+    json_array_append_new(a->events, j);
+    pthread_mutex_unlock(&a->mu);
+    if (ev->is_ask && !ev->partial)
+        hew_task_respond(t, strcmp(ev->type, "completion_result") == 0 ? HEW_ANSWER_YES
+                                                                       : HEW_ANSWER_NO,
+                         NULL);
+}
+
+static const char *command_fate(const char *cmd_call, const struct fate_opts *f)
+{
+    fakeprov fp;
+    char scenario[1024];
+    snprintf(scenario, sizeof scenario, "{\"responses\":[%s,%s]}", cmd_call, COMPLETE);
+    if (fakeprov_start(&fp, scenario) != 0)
+        return NULL;
+    struct api_run a = { PTHREAD_MUTEX_INITIALIZER, json_array() };
+    hew_options o;
+    hew_options_init(&o);
+    o.provider = "anthropic";
+    o.model = "claude-test-model";
+    o.api_key = "test-key-not-for-children";
+    o.base_url = fp.url;
+    o.native_tools = 0;
+    o.cwd = workdir;
+    o.auto_approve_safe_commands = f->safe;
+    o.auto_approve_all_commands = f->all;
+    o.auto_approve_read_outside = f->read_outside;
+    o.yolo = f->yolo;
+    o.command_allow = f->allow;
+    o.command_deny = f->deny;
+    o.on_event = on_event_no;
+    o.event_ud = &a;
+    char err[256];
+    hew_session *s = hew_session_new(&o, err, sizeof err);
+    hew_task *t = s ? hew_task_start(s, "run it", err, sizeof err) : NULL;
+    const char *fate = NULL;
+    if (t) {
+        hew_task_wait(t);
+        size_t i;
+        json_t *ev;
+        json_array_foreach(a.events, i, ev) {
+            const char *type = json_string_value(json_object_get(ev, "type"));
+            bool ask = strcmp(json_string_value(json_object_get(ev, "kind")), "ask") == 0;
+            json_t *policy = json_object_get(json_object_get(ev, "data"), "policy");
+            if (strcmp(type, "command") == 0)
+                fate = ask ? "asked" : "ran";
+            else if (strcmp(type, "error") == 0 && policy)
+                fate = "refused";
+        }
+        json_t *reqs = fakeprov_requests(&fp);
+        char *dump = reqs ? json_dumps(reqs, 0) : NULL;
+        if (fate && strcmp(fate, "refused") == 0)
+            CHECK(dump && strstr(dump, "hew refused to run this command") != NULL);
+        free(dump);
+        json_decref(reqs);
+    }
+    hew_task_free(t);
+    hew_session_free(s);
+    fakeprov_stop(&fp);
+    json_decref(a.events);
+    return fate;
+}
+
+static void test_policy_settings(void)
+{
+    static const char *const deny[] = { "touch *", NULL };
+    static const char *const allow[] = { "touch policy-allowed", NULL };
+    struct fate_opts safe = { 1, 0, 0, 0, NULL, NULL };
+    /* the model's requires_approval=false does not make a write safe */
+    CHECK_STR(command_fate(CMD_CALL("touch policy-x", "false"), &safe), "asked");
+    CHECK(access("policy-x", F_OK) != 0);
+    CHECK_STR(command_fate(CMD_CALL("cat policy-none 2>/dev/null; ls", "false"), &safe), "ran");
+    /* it can only narrow: true makes a read-only command ask */
+    CHECK_STR(command_fate(CMD_CALL("ls", "true"), &safe), "asked");
+    /* reading outside the workspace needs read-outside too */
+    CHECK_STR(command_fate(CMD_CALL("cat /etc/hostname", "false"), &safe), "asked");
+    struct fate_opts outside = { 1, 0, 0, 1, NULL, NULL };
+    CHECK_STR(command_fate(CMD_CALL("cat /etc/hostname", "false"), &outside), "ran");
+    /* all-commands runs what the policy asks about, but never what a rule denies */
+    struct fate_opts all = { 1, 1, 0, 0, NULL, deny };
+    CHECK_STR(command_fate(CMD_CALL("mkdir -p policy-dir", "false"), &all), "ran");
+    CHECK_STR(command_fate(CMD_CALL("touch policy-y", "false"), &all), "refused");
+    struct fate_opts yolo = { 0, 0, 1, 0, NULL, deny };
+    CHECK_STR(command_fate(CMD_CALL("echo x; touch policy-y", "false"), &yolo), "refused");
+    CHECK(access("policy-y", F_OK) != 0);
+    /* an allow rule makes a command run like a read-only one (and deny still wins) */
+    struct fate_opts allowed = { 1, 0, 0, 0, allow, NULL };
+    CHECK_STR(command_fate(CMD_CALL("touch policy-allowed", "false"), &allowed), "ran");
+    CHECK(access("policy-allowed", F_OK) == 0);
+    struct fate_opts both = { 1, 0, 0, 0, allow, deny };
+    unlink("policy-allowed");
+    CHECK_STR(command_fate(CMD_CALL("touch policy-allowed", "false"), &both), "refused");
+    CHECK(access("policy-allowed", F_OK) != 0);
+    rmdir("policy-dir");
+}
+
 static void write_file(const char *dir, const char *name, const char *text)
 {
     char path[1024];
@@ -614,6 +742,7 @@ int main(void)
     RUN(test_proceed_while_running);
     RUN(test_new_task_and_condense);
     RUN(test_approval_settings);
+    RUN(test_policy_settings);
     RUN(test_commands_reading_ignored_files_are_refused);
     if (chdir("/") != 0)
         return 1;
