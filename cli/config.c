@@ -209,10 +209,10 @@ static int strs_add(cli_config *c, int k, const char *v, const char *source)
         return -1;
     grown[n + 1] = NULL;
     if (!strstr(c->source[k], source)) {
-        char both[sizeof c->source[k]];
-        snprintf(both, sizeof both, "%s%s%s", c->source[k], c->source[k][0] ? " + " : "",
-                 source);
-        set_source(c, k, both);
+        sbuf both = SBUF_INIT; /* set_source cuts a long one: it is only shown */
+        sbuf_printf(&both, "%s%s%s", c->source[k], c->source[k][0] ? " + " : "", source);
+        set_source(c, k, both.data ? both.data : source);
+        sbuf_release(&both);
     }
     return 0;
 }
