@@ -412,11 +412,14 @@ static const char *jstr(const json_t *o, const char *k)
     return s ? s : "";
 }
 
-/* Which auto-approve setting an approval belongs to; 0 when "always" is not offered. */
-static long ask_kind(const evq_item *it, const json_t *d, const char **name)
+/* Which auto-approve setting an approval belongs to; 0 when "always" is not offered
+ * (then *how says what would approve it unasked). */
+static long ask_kind(const evq_item *it, const json_t *d, const char **name, const char **how)
 {
+    *how = "--auto-approve all-commands or /yolo";
     if (json_is_string(json_object_get(d, "controlFile"))) {
         *name = "hew's control files";
+        *how = "/yolo (or --yolo)";
         return 0; /* each one asks: "always for file edits" does not cover them */
     }
     if (strcmp(it->type, "command") == 0) {
@@ -577,8 +580,8 @@ static char *ask_line(struct ui *u, const char *prompt, int *why)
 
 static void approval(struct ui *u, const evq_item *it, const json_t *d)
 {
-    const char *kind_name = "";
-    long bit = ask_kind(it, d, &kind_name);
+    const char *kind_name = "", *kind_how = "";
+    long bit = ask_kind(it, d, &kind_name, &kind_how);
     tool_summary(u, it, d, !(u->yolo || (bit && (u->always & bit))));
     if (u->yolo || (bit && (u->always & bit))) {
         hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
@@ -617,9 +620,8 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
             hew_task_respond(u->task, HEW_ANSWER_NO, NULL);
         } else if (strcmp(l, "a") == 0 || strcmp(l, "always") == 0) {
             if (!bit) {
-                screen_commitf(u->scr, "  %s\"always\" is not offered for %s — use "
-                                       "--auto-approve all-commands or /yolo%s",
-                               sgr(u, "\033[2m"), kind_name, sgr(u, "\033[0m"));
+                screen_commitf(u->scr, "  %s\"always\" is not offered for %s — use %s%s",
+                               sgr(u, "\033[2m"), kind_name, kind_how, sgr(u, "\033[0m"));
                 screen_draw(u->scr);
                 free(line);
                 continue;

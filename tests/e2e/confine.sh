@@ -152,6 +152,9 @@ if command -v tmux >/dev/null; then
     tmux -L "$sock" send-keys -t t a Enter
     wait_pane 'Allow\?' 2 # asked again for .hew/mcp.json, "always" notwithstanding
     [[ ! -e $ws/.hew/mcp.json ]] || fail "interactive: .hew/mcp.json written before the answer"
+    tmux -L "$sock" send-keys -t t a Enter # "always" is refused, and says what would do
+    wait_pane 'not offered for hew.s control files .* use /yolo' 1
+    [[ ! -e $ws/.hew/mcp.json ]] || fail "interactive: .hew/mcp.json written on \"always\""
     tmux -L "$sock" send-keys -t t n Enter
     wait_pane 'tty-task-finished' 1 # the model was told, and finished
     tmux -L "$sock" kill-server 2>/dev/null
