@@ -43,7 +43,7 @@ static const char *const COLOURED[] = {
 };
 static const char *const HOSTILE[] = {
     "\x1b]52;c;UFdORUQ=\x07", "\x1b]0;PWNED\x1b\\", "\x1b[2J\x1b[H", "\x1b[8mhidden\x1b[28m",
-    "\xC2\x9b" "31m", "\xE2\x80\xAE", "\a\b\b", "ok\rover", "\x9b\xff", "text ",
+    "\xC2\x9b\x33\x31m", "\xE2\x80\xAE", "\a\b\b", "ok\rover", "\x9b\xff", "text ",
 };
 
 static void gen(sbuf *b, const char *const *words, size_t nwords, uint64_t *s)
