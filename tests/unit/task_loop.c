@@ -44,17 +44,21 @@ static const char *ev_type(const json_t *ev)
 static int default_policy(run *r, hew_task *t, const json_t *ev)
 {
     const char *type = ev_type(ev);
+    pthread_mutex_lock(&r->mu); /* the test may set them while the task runs */
+    const char *feedback = r->feedback;
+    int retry_yes = r->retry_yes;
+    pthread_mutex_unlock(&r->mu);
     if (strcmp(type, "followup") == 0 || strcmp(type, "plan_mode_respond") == 0)
         return hew_task_respond(t, HEW_ANSWER_MESSAGE, "blue");
     if (strcmp(type, "api_req_failed") == 0) {
-        if (r->answered_retry < r->retry_yes) {
+        if (r->answered_retry < retry_yes) {
             r->answered_retry++;
             return hew_task_respond(t, HEW_ANSWER_YES, NULL);
         }
         return hew_task_respond(t, HEW_ANSWER_NO, NULL);
     }
     if (strcmp(type, "mistake_limit_reached") == 0)
-        return r->feedback ? hew_task_respond(t, HEW_ANSWER_MESSAGE, r->feedback)
+        return feedback ? hew_task_respond(t, HEW_ANSWER_MESSAGE, feedback)
                            : hew_task_respond(t, HEW_ANSWER_NO, NULL);
     return hew_task_respond(t, HEW_ANSWER_YES, NULL);
 }
@@ -71,11 +75,20 @@ static void on_event(void *ud, hew_task *t, const hew_event *ev)
     json_array_append(r->events, j);
     pthread_cond_broadcast(&r->cv);
     int hold = r->hold_asks;
+    policy_fn policy = r->policy;
     pthread_mutex_unlock(&r->mu);
     if (ev->is_ask && !ev->partial && !hold)
-        (r->policy ? r->policy : default_policy)(r, t, j);
+        (policy ? policy : default_policy)(r, t, j);
     json_decref(j);
 }
+
+/* Set a field the event callback reads, while the task may be running. */
+#define RUN_SET(r, field, value)                                                           \
+    do {                                                                                   \
+        pthread_mutex_lock(&(r)->mu);                                                      \
+        (r)->field = (value);                                                              \
+        pthread_mutex_unlock(&(r)->mu);                                                    \
+    } while (0)
 
 static int run_start(run *r, const char *scenario, const char *task,
                      void (*tweak)(hew_options *))
@@ -365,7 +378,7 @@ static void test_mistake_limit_asks_for_feedback(void)
     run r;
     REQUIRE(run_start(&r, "{\"responses\":[" PROSE("one") "," PROSE("two") "," PROSE("three")
                           "," COMPLETE("finally") "]}", "Do it", NULL) == 0);
-    r.feedback = "Just call attempt_completion.";
+    RUN_SET(&r, feedback, "Just call attempt_completion.");
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     CHECK_INT(count_type(&r, "mistake_limit_reached"), 1);
     json_t *reqs = fakeprov_requests(&r.fp);
@@ -488,7 +501,7 @@ static void test_backoff_doubles_then_asks_and_user_retry_resets(void)
     snprintf(scenario, sizeof scenario, "{\"responses\":[%s,%s,%s,%s,%s,%s]}", err500, err500,
              err500, err500, err500, COMPLETE("ok"));
     REQUIRE(run_start(&r, scenario, "x", NULL) == 0);
-    r.retry_yes = 1;
+    RUN_SET(&r, retry_yes, 1);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     /* 3 automatic retries at 10, 20, 40 ms, a failed notice, the ask, then the user's
      * retry opens a new round (the 5th request fails, the 6th succeeds). */
@@ -790,7 +803,7 @@ static void test_rejection_with_feedback_skips_the_rest(void)
                           "</write_to_file>\\nAnd then more words.\\n<ask_followup_question><question>"
                           "Next?</question></ask_followup_question>\"}," COMPLETE("b.txt it is") "]}",
                       "create a file", in_workspace) == 0);
-    r.policy = reject_edits_policy;
+    RUN_SET(&r, policy, reject_edits_policy);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     char path[300];
     snprintf(path, sizeof path, "%s/a.txt", workspace);
@@ -851,7 +864,7 @@ static void test_checkpoints_follow_the_task(void)
                           "<path>notes.txt</path><content>second</content></write_to_file>\"},"
                           COMPLETE("edited") "]}",
                       "edit the notes", with_checkpoints) == 0);
-    r.policy = NULL;
+    RUN_SET(&r, policy, NULL);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     /* initial, after the edit, at completion: each with its commit */
     CHECK_INT(count_messages(&r, "checkpoint_created"), 3);
@@ -889,8 +902,8 @@ static void test_interrupted_task_resumes_with_its_history(void)
 
     /* The same session resumes it: the history is replayed, the user is asked, and the
      * model gets the conversation so far plus the resumption note. */
-    r.feedback = NULL;
-    r.policy = NULL;
+    RUN_SET(&r, feedback, NULL);
+    RUN_SET(&r, policy, NULL);
     char err[256];
     r.t = hew_task_resume(r.s, id, err, sizeof err);
     REQUIRE(r.t != NULL);
@@ -1157,7 +1170,7 @@ static void test_files_changed_outside_are_reported(void)
                           "<ask_followup_question><question>Edit it?</question>"
                           "</ask_followup_question>\"}," COMPLETE("ok") "]}",
                       "look at the notes", in_workspace) == 0);
-    r.policy = edit_outside_policy;
+    RUN_SET(&r, policy, edit_outside_policy);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 2);
@@ -1194,7 +1207,7 @@ static void test_plan_mode_then_act(void)
                           "<plan_mode_respond><response>Plan: 1. read 2. fix</response>"
                           "</plan_mode_respond>\"}," COMPLETE("fixed") "]}",
                       "fix the bug", plan_mode) == 0);
-    r.policy = plan_then_act_policy;
+    RUN_SET(&r, policy, plan_then_act_policy);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 2);
