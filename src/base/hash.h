@@ -1,4 +1,4 @@
-/* hash — content digests: the SHA-256 of a byte string as 64 lowercase hex digits (nettle).
+/* hash — content digests: the SHA-256 of a byte string as 64 lowercase hex digits (libmd).
  * For the identity of file contents (a workspace's trusted files); never used to store or
  * compare secrets. It reads only the bytes it is given and allocates nothing. */
 #ifndef HEW_BASE_HASH_H
