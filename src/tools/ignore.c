@@ -379,12 +379,19 @@ hew_code ignore_load_gitignore(const ignore *parent, const char *root, const cha
     }
     if (rc != HEW_OK)
         return rc;
-    ignore *ig = ignore_new(parent, base, 0);
+    return ignore_new_text(parent, base, text, len, out, err);
+}
+
+hew_code ignore_new_text(const ignore *parent, const char *base, char *text, size_t len,
+                         ignore **out, hew_err *err)
+{
+    *out = NULL;
+    ignore *ig = ignore_new(parent, base ? base : "", 0);
     if (!ig) {
         free(text);
         return hew_err_set(err, HEW_E_NOMEM, "out of memory");
     }
-    rc = ignore_add_text(ig, text, len, err);
+    hew_code rc = ignore_add_text(ig, text, len, err);
     free(text);
     if (rc != HEW_OK) {
         ignore_free(ig);

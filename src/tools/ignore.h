@@ -49,6 +49,11 @@ void ignore_free_chain(ignore *ig);
 /* Add the lines of text[0..len) (a whole ignore file) to the set. */
 hew_code ignore_add_text(ignore *ig, const char *text, size_t len, hew_err *err);
 
+/* A new set (ignore_new with flags 0; base NULL is "") holding the rules of text[0..len),
+ * which it takes and frees in every case. *out is NULL on failure. */
+hew_code ignore_new_text(const ignore *parent, const char *base, char *text, size_t len,
+                         ignore **out, hew_err *err);
+
 /* Add one pattern line. */
 hew_code ignore_add_line(ignore *ig, const char *line, hew_err *err);
 

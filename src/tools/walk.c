@@ -147,19 +147,7 @@ hew_code walk_gitignore_at(const ignore *parent, int dirfd, const char *base, ig
     close(fd);
     if (rc != HEW_OK)
         return rc;
-    ignore *ig = ignore_new(parent, base ? base : "", 0);
-    if (!ig) {
-        free(text);
-        return hew_err_set(err, HEW_E_NOMEM, "out of memory");
-    }
-    rc = ignore_add_text(ig, text, len, err);
-    free(text);
-    if (rc != HEW_OK) {
-        ignore_free(ig);
-        return rc;
-    }
-    *out = ig;
-    return HEW_OK;
+    return ignore_new_text(parent, base, text, len, out, err);
 }
 
 hew_code walk_gitignore_chain(const char *root, const char *start_rel, ignore **chain,
