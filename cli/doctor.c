@@ -29,24 +29,30 @@ typedef struct check {
     char hint[512];
 } check;
 
-#define DOCTOR_MAX_CHECKS 16
+#define DOCTOR_MAX_CHECKS 64
 
 typedef struct doctor {
     check items[DOCTOR_MAX_CHECKS];
     size_t n;
+    size_t dropped;   /* checks past the cap: counted and said, never silently lost */
+    int dropped_fail; /* one of them failed: doctor still fails */
 } doctor;
 
 static const char *const status_words[] = { "ok", "warn", "FAIL" };
 
-/* Record a check: its detail from fmt, its hint (NULL: none). */
+/* Record a check: its detail from fmt, its hint (NULL: none). NULL when the list is full
+ * (the check is counted in dropped). */
 static check *add_check(doctor *d, const char *what, check_status st, const char *hint,
                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 static check *add_check(doctor *d, const char *what, check_status st, const char *hint,
                         const char *fmt, ...)
 {
-    if (d->n == DOCTOR_MAX_CHECKS)
-        return &d->items[d->n - 1];
+    if (d->n == DOCTOR_MAX_CHECKS) {
+        d->dropped++;
+        d->dropped_fail |= st == CHECK_FAIL;
+        return NULL;
+    }
     check *c = &d->items[d->n++];
     c->what = what;
     c->status = st;
@@ -310,6 +316,9 @@ static void print_text(const doctor *d)
             putchar('\n');
         }
     }
+    if (d->dropped)
+        printf("%-4s  %-9s %zu more checks not shown%s\n", d->dropped_fail ? "FAIL" : "", "",
+               d->dropped, d->dropped_fail ? " (at least one failed)" : "");
 }
 
 static int print_json(const doctor *d, int failed)
@@ -327,6 +336,8 @@ static int print_json(const doctor *d, int failed)
         json_array_append_new(checks, o);
     }
     json_t *all = json_pack("{s:b, s:o}", "ok", !failed, "checks", checks);
+    if (all && d->dropped)
+        json_object_set_new(all, "checks_not_shown", json_integer((json_int_t)d->dropped));
     char *s = all ? json_dumps(all, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(all);
     if (!s) {
@@ -383,7 +394,7 @@ int cli_doctor(int argc, char **argv)
         return 1;
     }
     run_checks(d, &co);
-    int failed = 0;
+    int failed = d->dropped_fail;
     for (size_t i = 0; i < d->n; i++)
         failed |= d->items[i].status == CHECK_FAIL;
     if (co.json) {

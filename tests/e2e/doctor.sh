@@ -101,6 +101,11 @@ line warn mcp | grep -q "broken: disconnected: .*status 3: no database" || fail 
 echo '{"mcpServers": {"bad name!": {"command": "x"}}}' >"$XDG_CONFIG_HOME/hew/mcp.json"
 ANTHROPIC_API_KEY=$key doctor --base-url "http://127.0.0.1:$port"
 line FAIL mcp | grep -q "mcp.json" || fail "mcp settings FAIL: $(cat "$work/out")"
+# More checks than the list holds (70 broken servers): the rest are counted, not lost.
+python3 -c 'import json; print(json.dumps({"mcpServers": {"s%d" % i: {"command": "false"} for i in range(70)}}))' \
+    >"$XDG_CONFIG_HOME/hew/mcp.json"
+ANTHROPIC_API_KEY=$key doctor --base-url "http://127.0.0.1:$port"
+grep -Eq "^ +[0-9]+ more checks not shown" "$work/out" || fail "dropped checks not said: $(tail -3 "$work/out")"
 rm "$XDG_CONFIG_HOME/hew/mcp.json"
 
 # 7. A config file that does not parse: FAIL config naming it.
