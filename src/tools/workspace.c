@@ -378,6 +378,7 @@ typedef struct control_name {
 static const control_name control_names[] = {
     { ".git", false, "the git repository: its hooks and config run code" },
     { ".hew", false, "hew's project settings: MCP servers and config" },
+    { ".husky", false, "git hooks (husky sets core.hooksPath here): they run code" },
     { ".clinerules", true, "the project's rules for the model" },
     { ".clineignore", true, "the files hew keeps from the model" },
 };

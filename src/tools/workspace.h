@@ -100,8 +100,8 @@ int ws_link_check(const char *root, const ignore *ig, const struct stat *st);
 void ws_link_blocked_result(tool_env *env, const char *display, int why, tool_result *out);
 
 /* ---- hew's control files ----------------------------------------------------------------
- * Files that change what hew itself does or runs: anything below a `.git` or `.hew`
- * folder (at any depth, inside or outside the workspace), `.clinerules` (file or folder)
+ * Files that change what hew itself does or runs: anything below a `.git`, `.hew` or
+ * `.husky` folder (at any depth, inside or outside the workspace), `.clinerules` (file or folder)
  * and `.clineignore` at the workspace root, and anything below hew's own config, data and
  * state folders ($XDG_CONFIG_HOME/hew, $XDG_DATA_HOME/hew, $XDG_STATE_HOME/hew, or their
  * ~/.config, ~/.local/share, ~/.local/state defaults). Names compare case-insensitively.

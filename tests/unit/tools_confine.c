@@ -378,6 +378,7 @@ static void test_control_files_ask(void)
     edit_denied(&te, ".hew/mcp.json", "control", true);
     edit_denied(&te, ".hew/config.json", "control", true);
     edit_denied(&te, ".git/hooks/pre-commit", "control", true);
+    edit_denied(&te, ".husky/pre-commit", "control", true);
     edit_denied(&te, ".git/config", "control", true);
     /* .clineignore is even stricter: always ignored, so never written, not even asked. */
     tool_result r;
