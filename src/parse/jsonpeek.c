@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "base/hex.h"
 #include "base/utf8.h"
 
 enum {
@@ -132,17 +133,6 @@ static bool raw_byte(jsonpeek *p, char c)
     return false;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static void string_done(jsonpeek *p)
 {
     if (p->hi_surrogate) {
@@ -235,7 +225,7 @@ void jsonpeek_feed(jsonpeek *p, const char *s, size_t n)
             break;
         }
         case JP_HEX: {
-            int h = hexval(c);
+            int h = hex_digit(c);
             i++;
             if (h < 0) {
                 p->dead = true;

@@ -13,6 +13,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "base/hex.h"
 #include "base/utf8.h"
 
 #define JLOAD_MAX_DEPTH 512
@@ -41,17 +42,6 @@ static void skip_ws(jparser *j)
 
 static json_t *parse_value(jparser *j);
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static bool read_u4(const char **pp, const char *end, uint32_t *out)
 {
     const char *p = *pp;
@@ -59,7 +49,7 @@ static bool read_u4(const char **pp, const char *end, uint32_t *out)
         return false;
     uint32_t v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = hexval(p[i]);
+        int h = hex_digit(p[i]);
         if (h < 0)
             return false;
         v = v << 4 | (uint32_t)h;

@@ -10,6 +10,7 @@
 
 #include "api/message.h"
 #include "base/buf.h"
+#include "base/hex.h"
 #include "tools/ignore.h"
 #include "tools/workspace.h"
 
@@ -192,17 +193,6 @@ void mcp_no_servers(tool_env *env, tool_result *out)
 
 #define MCP_ARGS_DEPTH 32 /* nesting followed; deeper values are not looked at */
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* The path a string names, into path (PATH_MAX): a file:// URI's path (percent-decoded,
  * "localhost" host allowed), or the string itself. False when it cannot be a path. */
 static bool string_path(const char *s, char *path)
@@ -219,7 +209,7 @@ static bool string_path(const char *s, char *path)
         size_t o = 0;
         for (; *p && *p != '?' && *p != '#'; p++) {
             int hi, lo;
-            if (*p == '%' && (hi = hexval(p[1])) >= 0 && (lo = hexval(p[2])) >= 0) {
+            if (*p == '%' && (hi = hex_digit(p[1])) >= 0 && (lo = hex_digit(p[2])) >= 0) {
                 path[o++] = (char)(hi * 16 + lo);
                 p += 2;
             } else {
