@@ -2,6 +2,7 @@
 #ifndef HEW_CLI_H
 #define HEW_CLI_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -97,6 +98,10 @@ bool cli_mcp_print(const char *status_json);
  * each file, its digest, and what it would run (commands, URLs, header names). */
 int cli_trust(int argc, char **argv);
 void cli_trust_print(FILE *out, const char *report_json);
+/* What one server of such a report (or of hew_mcp_status_json, status "untrusted") would
+ * do — the command line and environment names, or the URL and header names — each line
+ * after indent. */
+void cli_trust_print_server(FILE *out, const char *indent, const json_t *server);
 
 /* A readable transcript of the events on a plain stream (render_plain.c). */
 typedef struct render_plain render_plain;

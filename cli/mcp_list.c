@@ -46,24 +46,10 @@ static void print_tools(const json_t *tools)
 /* A server of the workspace's untrusted .hew/mcp.json: what it would run, never started. */
 static void print_untrusted(const json_t *s)
 {
-    const char *command = json_string_value(json_object_get(s, "command"));
-    const char *url = json_string_value(json_object_get(s, "url_shown"));
-    const json_t *headers = json_object_get(s, "headers");
     printf("%-20s %-13s %-15s (%s)\n", json_string_value(json_object_get(s, "name")),
            "untrusted", json_string_value(json_object_get(s, "transport")),
            json_string_value(json_object_get(s, "source")));
-    if (command)
-        printf("    runs: %s\n", command);
-    if (url)
-        printf("    connects to: %s\n", url);
-    if (json_array_size(headers)) {
-        fputs("    sends headers:", stdout);
-        size_t i;
-        json_t *h;
-        json_array_foreach(headers, i, h)
-            printf("%s %s", i ? "," : "", json_string_value(h));
-        puts(" (values not shown)");
-    }
+    cli_trust_print_server(stdout, "    ", s);
     printf("    %s\n", json_string_value(json_object_get(s, "error")));
 }
 

@@ -36,36 +36,33 @@ static const char *jstr(const json_t *o, const char *key)
     return s ? s : "";
 }
 
-static void print_server(FILE *out, const json_t *s)
+/* A list of names from s[key] on one line after label, or nothing when empty. */
+static void print_names(FILE *out, const char *indent, const json_t *s, const char *key,
+                        const char *label, const char *after)
 {
-    fprintf(out, "    %-20s ", jstr(s, "name"));
+    json_t *names = json_object_get(s, key);
+    if (!json_array_size(names))
+        return;
+    fprintf(out, "%s%s:", indent, label);
+    size_t i;
+    json_t *n;
+    json_array_foreach(names, i, n)
+        fprintf(out, "%s %s", i ? "," : "", json_string_value(n));
+    fprintf(out, "%s\n", after);
+}
+
+void cli_trust_print_server(FILE *out, const char *indent, const json_t *s)
+{
     if (json_object_get(s, "command")) {
-        fprintf(out, "runs: %s\n", jstr(s, "command"));
-        json_t *env = json_object_get(s, "env");
-        if (json_array_size(env)) {
-            fputs("                         environment:", out);
-            size_t i;
-            json_t *n;
-            json_array_foreach(env, i, n)
-                fprintf(out, "%s %s", i ? "," : "", json_string_value(n));
-            fputc('\n', out);
-        }
+        fprintf(out, "%sruns: %s\n", indent, jstr(s, "command"));
+        print_names(out, indent, s, "env", "environment", "");
     } else {
-        fprintf(out, "connects to: %s\n", jstr(s, "url_shown")[0] ? jstr(s, "url_shown")
-                                                                 : jstr(s, "url"));
-        json_t *headers = json_object_get(s, "headers");
-        if (json_array_size(headers)) {
-            fputs("                         sends headers:", out);
-            size_t i;
-            json_t *n;
-            json_array_foreach(headers, i, n)
-                fprintf(out, "%s %s", i ? "," : "", json_string_value(n));
-            fputs(" (values not shown)\n", out);
-        }
+        fprintf(out, "%sconnects to: %s\n", indent,
+                jstr(s, "url_shown")[0] ? jstr(s, "url_shown") : jstr(s, "url"));
+        print_names(out, indent, s, "headers", "sends headers", " (values not shown)");
     }
     if (json_is_true(json_object_get(s, "disabled")))
-        fputs("                         (disabled in the file: not started either way)\n",
-              out);
+        fprintf(out, "%s(disabled in the file: not started either way)\n", indent);
 }
 
 void cli_trust_print(FILE *out, const char *report_json)
@@ -86,8 +83,10 @@ void cli_trust_print(FILE *out, const char *report_json)
                     jstr(f, "error"));
         size_t k;
         json_t *s;
-        json_array_foreach(json_object_get(f, "servers"), k, s)
-            print_server(out, s);
+        json_array_foreach(json_object_get(f, "servers"), k, s) {
+            fprintf(out, "    %s\n", jstr(s, "name"));
+            cli_trust_print_server(out, "      ", s);
+        }
         if (!json_array_size(json_object_get(f, "servers")) && !*jstr(f, "error"))
             fputs("    (no servers)\n", out);
     }
