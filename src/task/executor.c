@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "api/message.h"
-#include "base/redact.h"
 #include "prompt/prompt.h"
 #include "task/responses.h"
 #include "task/task.h"
@@ -209,8 +208,8 @@ void executor_env_init(hew_task *t)
     e->accept_summary = env_accept_summary;
     e->auto_approved = env_auto_approved;
     e->hand_over = env_hand_over;
-    /* the key hew uses never reaches a child process, whatever variable it came from */
-    redact_secret_add(t->settings->api_key);
+    /* (the key hew uses is a registered secret since hew_session_new: it never reaches a
+     * child process, whatever variable it came from) */
     e->env_allow = (const char *const *)t->settings->env_allow;
 }
 
