@@ -51,6 +51,7 @@ struct ui {
     hew_options base;
     char *model; /* /model NAME (owned), or NULL */
     char mode[8];
+    int mode_chosen; /* --plan/--act, the config or /plan, /act: resumed tasks take it */
     int yolo;
     long always; /* AA_* granted with "a" in this session */
     hew_session *session;
@@ -880,7 +881,7 @@ static int ensure_session(struct ui *u)
     hew_options o = u->base;
     if (u->model)
         o.model = u->model;
-    o.mode = u->mode;
+    o.mode = u->mode_chosen ? u->mode : NULL;
     o.yolo = u->yolo;
     o.on_event = on_event;
     o.event_ud = u;
@@ -1248,6 +1249,7 @@ static int command(struct ui *u, const char *line)
         u->quit = 1;
     } else if (strcmp(name, "plan") == 0 || strcmp(name, "act") == 0) {
         snprintf(u->mode, sizeof u->mode, "%s", name[0] == 'p' ? "plan" : "act");
+        u->mode_chosen = 1;
         u->session_dirty = 1;
         if (u->task)
             hew_task_set_mode(u->task, name);
@@ -1429,6 +1431,7 @@ int cli_interactive(const cli_options *co)
         return 2;
     }
     snprintf(u->mode, sizeof u->mode, "%s", u->base.mode ? u->base.mode : "act");
+    u->mode_chosen = u->base.mode != NULL;
     u->yolo = u->base.yolo;
     u->color = want_color();
     u->q = evq_new();

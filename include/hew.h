@@ -62,7 +62,8 @@ typedef struct hew_options {
     const char *api_key;    /* NULL: the profile's environment variable */
     const char *base_url;   /* NULL: the profile's URL */
     const char *cwd;        /* the workspace; NULL: the current directory */
-    const char *mode;       /* "act" (default) or "plan" */
+    const char *mode;       /* "act" or "plan"; NULL (default): act for a new task, the
+                               stored task's own mode for a resumed one */
     int yolo;               /* approve everything and never ask (default 0) */
     int auto_approve_read;          /* read-only tools inside the workspace (default 1) */
     int auto_approve_read_outside;  /* ... and outside it (needs the above too; default 0) */
@@ -134,6 +135,10 @@ typedef struct hew_options {
      * should allow: a front end must not take allow rules from a project's files. */
     const char *const *command_allow;
     const char *const *command_deny;
+    /* The wire protocol: "anthropic", "openai-chat", "openai-responses" or "gemini";
+     * NULL (default): the provider's own (an OpenAI-compatible server that speaks the
+     * Responses API, say). hew_session_new refuses another word. */
+    const char *protocol;
 } hew_options;
 
 /* Fill o with the defaults above. */

@@ -121,6 +121,11 @@ void task_persist_row(hew_task *t, unsigned fields)
                  : st == HEW_TASK_ABORTED ? "aborted"
                                           : "running";
     row.result = result;
+    if (t->completed_result && (st == HEW_TASK_FAILED || st == HEW_TASK_ABORTED)) {
+        /* a completed task the user came back to stays completed when going on fails */
+        row.status = "completed";
+        row.result = t->completed_result;
+    }
     hew_err err = HEW_ERR_INIT;
     if (store_task_update(t->store, &row, fields, &err) != HEW_OK)
         persistence_off(t, err.msg);

@@ -136,6 +136,8 @@ struct hew_task {
     size_t api_stored;                 /* history entries already in the store */
     api_usage totals;                  /* the task's token totals */
     char *resume_id;                   /* [const] the stored task to resume, or NULL */
+    char *completed_result;            /* resumed a completed task: its stored result (it
+                                          stays completed unless this run completes it) */
     buf say_scratch;                   /* presenter: the cleaned text of a block */
     buf event_line;                    /* task_emit: the event's JSON line */
     struct mcp_snapshot *mcp_snap;     /* [task] what the MCP servers offered at the last
