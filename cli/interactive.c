@@ -703,9 +703,10 @@ static void handle_event(struct ui *u, evq_item *it)
     json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
     sanitise_event(it, d);
     if (u->replaying && u->continue_text && !it->partial && it->ts >= u->resume_ms &&
-        is(it, "resume_task")) {
-        /* Going on after Ctrl-C: the conversation is already on the screen; the user's
-         * message is the new instruction. */
+        (is(it, "resume_task") || is(it, "resume_completed_task"))) {
+        /* Going on after Ctrl-C (or after a finished task was ended by /checkpoints,
+         * /diff): the conversation is already on the screen; the user's message is the
+         * new instruction. */
         u->replaying = 0;
         hew_task_respond(u->task, HEW_ANSWER_MESSAGE, u->continue_text);
         free(u->continue_text);
@@ -1193,9 +1194,20 @@ static void mcp_command(struct ui *u, const char *arg)
 }
 
 /* /checkpoints, /diff N [M], /restore N [files|task|both] on the task that ended last
- * (a running task holds its lock: /new ends it first). */
+ * (a running task holds its lock: /new ends it first). A finished task waiting at the
+ * prompt (its result shown) is ended here, its completion checkpoint made; the next
+ * message still goes on with it. */
 static void checkpoint_command(struct ui *u, const char *name, const char *arg)
 {
+    if (u->task && strcmp(u->pending, "completion_result") == 0) {
+        hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+        hew_task_wait(u->task);
+        u->pending[0] = '\0';
+        finish_task(u);
+        screen_release(u->scr);
+        if (u->base.persist && u->last_id[0])
+            snprintf(u->stopped_id, sizeof u->stopped_id, "%s", u->last_id);
+    }
     if (u->task) {
         say(u, "%s", "the task is still running: /new ends it (it stays resumable), then "
                      "try again");

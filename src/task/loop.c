@@ -526,10 +526,10 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
         hew_code rc = attempt_api_request(t);
         if (rc != HEW_OK)
             return TURN_END; /* aborted, or the user gave up (task_finish done) */
-        /* The initial checkpoint: started once the request is on its way (it costs a few
-         * git calls), before any tool can run; tools that change files wait for it. */
-        if (first_turn)
-            task_ckpt_initial(t);
+        /* The initial checkpoint (of a resumed task: of this run): started once the
+         * request is on its way (it costs a few git calls), before any tool can run;
+         * tools that change files wait for it. Once per run (a no-op after). */
+        task_ckpt_initial(t);
 
         rc = consume_stream(t);
         if (rc == HEW_E_ABORTED || abort_is_set(t->abort)) {
