@@ -2,7 +2,8 @@
 # End to end: the paths a user takes back into a task with NATIVE tool calls, for each of
 # the four wire protocols — resume of a completed task (`hew --resume ID -p`, `--continue`),
 # resume after Ctrl-C while a command ran, resume in another mode (`--act` after a plan
-# task), resume on a model without native tools (XML), and a resume whose request fails.
+# task), resume on a model without native tools (XML), a resume whose request fails, and
+# a new_task hand-over (and a resume of the task that handed over).
 # Every tool call the provider ever saw must be answered right after it (the rule the real
 # APIs enforce with HTTP 400), the interrupted command gets Cline's "interrupted" result,
 # the mode the user chose is the one the model is told, and a completed task whose resume
@@ -221,5 +222,23 @@ PY
     fake_stop
     after=$(status_of "$id")
     [[ $after == "$before" ]] || fail "$proto: a failed resume changed the stored task: $after"
+
+    # 7. new_task hand-over (--yolo): the run goes on in the new task; both requests are
+    #    valid, and the task that handed over resumes with its new_task call answered.
+    scen "$tmp/s11.json" "$proto" new_task '{"context": "CTX-7: the first coat is on."}' \
+        attempt_completion '{"result": "Second coat painted."}'
+    fake_start "$tmp/s11.json"
+    out=$(hew --yolo -p "Paint the shed" </dev/null) || fail "$proto: hand-over run: $out"
+    [[ $out == *"Second coat painted."* ]] || fail "$proto: hand-over result: $out"
+    pairs "$FAKE_RECORD" "$proto" || fail "$proto: hand-over: unanswered tool call"
+    grep -q "CTX-7" <(tail -n 1 "$FAKE_RECORD") || fail "$proto: the new task lacks the context"
+    fake_stop
+    handed=$("$HEW_BIN" history --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[1]["id"])')
+    scen "$tmp/s12.json" "$proto" attempt_completion '{"result": "Old task again."}'
+    fake_start "$tmp/s12.json"
+    out=$(hew --resume "$handed" -p "one more look" </dev/null) || fail "$proto: resume after hand-over: $out"
+    [[ $out == "Old task again." ]] || fail "$proto: resume after hand-over result: $out"
+    pairs "$FAKE_RECORD" "$proto" || fail "$proto: resume after hand-over: unanswered tool call"
+    fake_stop
 done
 echo "resume paths: ok"
