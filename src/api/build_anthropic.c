@@ -15,6 +15,14 @@ static json_t *ephemeral(void)
     return json_pack("{s:s}", "type", "ephemeral");
 }
 
+static bool blank(const char *s)
+{
+    for (; s && *s; s++)
+        if (!strchr(" \t\r\n", *s))
+            return false;
+    return true;
+}
+
 /* Convert one block for the wire; NULL when it is to be left out (no error). */
 static json_t *wire_block(const json_t *b, hew_code *st)
 {
@@ -28,8 +36,8 @@ static json_t *wire_block(const json_t *b, hew_code *st)
     }
     if (strcmp(t, "text") == 0) {
         const json_t *tx = json_object_get(b, "text");
-        if (json_string_length(tx) == 0)
-            return NULL; /* the API refuses empty text blocks */
+        if (blank(json_string_value(tx)))
+            return NULL; /* the API refuses empty and whitespace-only text blocks */
         return json_pack("{s:s,s:O}", "type", "text", "text", tx);
     }
     if (strcmp(t, "tool_use") == 0)
@@ -58,6 +66,28 @@ static json_t *wire_block(const json_t *b, hew_code *st)
         return o;
     }
     return build_clean_block(b, "cache_control"); /* image, redacted_thinking */
+}
+
+/* The API's rule with thinking on: the last assistant message, when the conversation is
+ * in a tool loop (it called tools), must start with a thinking block. One that does not
+ * (it came from a model or a session without thinking, or its thinking was not signed)
+ * means this request goes without thinking. */
+static bool thinking_possible(const json_t *msgs)
+{
+    for (size_t n = json_array_size(msgs); n-- > 0;) {
+        const json_t *m = json_array_get(msgs, n);
+        if (strcmp(json_string_value(json_object_get(m, "role")), "assistant") != 0)
+            continue;
+        const json_t *content = json_object_get(m, "content");
+        bool tools = false;
+        size_t i;
+        json_t *b;
+        json_array_foreach(content, i, b)
+            tools = tools || strcmp(api_msg_block_type(b), "tool_use") == 0;
+        const char *first = api_msg_block_type(json_array_get(content, 0));
+        return !tools || strcmp(first, "thinking") == 0 || strcmp(first, "redacted_thinking") == 0;
+    }
+    return true;
 }
 
 json_t *build_anthropic(const build_ctx *c, hew_err *err)
@@ -129,7 +159,7 @@ json_t *build_anthropic(const build_ctx *c, hew_err *err)
                           &st);
         json_obj_put(body, "tools", tools, &st);
     }
-    if (r->thinking_budget > 0) {
+    if (r->thinking_budget > 0 && thinking_possible(msgs)) {
         json_obj_put(body, "thinking",
                      json_pack("{s:s,s:I}", "type", "enabled", "budget_tokens",
                                (json_int_t)r->thinking_budget),
