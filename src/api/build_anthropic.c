@@ -23,6 +23,27 @@ static bool blank(const char *s)
     return true;
 }
 
+/* A tool call id as Anthropic accepts it (^[a-zA-Z0-9_-]+$): other providers' ids
+ * ("functions.read_file:0" from some OpenAI-compatible servers) get '_' for each other
+ * byte, the same way on the call and on its result, so the pair still matches. */
+static json_t *wire_id(const json_t *id)
+{
+    const char *s = json_string_value(id);
+    if (!s || !*s)
+        return json_string("toolu_none");
+    char idb[256];
+    size_t n = 0;
+    for (; *s && n + 1 < sizeof idb; s++) {
+        unsigned char c = (unsigned char)*s;
+        idb[n++] = (char)((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                  (c >= '0' && c <= '9') || c == '_' || c == '-'
+                              ? c
+                              : '_');
+    }
+    idb[n] = '\0';
+    return json_string(idb);
+}
+
 /* Convert one block for the wire; NULL when it is to be left out (no error). */
 static json_t *wire_block(const json_t *b, hew_code *st)
 {
@@ -41,11 +62,12 @@ static json_t *wire_block(const json_t *b, hew_code *st)
         return json_pack("{s:s,s:O}", "type", "text", "text", tx);
     }
     if (strcmp(t, "tool_use") == 0)
-        return json_pack("{s:s,s:O,s:O,s:O}", "type", "tool_use", "id", json_object_get(b, "id"),
-                         "name", json_object_get(b, "name"), "input", json_object_get(b, "input"));
+        return json_pack("{s:s,s:o,s:O,s:O}", "type", "tool_use", "id",
+                         wire_id(json_object_get(b, "id")), "name", json_object_get(b, "name"),
+                         "input", json_object_get(b, "input"));
     if (strcmp(t, "tool_result") == 0) {
-        json_t *o = json_pack("{s:s,s:O}", "type", "tool_result", "tool_use_id",
-                              json_object_get(b, "tool_use_id"));
+        json_t *o = json_pack("{s:s,s:o}", "type", "tool_result", "tool_use_id",
+                              wire_id(json_object_get(b, "tool_use_id")));
         const json_t *c = json_object_get(b, "content");
         if (json_is_array(c)) {
             json_t *arr = json_array();

@@ -362,6 +362,22 @@ static void test_anthropic_refusals_avoided(void)
     CHECK_STR(js(b, "messages[1].content[0].signature"), "sig");
     json_decref(b);
     json_decref(h);
+
+    /* another provider's ids: made to match ^[a-zA-Z0-9_-]+$, call and result alike */
+    h = json_array();
+    json_array_append_new(h, api_msg_user_text("first"));
+    a = json_array();
+    json_array_append_new(a, api_msg_tool_use("functions.list:0", "list", json_object()));
+    json_array_append_new(h, api_msg_new("assistant", a));
+    u = json_array();
+    json_array_append_new(u, api_msg_tool_result("functions.list:0", "a.c", false));
+    json_array_append_new(h, api_msg_new("user", u));
+    b = build_body("anthropic", "claude-sonnet-4-5", h, 0, NULL);
+    REQUIRE(b);
+    CHECK_STR(js(b, "messages[1].content[0].id"), "functions_list_0");
+    CHECK_STR(js(b, "messages[2].content[0].tool_use_id"), "functions_list_0");
+    json_decref(b);
+    json_decref(h);
 }
 
 /* A request with no native tools (XML tool mode, after a switch from a model with native
