@@ -73,7 +73,7 @@ static bool check_roles(const json_t *body, validate_violation *v)
 
 /* The first message must use the user role (Messages API reference: "the first message
  * must always use the user role"; the API's text: "messages: first message must use the
- * \"user\" role"). */
+ * \"user\" role", lobehub/lobehub#1601). */
 static bool check_first_user(const json_t *body, validate_violation *v)
 {
     const json_t *m0 = json_array_get(messages_of(body), 0);
@@ -109,10 +109,11 @@ static bool check_nonempty(const json_t *body, validate_violation *v)
 
 /* Blocks carry the fields their type requires (Messages API reference, content block
  * shapes): thinking {thinking, signature}, redacted_thinking {data}, tool_use {id, name,
- * input}, tool_result {tool_use_id}. The error names the missing field:
- * "messages.1.content.0.signature: Field required". A tool_use id must match
- * ^[a-zA-Z0-9_-]+$ (the API's "String should match pattern '^[a-zA-Z0-9_-]+$'", quoted in
- * many agents' issues when ids from other providers were replayed). */
+ * input}, tool_result {tool_use_id}. The error's location names the block type and the
+ * field: "…content.0.thinking.signature: Field required" (WordPress/ai-provider-for-
+ * anthropic#27). A tool_use id must match ^[a-zA-Z0-9_-]+$
+ * ("messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+ * HKUDS/nanobot#4356 and agents that replayed other providers' ids). */
 static bool id_ok(const char *id)
 {
     if (!id || !*id)
@@ -148,14 +149,15 @@ static bool check_block_fields(const json_t *body, validate_violation *v)
                     continue;
                 for (size_t f = 0; f < 3 && required[r].fields[f]; f++)
                     if (!json_object_get(b, required[r].fields[f]))
-                        return validate_fail(v, NULL, "messages.%zu.content.%zu.%s: Field "
+                        return validate_fail(v, NULL, "messages.%zu.content.%zu.%s.%s: Field "
                                                       "required",
-                                             i, k, required[r].fields[f]);
+                                             i, k, required[r].type, required[r].fields[f]);
             }
             if (is_type(b, "tool_use") &&
                 !id_ok(json_string_value(json_object_get(b, "id"))))
                 return validate_fail(v, NULL,
-                                     "messages.%zu.content.%zu.id: String should match "
+                                     "messages.%zu.content.%zu.tool_use.id: String should "
+                                     "match "
                                      "pattern '^[a-zA-Z0-9_-]+$'",
                                      i, k);
         }
@@ -167,8 +169,9 @@ static bool check_block_fields(const json_t *body, validate_violation *v)
  * non-empty", anthropics/claude-code#59812); a whitespace-only one is refused when its
  * message has no other non-whitespace text ("messages: text content blocks must contain
  * non-whitespace text", anthropics/claude-code#23369; the exact condition measured in
- * LibreChat-AI/agents#124: [' '] and ['\n'] refused, [' ', 'real'] accepted). A string
- * content counts as one text block. */
+ * LibreChat-AI/agents#124: [' '] and ['\n'] refused, [' ', 'real'] accepted). A blank
+ * block beside a tool_use, tool_result, image or thinking block is let through: no
+ * measurement of that case was found. A string content counts as one text block. */
 static bool text_blank(const json_t *b, bool *empty)
 {
     const json_t *t = json_object_get(b, "text");
@@ -207,8 +210,10 @@ static bool check_text_blocks(const json_t *body, validate_violation *v)
                                                       "be non-empty");
                 }
             }
-            if (!is_type(b, "text"))
+            if (!is_type(b, "text")) {
+                has_text = true; /* other content: see above */
                 continue;
+            }
             bool empty;
             bool blank = text_blank(b, &empty);
             if (empty)
@@ -225,8 +230,8 @@ static bool check_text_blocks(const json_t *body, validate_violation *v)
 }
 
 /* At most 4 blocks with cache_control over tools, system and messages ("A maximum of 4
- * blocks with cache_control may be provided. Found 5.", prompt caching docs: "You can
- * define up to 4 cache breakpoints"). */
+ * blocks with cache_control may be provided. Found 5.", tghamm/Anthropic.SDK#50; prompt
+ * caching docs: "You can define up to 4 cache breakpoints"). */
 static size_t count_cache(const json_t *arr)
 {
     size_t n = 0, i;
@@ -255,8 +260,8 @@ static bool check_cache_control(const json_t *body, validate_violation *v)
     return false;
 }
 
-/* tool_use ids are unique over the whole request ("messages.1.content.2: `tool_use` ids
- * must be unique"). */
+/* tool_use ids are unique over the whole request ("messages.1.content.1: `tool_use` ids
+ * must be unique", anthropics/claude-code#20901). */
 static bool check_unique_ids(const json_t *body, validate_violation *v)
 {
     const json_t *msgs = messages_of(body);
@@ -527,8 +532,8 @@ static bool check_thinking_kept(const json_t *body, validate_violation *v)
 }
 
 /* A final assistant message (a prefill) may not end with whitespace ("messages: final
- * assistant content cannot end with trailing whitespace", Messages API docs on
- * prefilling). */
+ * assistant content cannot end with trailing whitespace", tailcallhq/forgecode#1872;
+ * a final assistant message is a prefill, Messages API docs). */
 static bool check_prefill(const json_t *body, validate_violation *v)
 {
     const json_t *msgs = messages_of(body);
