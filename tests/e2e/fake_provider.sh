@@ -88,6 +88,10 @@ assert recs[2]["violation"].startswith("Invalid parameter: messages with role 't
 PY
 grep -qF "400 strict anthropic violation (response #0 not used): $msg" "$work/strict.log" ||
     fail "strict: the violation is not logged: $(cat "$work/strict.log")"
+[[ $(FAKE_RECORD=$work/strict.jsonl fake_violations | wc -l) -eq 2 ]] ||
+    fail "fake_violations: $(FAKE_RECORD=$work/strict.jsonl fake_violations)"
+[[ $(FAKE_RECORD=$work/strict.jsonl fake_violations | head -1) == "$msg" ]] ||
+    fail "fake_violations' first line"
 
 # --lenient: the same refused request is served.
 "$HEW_FAKE_PROVIDER" --scenario "$work/strict.json" --port 0 --lenient --quiet \
