@@ -293,6 +293,27 @@ static bool check_unique_ids(const json_t *body, validate_violation *v)
     return false;
 }
 
+/* A request whose messages hold tool_use or tool_result blocks must define tools
+ * ("Requests which include tool_use or tool_result blocks must define tools.",
+ * anthropics/anthropic-sdk-python#494): a conversation taken over by a request without
+ * native tools must carry its earlier calls as text. */
+static bool check_tools_defined(const json_t *body, validate_violation *v)
+{
+    if (json_array_size(json_object_get(body, "tools")) > 0)
+        return false;
+    size_t i;
+    const json_t *m;
+    json_array_foreach(messages_of(body), i, m) {
+        size_t k;
+        const json_t *b;
+        json_array_foreach(json_object_get(m, "content"), k, b)
+            if (is_type(b, "tool_use") || is_type(b, "tool_result"))
+                return validate_fail(v, NULL, "Requests which include tool_use or tool_result "
+                                              "blocks must define tools.");
+    }
+    return false;
+}
+
 /* A turn: messages [first, end) of one role. */
 typedef struct turn {
     size_t first, end;
@@ -568,6 +589,7 @@ static const validate_rule rules[] = {
     {"thinking signatures match their text", check_thinking_signatures},
     {"thinking kept for the tool loop when enabled", check_thinking_kept},
     {"no trailing whitespace in a prefill", check_prefill},
+    {"tools defined when tool blocks are sent", check_tools_defined},
 };
 
 bool validate_anthropic(const json_t *body, validate_violation *v)

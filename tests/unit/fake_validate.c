@@ -77,9 +77,11 @@ static void run_case(const vcase *c)
 
 /* ---- Anthropic -------------------------------------------------------------------- */
 
-#define A(msgs) "{'model':'claude-sonnet-4-5','max_tokens':100,'messages':[" msgs "]}"
+#define TOOLS "'tools':[{'name':'read_file','input_schema':{'type':'object'}}]"
+#define A(msgs) "{'model':'claude-sonnet-4-5','max_tokens':100," TOOLS ",'messages':[" msgs "]}"
 #define AT(extra, msgs)                                                                  \
-    "{'model':'claude-sonnet-4-5','max_tokens':100," extra ",'messages':[" msgs "]}"
+    "{'model':'claude-sonnet-4-5','max_tokens':100," TOOLS "," extra ",'messages':[" msgs "]}"
+#define A_NO_TOOLS(msgs) "{'model':'claude-sonnet-4-5','max_tokens':100,'messages':[" msgs "]}"
 #define U(blocks) "{'role':'user','content':[" blocks "]}"
 #define AS(blocks) "{'role':'assistant','content':[" blocks "]}"
 #define T(s) "{'type':'text','text':'" s "'}"
@@ -163,6 +165,11 @@ static const vcase anthropic_cases[] = {
     {VALIDATE_ANTHROPIC, "a: duplicate tool_use ids",
      A(U(T("hi")) "," AS(TU("t1") "," TU("t1")) "," U(TR("t1"))),
      "messages.1.content.1: `tool_use` ids must be unique", NULL, false},
+    {VALIDATE_ANTHROPIC, "a: tool blocks in a request without tools",
+     A_NO_TOOLS(U(T("go")) "," AS(TU("toolu_1")) "," U(TR("toolu_1"))),
+     "Requests which include tool_use or tool_result blocks must define tools.", NULL, false},
+    {VALIDATE_ANTHROPIC, "a: no tools and no tool blocks",
+     A_NO_TOOLS(U(T("go")) "," AS(T("hi")) "," U(T("more"))), NULL, NULL, false},
     {VALIDATE_ANTHROPIC, "a: a tool_use id with a dot", A(U(T("hi")) "," AS(TU("a.b")) "," U(TR("a.b"))),
      "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'", NULL, false},
     /* pairing */
