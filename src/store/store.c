@@ -75,6 +75,7 @@ static const char *const migrations[] = {
      * stored. */
     "ALTER TABLE tasks ADD COLUMN requests INTEGER NOT NULL DEFAULT 0;"
     "UPDATE tasks SET requests = (SELECT count(*) FROM ui_messages u WHERE u.tid = tasks.tid"
+    "  AND instr(u.json, '\"api_req_started\"') > 0" /* cheap first look, then the real one */
     "  AND json_valid(u.json) AND json_extract(u.json, '$.type') = 'api_req_started');"
     "PRAGMA user_version = 2;",
 };
