@@ -336,18 +336,6 @@ static struct req *req_of(struct ui *u, long index)
     return r;
 }
 
-static void task_totals(const struct ui *u, double *cost, long long *in, long long *out,
-                        long long *cache)
-{
-    *cost = 0;
-    *in = *out = *cache = 0;
-    for (size_t i = 0; i < u->nreqs; i++) {
-        *cost += u->reqs[i].cost;
-        *in += u->reqs[i].in;
-        *out += u->reqs[i].out;
-        *cache += u->reqs[i].cache;
-    }
-}
 
 static void human(char *buf, size_t n, long long v)
 {
@@ -383,9 +371,9 @@ static void on_api_req(struct ui *u, const evq_item *it)
         r->cache = json_integer_value(json_object_get(d, "cacheReads"));
         json_t *c = json_object_get(d, "cost");
         r->cost = c ? json_number_value(c) : 0;
-        double tc;
-        long long ti, to, tk;
-        task_totals(u, &tc, &ti, &to, &tk);
+        hew_totals tot; /* the task's own: a resumed task's earlier runs included */
+        hew_task_totals(u->task, &tot, NULL);
+        double tc = tot.cost;
         char a[32], b[32], k[32];
         human(a, sizeof a, r->in);
         human(b, sizeof b, r->out);
@@ -910,12 +898,11 @@ static void finish_task(struct ui *u)
 {
     hew_task_status st = hew_task_wait(u->task);
     stream_end(u);
-    double tc;
-    long long ti, to, tk;
-    task_totals(u, &tc, &ti, &to, &tk);
-    u->session_cost += tc;
-    u->session_in += ti;
-    u->session_out += to;
+    hew_totals run; /* what this session's run of the task added */
+    hew_task_totals(u->task, NULL, &run);
+    u->session_cost += run.cost;
+    u->session_in += run.tokens_in;
+    u->session_out += run.tokens_out;
     const char *result = hew_task_result(u->task);
     if (st == HEW_TASK_FAILED) {
         char *safe = result && *result ? termsafe_dup(result, 1) : NULL;
@@ -1134,14 +1121,16 @@ static void say(struct ui *u, const char *fmt, const char *arg)
 
 static void show_cost(struct ui *u)
 {
-    double tc;
-    long long ti, to, tk;
-    task_totals(u, &tc, &ti, &to, &tk);
+    hew_totals tot, run; /* the task's, kept by the library (NULL task: zeros) */
+    hew_task_totals(u->task, &tot, &run);
     leave_live(u);
     if (u->task)
-        printf("this task: %lld in, %lld out, %lld cached, $%.4f\n", ti, to, tk, tc);
-    printf("this session: %lld in, %lld out, $%.4f\n", u->session_in + ti, u->session_out + to,
-           u->session_cost + tc);
+        printf("this task: %lld in, %lld out, %lld cache reads, %lld cache writes, $%.4f "
+               "(%lld requests)\n",
+               tot.tokens_in, tot.tokens_out, tot.cache_reads, tot.cache_writes, tot.cost,
+               tot.requests);
+    printf("this session: %lld in, %lld out, $%.4f\n", u->session_in + run.tokens_in,
+           u->session_out + run.tokens_out, u->session_cost + run.cost);
 }
 
 static void help(struct ui *u)

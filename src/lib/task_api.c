@@ -425,6 +425,19 @@ const char *hew_task_result(const hew_task *t)
     return t->result ? t->result : "";
 }
 
+void hew_task_totals(const hew_task *t, hew_totals *task, hew_totals *run)
+{
+    static const hew_totals none = { 0, 0, 0, 0, 0, 0 };
+    if (!t) {
+        if (task)
+            *task = none;
+        if (run)
+            *run = none;
+        return;
+    }
+    task_totals_get((hew_task *)t, task, run); /* only its mutex changes */
+}
+
 const char *hew_task_successor(const hew_task *t)
 {
     hew_task *m = (hew_task *)t;

@@ -175,17 +175,7 @@ static void finish_api_req(hew_task *t, const char *cancel_reason, const char *f
     api_usage u = t->stream.turn.usage;
     if (t->stream.turn.have_usage)
         t->request_usage = u;
-    double cost = t->stream.turn.have_usage ? api_cost_usd(&t->session->model, &u) : -1;
-    if (cost > 0)
-        t->task_cost += cost;
-    if (t->stream.turn.have_usage) {
-        api_usage *tot = &t->totals;
-        tot->input_uncached += u.input_uncached > 0 ? u.input_uncached : 0;
-        tot->output += u.output > 0 ? u.output : 0;
-        tot->cache_read += u.cache_read > 0 ? u.cache_read : 0;
-        tot->cache_write += u.cache_write > 0 ? u.cache_write : 0;
-        task_persist_row(t, STORE_SET_USAGE);
-    }
+    double cost = t->stream.turn.have_usage ? task_totals_add(t, &u) : -1;
     json_t *data = json_deep_copy(t->ui.items[t->api_req_index].data);
     if (t->stream.turn.have_usage) {
         json_object_set_new(data, "tokensIn", json_integer(u.input_uncached > 0 ? u.input_uncached : 0));
