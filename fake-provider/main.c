@@ -1,6 +1,7 @@
 /* main — hew-fake-provider: play an LLM provider on 127.0.0.1 for end-to-end tests.
  *
- *   hew-fake-provider --scenario FILE [--port N] [--record FILE.jsonl] [--quiet]
+ *   hew-fake-provider --scenario FILE [--port N] [--record FILE.jsonl]
+ *                     [--record-outcomes FILE.jsonl] [--quiet]
  *
  * Loads the scenario (a bad one: a message naming the JSON path, exit 2), listens, prints
  * exactly one line — the base URL http://127.0.0.1:PORT — and serves until SIGTERM or
@@ -33,7 +34,7 @@ static int usage(const char *why)
     if (why)
         fprintf(stderr, "hew-fake-provider: %s\n", why);
     fputs("usage: hew-fake-provider --scenario FILE [--port N] [--record FILE.jsonl] "
-          "[--quiet]\n",
+          "[--record-outcomes FILE.jsonl] [--quiet]\n",
           stderr);
     return 2;
 }
@@ -55,13 +56,15 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 
 int main(int argc, char **argv)
 {
-    const char *scenario_file = NULL, *record_file = NULL;
+    const char *scenario_file = NULL, *record_file = NULL, *outcomes_file = NULL;
     unsigned port = 0;
     bool quiet = false;
     for (int i = 1; i < argc; i++) {
         const char *v;
         if ((v = opt_value(argc, argv, &i, "--scenario"))) {
             scenario_file = v;
+        } else if ((v = opt_value(argc, argv, &i, "--record-outcomes"))) {
+            outcomes_file = v;
         } else if ((v = opt_value(argc, argv, &i, "--record"))) {
             record_file = v;
         } else if ((v = opt_value(argc, argv, &i, "--port"))) {
@@ -85,6 +88,8 @@ int main(int argc, char **argv)
         return usage("--scenario FILE is required");
     if (record_file && !*record_file)
         return usage("--record takes a file name");
+    if (outcomes_file && !*outcomes_file)
+        return usage("--record-outcomes takes a file name");
 
     hew_err err = HEW_ERR_INIT;
     scenario sc;
@@ -92,9 +97,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", scenario_file, err.msg);
         return 2;
     }
-    recorder *rec = NULL;
-    if (record_file && !(rec = recorder_open(record_file, &err))) {
+    recorder *rec = NULL, *outcomes = NULL;
+    if ((record_file && !(rec = recorder_open(record_file, &err))) ||
+        (outcomes_file && !(outcomes = recorder_open(outcomes_file, &err)))) {
         fprintf(stderr, "hew-fake-provider: %s\n", err.msg);
+        recorder_free(rec);
         scenario_release(&sc);
         return 2;
     }
@@ -102,6 +109,7 @@ int main(int argc, char **argv)
     if (pipe(sig_pipe) != 0) {
         fprintf(stderr, "hew-fake-provider: cannot create a pipe: %s\n", strerror(errno));
         recorder_free(rec);
+        recorder_free(outcomes);
         scenario_release(&sc);
         return 1;
     }
@@ -114,7 +122,8 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    server_opts opts = {.sc = &sc, .port = port, .rec = rec, .quiet = quiet};
+    server_opts opts = {.sc = &sc, .port = port, .rec = rec, .outcomes = outcomes,
+                        .quiet = quiet};
     server *srv = server_start(&opts, &err);
     int rc = 0;
     if (!srv) {
@@ -131,6 +140,7 @@ int main(int argc, char **argv)
         server_stop(srv);
     }
     recorder_free(rec);
+    recorder_free(outcomes);
     scenario_release(&sc);
     close(sig_pipe[0]);
     close(sig_pipe[1]);

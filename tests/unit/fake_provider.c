@@ -618,6 +618,23 @@ static void test_close_after_bytes(void)
     CHECK(cut.rc != CURLE_OK);
     CHECK_INT(cut.body.len, 4);
     http_release(&cut);
+
+    /* The outcome record says how each ended. */
+    static const struct {
+        const char *outcome;
+        long long sent;
+    } want_outcomes[] = {{"complete", -1}, {"fault_closed", 100}, {"fault_closed", 333},
+                         {"fault_closed", 4}};
+    for (size_t i = 0; i < 4; i++) {
+        json_t *o = fakeprov_wait_outcome(&fp, i, 30);
+        REQUIRE(o != NULL);
+        CHECK_STR(json_string_value(json_object_get(o, "outcome")), want_outcomes[i].outcome);
+        long long sent = json_integer_value(json_object_get(o, "bytes_sent"));
+        long long total = json_integer_value(json_object_get(o, "bytes_total"));
+        CHECK_INT(sent, want_outcomes[i].sent < 0 ? total : want_outcomes[i].sent);
+        CHECK(total > sent || want_outcomes[i].sent < 0);
+        json_decref(o);
+    }
     stop_clean(&fp);
 }
 
