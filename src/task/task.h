@@ -67,6 +67,9 @@ typedef struct task_stream {
     api_error error;            /* when rc != HEW_OK */
     hew_err parse_err;          /* the parser refused input (too big, out of memory) */
     uint64_t version;           /* grows with every chunk */
+    uint64_t shape;             /* grows with every change the presenter must see at once
+                                   (a block added or completed, the first chunk, the end):
+                                   the changes stream.c signals */
 } task_stream;
 
 struct hew_task {
