@@ -45,5 +45,11 @@ log=$work/state/hew/hew.log
 n=$(grep -c "for MCP servers to connect" "$log" || true)
 [[ $n -eq 1 ]] || fail "expected 1 log line about the MCP wait, got $n: $(cat "$log")"
 grep "for MCP servers to connect" "$log" | grep -q "slowpoke" || fail "the log line does not name the server"
+# Every response was read to its end (the fake provider's outcome record).
+for i in 0 1 2; do
+    o=$(fake_wait_outcome "$i") || fail "response $i has no outcome"
+    jq -e '.outcome == "complete" and .bytes_sent == .bytes_total' <<<"$o" >/dev/null ||
+        fail "response $i did not end complete: $o"
+done
 fake_stop
 echo "seeds: ok"
