@@ -21,10 +21,11 @@
 #include "hew.h"
 #include "tmpdir.h"
 
-/* A stall no test waits out: only the client closing (or the provider stopping) ends it. */
-#define HOLD_MS "120000"
+/* A stall no passing test waits out: only the client closing (or the provider stopping)
+ * ends it. hew's idle timeout is set far above it (run_start), so hew never ends it. */
+#define HOLD_MS "60000"
 /* Safety nets for waits on events (never reached when the behaviour is right). */
-#define SAFETY_S 60
+#define SAFETY_S 30
 
 /* ---- harness (as task_loop.c's) ----------------------------------------------------------- */
 
@@ -107,6 +108,7 @@ static int run_start(run *r, const char *scenario, const char *task,
     o.base_url = r->fp.url;
     o.native_tools = 0;
     o.retry_base_delay_ms = 10;
+    o.idle_timeout_ms = 600000; /* never shorter than a held response (HOLD_MS) */
     o.checkpoints = 0;
     o.persist = 0;
     o.mcp = 0;
@@ -645,6 +647,17 @@ static void test_context_window_error_cuts_a_quarter_then_asks(void)
     run_free(&r);
     tmpdir_remove(workspace);
 }
+
+/* SEEDS_ONLY=name runs one test (debugging). */
+#undef RUN
+#define RUN(fn)                                                                            \
+    do {                                                                                   \
+        const char *only_ = getenv("SEEDS_ONLY");                                          \
+        if (!only_ || strcmp(only_, #fn) == 0) {                                           \
+            check_current = #fn;                                                           \
+            fn();                                                                          \
+        }                                                                                  \
+    } while (0)
 
 int main(void)
 {
