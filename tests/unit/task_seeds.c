@@ -172,9 +172,9 @@ static bool has_event_with(run *r, const char *type, const char *needle)
     return found;
 }
 
-/* Wait until a final event of a type whose text holds needle has arrived (safety net
- * SAFETY_S). */
-static int wait_event_with(run *r, const char *type, const char *needle)
+/* Wait until an event of a type whose text holds needle has arrived — a final one unless
+ * partial_ok (safety net SAFETY_S). */
+static int wait_event_as(run *r, const char *type, const char *needle, bool partial_ok)
 {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
@@ -185,7 +185,8 @@ static int wait_event_with(run *r, const char *type, const char *needle)
         size_t i;
         json_t *ev;
         json_array_foreach(r->events, i, ev)
-            if (strcmp(ev_type(ev), type) == 0 && !json_is_true(json_object_get(ev, "partial")) &&
+            if (strcmp(ev_type(ev), type) == 0 &&
+                (partial_ok || !json_is_true(json_object_get(ev, "partial"))) &&
                 strstr(ev_text(ev), needle))
                 ok = 1;
         if (ok || pthread_cond_timedwait(&r->cv, &r->mu, &until) != 0)
@@ -193,6 +194,11 @@ static int wait_event_with(run *r, const char *type, const char *needle)
     }
     pthread_mutex_unlock(&r->mu);
     return ok;
+}
+
+static int wait_event_with(run *r, const char *type, const char *needle)
+{
+    return wait_event_as(r, type, needle, false);
 }
 
 /* The recorded request i's message m as text (text blocks and tool_result contents). */
@@ -648,6 +654,66 @@ static void test_context_window_error_cuts_a_quarter_then_asks(void)
     tmpdir_remove(workspace);
 }
 
+/* Does any message of recorded request i hold needle? */
+static bool request_has(json_t *reqs, size_t i, const char *needle)
+{
+    bool found = false;
+    for (size_t m = 0; m < request_message_count(reqs, i) && !found; m++) {
+        char *text = request_message_text(reqs, i, m);
+        found = text && strstr(text, needle);
+        free(text);
+    }
+    return found;
+}
+
+static void persisted(hew_options *o)
+{
+    o->persist = 1;
+}
+
+/* A6: the cut is saved at once: a task interrupted right after a context-window cut and
+ * resumed sends the same cut view (the removed question "b?" stays out), plus the
+ * resumption note. */
+static void test_the_cut_survives_a_resume(void)
+{
+    new_workspace();
+    REQUIRE(workspace[0]);
+    const char *deltas[] = {"Carrying on with the task", " and more."};
+    size_t ends[2];
+    char *body = anthropic_text_sse(deltas, 2, ends);
+    char *held = held_response(body, ends[0], "cut");
+    REQUIRE(held != NULL);
+    buf sc = BUF_INIT(0);
+    buf_printf(&sc, "{\"responses\":[" FOLLOWUP("a?") "," FOLLOWUP("b?") "," FOLLOWUP("c?") ","
+                    FOLLOWUP("d?") "," TOO_LONG ",%s," COMPLETE("fits") "]}", held);
+    run r;
+    REQUIRE(run_start(&r, sc.data, "long task", persisted) == 0);
+    CHECK(wait_event_as(&r, "text", "Carrying on", true));
+    hew_task_abort(r.t, "the laptop lid closed");
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
+    char id[64];
+    snprintf(id, sizeof id, "%s", hew_task_id(r.t));
+    hew_task_free(r.t);
+    char err[256];
+    r.t = hew_task_resume(r.s, id, err, sizeof err);
+    REQUIRE(r.t != NULL);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 7);
+    CHECK(request_has(reqs, 4, "b?</question>"));
+    CHECK(!request_has(reqs, 5, "b?</question>"));
+    CHECK(!request_has(reqs, 6, "b?</question>")); /* the resumed request: still cut */
+    CHECK(request_has(reqs, 6, "[TASK RESUMPTION]"));
+    CHECK(request_has(reqs, 6, "d?</question>"));
+    json_decref(reqs);
+    run_free(&r);
+    buf_release(&sc);
+    free(held);
+    free(body);
+    remove_held("cut");
+    tmpdir_remove(workspace);
+}
+
 /* SEEDS_ONLY=name runs one test (debugging). */
 #undef RUN
 #define RUN(fn)                                                                            \
@@ -669,5 +735,6 @@ int main(void)
     RUN(test_serial_tools_cut_the_stream_after_the_first);
     RUN(test_rejection_skips_later_tools_with_the_exact_result);
     RUN(test_context_window_error_cuts_a_quarter_then_asks);
+    RUN(test_the_cut_survives_a_resume);
     return check_report();
 }
