@@ -91,7 +91,9 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 static void record_outcome(server *s, const fp_req *r, enum MHD_RequestTerminationCode toe)
 {
     const char *outcome = "client_closed";
-    if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK && r->reached_end)
+    /* A Content-Length body may end without a last read at its end. */
+    if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK &&
+        (r->reached_end || r->bytes_sent == r->bytes_total))
         outcome = "complete";
     else if (r->cut == CUT_FAULT)
         outcome = "fault_closed";
