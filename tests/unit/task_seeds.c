@@ -618,6 +618,51 @@ static void test_rejection_skips_later_tools_with_the_exact_result(void)
     tmpdir_remove(workspace);
 }
 
+static void native_tools(hew_options *o)
+{
+    o->native_tools = 1;
+}
+
+/* P14 with native tool calls: the skipped call gets exactly the "skipped" result, paired
+ * with its tool_use id, right after the denied one. */
+static void test_native_rejection_skips_later_calls_with_the_exact_result(void)
+{
+    new_workspace();
+    REQUIRE(workspace[0]);
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"Creating.\","
+                          "\"tool_calls\":[{\"id\":\"toolu_A\",\"name\":\"write_to_file\","
+                          "\"arguments\":{\"path\":\"a.txt\",\"content\":\"hi\"}},{\"id\":"
+                          "\"toolu_B\",\"name\":\"ask_followup_question\",\"arguments\":"
+                          "{\"question\":\"Next?\"}}]},{\"protocol\":\"anthropic\",\"tool_calls\":"
+                          "[{\"id\":\"toolu_C\",\"name\":\"attempt_completion\",\"arguments\":"
+                          "{\"result\":\"understood\"}}]}]}",
+                      "create a file", native_tools) == 0);
+    pthread_mutex_lock(&r.mu);
+    r.policy = reject_tools;
+    pthread_mutex_unlock(&r.mu);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK_INT(count_messages(&r, "followup"), 0);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    json_t *msgs = json_object_get(json_object_get(json_array_get(reqs, 1), "body"), "messages");
+    json_t *content = json_object_get(json_array_get(msgs, 2), "content");
+    REQUIRE(json_array_size(content) >= 2);
+    json_t *denied = json_array_get(content, 0), *skipped = json_array_get(content, 1);
+    CHECK_STR(json_string_value(json_object_get(denied, "tool_use_id")), "toolu_A");
+    CHECK_STR(json_string_value(json_object_get(skipped, "type")), "tool_result");
+    CHECK_STR(json_string_value(json_object_get(skipped, "tool_use_id")), "toolu_B");
+    json_t *sc = json_object_get(skipped, "content");
+    const char *text = json_is_string(sc) ? json_string_value(sc)
+                                          : json_string_value(json_object_get(
+                                                json_array_get(sc, 0), "text"));
+    CHECK_STR(text, "[ask_followup_question for 'Next?'] was skipped because the user rejected "
+                    "an earlier tool of this message.");
+    json_decref(reqs);
+    run_free(&r);
+    tmpdir_remove(workspace);
+}
+
 /* ---- attempt_api_request (seed 003) ------------------------------------------------------- */
 
 #define TOO_LONG                                                                           \
@@ -734,6 +779,7 @@ int main(void)
     RUN(test_a_partial_tool_is_shown_not_run);
     RUN(test_serial_tools_cut_the_stream_after_the_first);
     RUN(test_rejection_skips_later_tools_with_the_exact_result);
+    RUN(test_native_rejection_skips_later_calls_with_the_exact_result);
     RUN(test_context_window_error_cuts_a_quarter_then_asks);
     RUN(test_the_cut_survives_a_resume);
     return check_report();
