@@ -1,7 +1,7 @@
 /* main — hew-fake-provider: play an LLM provider on 127.0.0.1 for end-to-end tests.
  *
- *   hew-fake-provider --scenario FILE [--port N] [--record FILE.jsonl] [--quiet]
- *                     [--lenient]
+ *   hew-fake-provider --scenario FILE [--port N] [--record FILE.jsonl]
+ *                     [--record-outcomes FILE.jsonl] [--quiet] [--lenient]
  *
  * Strict by default: requests to provider paths are checked as the real APIs check them
  * (validate.h); --lenient (or "lenient": true in the scenario) turns that off.
@@ -37,7 +37,7 @@ static int usage(const char *why)
     if (why)
         fprintf(stderr, "hew-fake-provider: %s\n", why);
     fputs("usage: hew-fake-provider --scenario FILE [--port N] [--record FILE.jsonl] "
-          "[--quiet] [--lenient]\n",
+          "[--record-outcomes FILE.jsonl] [--quiet] [--lenient]\n",
           stderr);
     return 2;
 }
@@ -59,13 +59,15 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 
 int main(int argc, char **argv)
 {
-    const char *scenario_file = NULL, *record_file = NULL;
+    const char *scenario_file = NULL, *record_file = NULL, *outcomes_file = NULL;
     unsigned port = 0;
     bool quiet = false, lenient = false;
     for (int i = 1; i < argc; i++) {
         const char *v;
         if ((v = opt_value(argc, argv, &i, "--scenario"))) {
             scenario_file = v;
+        } else if ((v = opt_value(argc, argv, &i, "--record-outcomes"))) {
+            outcomes_file = v;
         } else if ((v = opt_value(argc, argv, &i, "--record"))) {
             record_file = v;
         } else if ((v = opt_value(argc, argv, &i, "--port"))) {
@@ -91,6 +93,8 @@ int main(int argc, char **argv)
         return usage("--scenario FILE is required");
     if (record_file && !*record_file)
         return usage("--record takes a file name");
+    if (outcomes_file && !*outcomes_file)
+        return usage("--record-outcomes takes a file name");
 
     hew_err err = HEW_ERR_INIT;
     scenario sc;
@@ -98,9 +102,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", scenario_file, err.msg);
         return 2;
     }
-    recorder *rec = NULL;
-    if (record_file && !(rec = recorder_open(record_file, &err))) {
+    recorder *rec = NULL, *outcomes = NULL;
+    if ((record_file && !(rec = recorder_open(record_file, &err))) ||
+        (outcomes_file && !(outcomes = recorder_open(outcomes_file, &err)))) {
         fprintf(stderr, "hew-fake-provider: %s\n", err.msg);
+        recorder_free(rec);
         scenario_release(&sc);
         return 2;
     }
@@ -108,6 +114,7 @@ int main(int argc, char **argv)
     if (pipe(sig_pipe) != 0) {
         fprintf(stderr, "hew-fake-provider: cannot create a pipe: %s\n", strerror(errno));
         recorder_free(rec);
+        recorder_free(outcomes);
         scenario_release(&sc);
         return 1;
     }
@@ -120,8 +127,8 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    server_opts opts = {.sc = &sc, .port = port, .rec = rec, .quiet = quiet,
-                        .lenient = lenient || sc.lenient};
+    server_opts opts = {.sc = &sc, .port = port, .rec = rec, .outcomes = outcomes,
+                        .quiet = quiet, .lenient = lenient || sc.lenient};
     server *srv = server_start(&opts, &err);
     int rc = 0;
     if (!srv) {
@@ -138,6 +145,7 @@ int main(int argc, char **argv)
         server_stop(srv);
     }
     recorder_free(rec);
+    recorder_free(outcomes);
     scenario_release(&sc);
     close(sig_pipe[0]);
     close(sig_pipe[1]);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/buf.h"
 #include "base/redact.h"
@@ -111,6 +112,17 @@ json_t *recorder_entry(size_t index, const char *method, const char *uri,
                      "path", raw_string(uri, path_len), "query",
                      q ? raw_string(q + 1, strlen(q + 1)) : json_null(), "headers", masked,
                      "body", jbody ? jbody : json_null());
+}
+
+json_t *recorder_outcome_entry(size_t index, const char *outcome, unsigned status,
+                               size_t bytes_sent, size_t bytes_total)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    json_int_t ms = (json_int_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return json_pack("{s:I,s:s,s:I,s:I,s:I,s:I}", "index", (json_int_t)index, "outcome", outcome,
+                     "status", (json_int_t)status, "bytes_sent", (json_int_t)bytes_sent,
+                     "bytes_total", (json_int_t)bytes_total, "finished_ms", ms);
 }
 
 hew_code recorder_write(recorder *r, const json_t *entry, hew_err *err)

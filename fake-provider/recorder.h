@@ -27,6 +27,16 @@ void recorder_free(recorder *r);
 json_t *recorder_entry(size_t index, const char *method, const char *uri,
                        const json_t *headers, const char *body, size_t body_len);
 
+/* The outcome record (--record-outcomes): one line per response once it has ended,
+ *   {"index":0,"outcome":"client_closed","status":200,"bytes_sent":812,
+ *    "bytes_total":2048,"finished_ms":1764755000123}
+ * outcome: "complete" (every body byte sent, clean end), "client_closed" (the client went
+ * away first), "fault_closed" (close_after_bytes cut it), "shutdown" (the server stopped
+ * first). bytes_sent counts body bytes handed to the connection; finished_ms is the wall
+ * clock (CLOCK_REALTIME, ms) when the response ended. Returns a new reference. */
+json_t *recorder_outcome_entry(size_t index, const char *outcome, unsigned status,
+                               size_t bytes_sent, size_t bytes_total);
+
 /* Append entry as one line and flush. */
 hew_code recorder_write(recorder *r, const json_t *entry, hew_err *err);
 

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@ struct server {
     struct MHD_Daemon *d;
     const scenario *sc;
     recorder *rec;
+    recorder *outcomes;
     bool quiet;
     bool lenient;
     unsigned port;
@@ -31,17 +33,30 @@ struct server {
     int stop[2]; /* stop[0] becomes readable (forever) when the server stops */
 };
 
-/* One request being received. */
+/* Why the sending of a body stopped before its end (for the outcome record). */
+typedef enum fp_cut { CUT_NONE, CUT_FAULT, CUT_STOP, CUT_CLIENT } fp_cut;
+
+/* One request being received, then answered. */
 typedef struct fp_req {
     char *uri;     /* raw request target, query included */
     buf body;
     bool started;
+    /* Set once a plan answers it; read by on_completed for the outcome record (the
+     * response's reader runs only before on_completed, on the same connection thread). */
+    bool answered;
+    size_t index;
+    unsigned status;
+    size_t bytes_total;
+    size_t bytes_sent;
+    bool reached_end;
+    fp_cut cut;
 } fp_req;
 
 /* One response being sent. */
 typedef struct fp_out {
     fp_sender sender;
     fp_plan *owned; /* a plan made for this request only (exhausted), or NULL */
+    fp_req *req;    /* borrowed: outlives every on_read call */
 } fp_out;
 
 static fp_req *req_new(const char *uri)
@@ -74,12 +89,36 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
     return req_new(uri);
 }
 
+/* The outcome record: how the response to r ended (see recorder.h). */
+static void record_outcome(server *s, const fp_req *r, enum MHD_RequestTerminationCode toe)
+{
+    const char *outcome = "client_closed";
+    /* A Content-Length body may end without a last read at its end. */
+    if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK &&
+        (r->reached_end || r->bytes_sent == r->bytes_total))
+        outcome = "complete";
+    else if (r->cut == CUT_FAULT)
+        outcome = "fault_closed";
+    else if (r->cut == CUT_STOP || toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN)
+        outcome = "shutdown";
+    json_t *entry =
+        recorder_outcome_entry(r->index, outcome, r->status, r->bytes_sent, r->bytes_total);
+    pthread_mutex_lock(&s->lock);
+    hew_err err = HEW_ERR_INIT;
+    if (!entry || recorder_write(s->outcomes, entry, &err) != HEW_OK)
+        fprintf(stderr, "hew-fake-provider: %s\n", entry ? err.msg : "out of memory");
+    pthread_mutex_unlock(&s->lock);
+    json_decref(entry);
+}
+
 static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
+    server *s = cls;
     (void)con;
-    (void)toe;
+    fp_req *r = *con_cls;
+    if (r && r->answered && s->outcomes)
+        record_outcome(s, r, toe);
     req_free(*con_cls);
     *con_cls = NULL;
 }
@@ -114,10 +153,26 @@ static ssize_t on_read(void *cls, uint64_t pos, char *out, size_t max)
 {
     fp_out *o = cls;
     long n = faults_send(&o->sender, (size_t)pos, out, max);
-    if (n == FAULTS_SEND_END)
+    fp_req *r = o->req;
+    if (n == FAULTS_SEND_END) {
+        r->reached_end = true;
         return MHD_CONTENT_READER_END_OF_STREAM;
-    if (n == FAULTS_SEND_ABORT)
+    }
+    if (n == FAULTS_SEND_ABORT) {
+        /* Which of faults_send's reasons: the plan's own cut, the server stopping, or
+         * (otherwise) the client gone. */
+        const fp_faults *f = &o->sender.plan->faults;
+        struct pollfd pf = {.fd = o->sender.stop_fd, .events = POLLIN};
+        if (f->close_after_bytes >= 0 && pos >= (uint64_t)f->close_after_bytes)
+            r->cut = CUT_FAULT;
+        else if (poll(&pf, 1, 0) > 0)
+            r->cut = CUT_STOP;
+        else
+            r->cut = CUT_CLIENT;
         return MHD_CONTENT_READER_END_WITH_ERROR;
+    }
+    if ((size_t)pos + (size_t)n > r->bytes_sent)
+        r->bytes_sent = (size_t)pos + (size_t)n;
     return (ssize_t)n;
 }
 
@@ -335,6 +390,11 @@ static enum MHD_Result respond(server *s, struct MHD_Connection *con, fp_req *r,
 
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
+    r->answered = true;
+    r->index = index;
+    r->status = plan->status;
+    r->bytes_total = plan->body.len;
+    o->req = r;
     o->sender.plan = plan;
     o->sender.client_fd = ci ? ci->connect_fd : -1;
     o->sender.stop_fd = s->stop[0];
@@ -407,6 +467,7 @@ server *server_start(const server_opts *opts, hew_err *err)
     }
     s->sc = opts->sc;
     s->rec = opts->rec;
+    s->outcomes = opts->outcomes;
     s->quiet = opts->quiet;
     s->lenient = opts->lenient;
     s->stop[0] = s->stop[1] = -1;

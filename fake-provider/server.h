@@ -25,6 +25,7 @@ typedef struct server_opts {
     const scenario *sc;  /* borrowed; must outlive the server */
     unsigned port;       /* 0: any free port */
     recorder *rec;       /* borrowed, or NULL */
+    recorder *outcomes;  /* borrowed, or NULL: one outcome line per response (recorder.h) */
     bool quiet;          /* no per-request log on stderr */
     bool lenient;        /* do not validate requests */
 } server_opts;

@@ -376,6 +376,13 @@ static hew_code consume_stream(hew_task *t)
 {
     bool interrupted = false;
     for (;;) {
+        /* What the presenter is about to see: a block added or completed while it works
+         * (a tool waiting for approval, a front end slow to take an event) is then
+         * presented at once, not after the timed wake below (the signal went out while
+         * nobody waited for it). */
+        pthread_mutex_lock(&t->mu);
+        uint64_t seen = t->stream.shape;
+        pthread_mutex_unlock(&t->mu);
         hew_code rc = present_assistant_message(t);
         if (rc != HEW_OK)
             return rc;
@@ -393,8 +400,7 @@ static hew_code consume_stream(hew_task *t)
         }
         /* Woken at once for new or completed blocks (stream.c); otherwise every 40 ms to
          * show a growing block. */
-        uint64_t seen = t->stream.version;
-        if (!done && !abort_is_set(t->abort)) {
+        if (!done && !abort_is_set(t->abort) && t->stream.shape == seen) {
             struct timespec until;
             clock_gettime(CLOCK_REALTIME, &until);
             until.tv_nsec += CONSUME_WAIT_MS * 1000000L;
@@ -402,7 +408,7 @@ static hew_code consume_stream(hew_task *t)
                 until.tv_sec++;
                 until.tv_nsec -= 1000000000L;
             }
-            while (t->stream.version == seen && !t->stream.done && !abort_is_set(t->abort))
+            while (t->stream.shape == seen && !t->stream.done && !abort_is_set(t->abort))
                 if (pthread_cond_timedwait(&t->cv, &t->mu, &until) != 0)
                     break;
         }

@@ -7,11 +7,13 @@
 #include <string.h>
 
 #include "api/message.h"
+#include "base/log.h"
 #include "mcp/hub.h"
 #include "task/task.h"
 #include "tools/ignore.h"
 
-#define MCP_WAIT_MS 10000L          /* attemptApiRequest waits at most this for servers */
+#define MCP_WAIT_MS 10000L          /* attemptApiRequest waits at most this for servers,
+                                       once per task */
 #define MCP_NOTICES_MAX (64 * 1024) /* queued notice text; more is dropped until said */
 
 static void on_notice(void *ud, const char *server, const char *text)
@@ -104,13 +106,58 @@ static void warn_file_servers(hew_task *t)
     buf_release(&names);
 }
 
+/* Servers still on their first connection attempt are waited for, at most MCP_WAIT_MS
+ * and once per task (Cline's attemptApiRequest: pWaitFor with a 10 s timeout, the timeout
+ * only logged, never fatal). A server that did not make it in time is said (a notice) and
+ * logged, once; the task goes on without its tools, which join a later request when the
+ * server connects. */
+static void wait_for_servers(hew_task *t)
+{
+    mcp_hub *hub = t->session->mcp;
+    if (!hub || t->mcp_waited)
+        return;
+    t->mcp_waited = true;
+    if (mcp_hub_wait_ready(hub, MCP_WAIT_MS, t->abort) || abort_is_set(t->abort))
+        return;
+    json_t *status = mcp_hub_status_json(hub);
+    json_t *names = json_array();
+    buf list = BUF_INIT(4096);
+    size_t i;
+    json_t *srv;
+    json_array_foreach(status, i, srv) {
+        const char *name = json_string_value(json_object_get(srv, "name"));
+        const char *st = json_string_value(json_object_get(srv, "status"));
+        if (!name || !st || strcmp(st, "connecting") != 0)
+            continue;
+        json_array_append_new(names, json_string(name));
+        buf_printf(&list, "%s%s", list.len ? ", " : "", name);
+    }
+    buf text = BUF_INIT(8192);
+    buf_printf(&text,
+               "The MCP server%s %s did not finish connecting within %ld s: this task goes "
+               "on without %s tools for now (they join a later request once connected). "
+               "Check the server with `hew mcp` if it never connects.",
+               json_array_size(names) == 1 ? "" : "s", list.len ? list.data : "(unknown)",
+               MCP_WAIT_MS / 1000, json_array_size(names) == 1 ? "its" : "their");
+    hew_log(HEW_LOG_WARN, "mcp", "waited %ld ms for MCP servers to connect, going on without: %s",
+            MCP_WAIT_MS, list.len ? list.data : "(unknown)");
+    json_t *data = json_pack("{s:s, s:O, s:I}", "kind", "mcp_wait_timeout", "servers", names,
+                             "waited_ms", (json_int_t)MCP_WAIT_MS);
+    task_say(t, "notice", text.data ? text.data : "MCP servers did not connect in time", data,
+             UIMSG_WHOLE);
+    json_decref(data);
+    json_decref(names);
+    json_decref(status);
+    buf_release(&text);
+    buf_release(&list);
+}
+
 void task_mcp_before_request(hew_task *t)
 {
     mcp_hub *hub = t->session->mcp;
     if (!hub)
         return;
-    /* Servers still connecting are waited for (Cline: at most 10 s, never fatal). */
-    mcp_hub_wait_ready(hub, MCP_WAIT_MS, t->abort);
+    wait_for_servers(t);
     mcp_snapshot *snap = mcp_hub_snapshot(hub);
     if (snap) {
         mcp_snapshot_free(t->mcp_snap);
@@ -248,7 +295,7 @@ static char *rewrite_prompt(hew_task *t, const char *text)
     char *out = NULL;
     if (server_name && prompt_name) {
         /* The first message comes before the request's wait for servers. */
-        mcp_hub_wait_ready(t->session->mcp, MCP_WAIT_MS, t->abort);
+        wait_for_servers(t);
         json_t *result = NULL;
         hew_err err = HEW_ERR_INIT;
         if (mcp_hub_get_prompt(t->session->mcp, server_name, prompt_name,

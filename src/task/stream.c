@@ -85,8 +85,10 @@ static int on_chunk(void *ud, const api_chunk *c)
     bool structural = count_after != count_before || s->first_chunk != first_before ||
                       (last && last->partial != last_partial_before) ||
                       c->kind == API_CHUNK_END || c->kind == API_CHUNK_ERROR || rc != HEW_OK;
-    if (structural)
+    if (structural) {
+        s->shape++;
         pthread_cond_broadcast(&t->cv);
+    }
     pthread_mutex_unlock(&t->mu);
     return rc != HEW_OK;
 }
@@ -127,6 +129,7 @@ static void *stream_main(void *arg)
     t->stream.error = e;
     t->stream.done = true;
     t->stream.version++;
+    t->stream.shape++;
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
     job_free(job);
@@ -189,6 +192,7 @@ void task_stream_reset(hew_task *t)
     api_error_init(&s->error);
     hew_err_clear(&s->parse_err);
     s->version = 0;
+    s->shape = 0;
     if (s->abort)
         abort_reset(s->abort);
     t->current_index = 0;

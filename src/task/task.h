@@ -67,6 +67,9 @@ typedef struct task_stream {
     api_error error;            /* when rc != HEW_OK */
     hew_err parse_err;          /* the parser refused input (too big, out of memory) */
     uint64_t version;           /* grows with every chunk */
+    uint64_t shape;             /* grows with every change the presenter must see at once
+                                   (a block added or completed, the first chunk, the end):
+                                   the changes stream.c signals */
 } task_stream;
 
 struct hew_task {
@@ -149,6 +152,8 @@ struct hew_task {
     struct mcp_snapshot *mcp_snap;     /* [task] what the MCP servers offered at the last
                                           request (prompt, native tools, name mapping) */
     buf mcp_notices;                   /* [mu] MCP notices not yet said, one per line */
+    bool mcp_waited;                   /* [task] the wait for connecting servers is over
+                                          (once per task, at most MCP_WAIT_MS) */
 };
 
 /* ---- the loop (loop.c, attempt.c, present.c, executor.c) ------------------------------ */
@@ -220,7 +225,8 @@ void executor_env_init(hew_task *t);
 
 /* ---- MCP (mcp.c) ------------------------------------------------------------------------
  * begin: listen to the session's MCP hub (notices are queued under mu) and say a settings
- * problem once; before_request: wait (at most 10 s) for servers still on their first
+ * problem once; before_request: wait (at most 10 s, once per task; a timeout is said as a
+ * notice of kind "mcp_wait_timeout" and logged) for servers still on their first
  * connection, freeze what they offer for this request, say the queued notices; drain: say
  * the queued notices; map_call: a native call of "<server>__<tool>" as the use_mcp_tool
  * call it stands for (false when it is none; release with task_mcp_call_release); end:

@@ -81,6 +81,8 @@ static void remove_dir(fakeprov *fp)
     snprintf(path, sizeof path, "%s/scenario.json", fp->dir);
     unlink(path);
     unlink(fp->record_path);
+    if (fp->outcomes_path[0])
+        unlink(fp->outcomes_path);
     if (rmdir(fp->dir) != 0)
         fprintf(stderr, "fakeprov: cannot remove %s: %s\n", fp->dir, strerror(errno));
     fp->dir[0] = '\0';
@@ -139,6 +141,7 @@ int fakeprov_start(fakeprov *fp, const char *scenario_json)
         return -1;
     }
     snprintf(fp->record_path, sizeof fp->record_path, "%s/requests.jsonl", fp->dir);
+    snprintf(fp->outcomes_path, sizeof fp->outcomes_path, "%s/outcomes.jsonl", fp->dir);
     char scenario_path[300];
     snprintf(scenario_path, sizeof scenario_path, "%s/scenario.json", fp->dir);
     char *text = prepare_scenario(scenario_json);
@@ -158,7 +161,8 @@ int fakeprov_start(fakeprov *fp, const char *scenario_json)
     }
     bool quiet = !getenv("HEW_FAKE_VERBOSE");
     char *argv[] = {(char *)HEW_FAKE_PROVIDER, "--scenario", scenario_path, "--port", "0",
-                    "--record", fp->record_path, quiet ? "--quiet" : NULL, NULL};
+                    "--record", fp->record_path, "--record-outcomes", fp->outcomes_path,
+                    quiet ? "--quiet" : NULL, NULL};
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -249,10 +253,11 @@ int fakeprov_violations(const fakeprov *fp, char *first, size_t cap)
     return n;
 }
 
-json_t *fakeprov_requests(const fakeprov *fp)
+/* The JSON lines of path as an array (empty when the file is not there yet). */
+static json_t *read_lines(const char *path)
 {
     json_t *all = json_array();
-    FILE *f = fopen(fp->record_path, "r");
+    FILE *f = fopen(path, "r");
     if (!f)
         return all; /* nothing recorded yet */
     char *line = NULL;
@@ -264,7 +269,7 @@ json_t *fakeprov_requests(const fakeprov *fp)
         json_error_t je;
         json_t *entry = json_loadb(line, (size_t)n, 0, &je);
         if (!entry) {
-            fprintf(stderr, "fakeprov: bad record line in %s: %s\n", fp->record_path, je.text);
+            fprintf(stderr, "fakeprov: bad record line in %s: %s\n", path, je.text);
             json_decref(all);
             all = NULL;
             break;
@@ -274,4 +279,36 @@ json_t *fakeprov_requests(const fakeprov *fp)
     free(line);
     fclose(f);
     return all;
+}
+
+json_t *fakeprov_requests(const fakeprov *fp)
+{
+    return read_lines(fp->record_path);
+}
+
+json_t *fakeprov_outcomes(const fakeprov *fp)
+{
+    return read_lines(fp->outcomes_path);
+}
+
+json_t *fakeprov_wait_outcome(const fakeprov *fp, size_t index, int timeout_s)
+{
+    long long deadline = mono_ms() + (long long)timeout_s * 1000;
+    for (;;) {
+        json_t *all = fakeprov_outcomes(fp);
+        size_t i;
+        json_t *o;
+        json_array_foreach(all, i, o) {
+            if ((size_t)json_integer_value(json_object_get(o, "index")) == index) {
+                json_incref(o);
+                json_decref(all);
+                return o;
+            }
+        }
+        json_decref(all);
+        if (mono_ms() >= deadline)
+            return NULL;
+        struct timespec nap = {0, 20 * 1000000L};
+        nanosleep(&nap, NULL);
+    }
 }

@@ -12,7 +12,8 @@
  * (scenario.json), replacing every "@FIXTURES@" with the tests/fixtures path; when the
  * scenario is a JSON object without "base_dir", it sets "base_dir" to the fixtures path
  * so relative file names ("providers/anthropic_text_tool_use.sse") resolve there. It
- * starts HEW_FAKE_PROVIDER with --port 0 --record DIR/requests.jsonl (and --quiet, unless
+ * starts HEW_FAKE_PROVIDER with --port 0 --record DIR/requests.jsonl --record-outcomes
+ * DIR/outcomes.jsonl (and --quiet, unless
  * the environment has HEW_FAKE_VERBOSE) and reads the URL line within 15 seconds.
  * The child is spawned with fork+execv; its stderr is the test's stderr.
  *
@@ -28,6 +29,7 @@ typedef struct fakeprov {
     char url[64];
     char dir[256];
     char record_path[300];
+    char outcomes_path[300]; /* DIR/outcomes.jsonl: --record-outcomes */
 } fakeprov;
 
 /* 0 on success; -1 with a message on stderr (nothing left running, nothing left on disk). */
@@ -49,5 +51,13 @@ json_t *fakeprov_requests(const fakeprov *fp);
  * first (cap bytes, "" when none). -1 when the record cannot be read. A test that proves
  * a client sends only valid requests checks that this is 0. */
 int fakeprov_violations(const fakeprov *fp, char *first, size_t cap);
+/* The responses that have ended, as a new array of outcome entries (docs/fake-provider.md,
+ * "Outcome record"), in the order they ended; empty when none. NULL when unreadable. */
+json_t *fakeprov_outcomes(const fakeprov *fp);
+
+/* The outcome of response index, once it has ended: a new reference; waits for it up to
+ * timeout_s seconds (a safety net: callers wait for the event, not for a time). NULL when
+ * it did not end in that time. */
+json_t *fakeprov_wait_outcome(const fakeprov *fp, size_t index, int timeout_s);
 
 #endif

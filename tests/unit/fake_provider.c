@@ -604,7 +604,8 @@ static void test_close_after_bytes(void)
                        "\"text\": \"abcdefghijklmnopqrstuvwxyz\", \"close_after_bytes\": 100},"
                        "{\"replay\": \"providers/openai_usage_final_chunk.sse\", "
                        "\"close_after_bytes\": 333, \"chunk_size\": 50},"
-                       "{\"status\": 500, \"body\": \"0123456789\", \"close_after_bytes\": 4}]}") ==
+                       "{\"status\": 500, \"body\": \"0123456789\", \"close_after_bytes\": 4},"
+                       "{\"status\": 429, \"body\": \"slow down\"}]}") ==
             0);
     http_res full, cut;
     http_do(&fp, &(http_req){.body = "{}"}, &full);
@@ -632,6 +633,27 @@ static void test_close_after_bytes(void)
     CHECK(cut.rc != CURLE_OK);
     CHECK_INT(cut.body.len, 4);
     http_release(&cut);
+
+    http_do(&fp, &(http_req){.body = "{}"}, &cut); /* a plain body, sent whole */
+    CHECK_INT(cut.status, 429);
+    http_release(&cut);
+
+    /* The outcome record says how each ended. */
+    static const struct {
+        const char *outcome;
+        long long sent;
+    } want_outcomes[] = {{"complete", -1}, {"fault_closed", 100}, {"fault_closed", 333},
+                         {"fault_closed", 4}, {"complete", -1}};
+    for (size_t i = 0; i < 5; i++) {
+        json_t *o = fakeprov_wait_outcome(&fp, i, 30);
+        REQUIRE(o != NULL);
+        CHECK_STR(json_string_value(json_object_get(o, "outcome")), want_outcomes[i].outcome);
+        long long sent = json_integer_value(json_object_get(o, "bytes_sent"));
+        long long total = json_integer_value(json_object_get(o, "bytes_total"));
+        CHECK_INT(sent, want_outcomes[i].sent < 0 ? total : want_outcomes[i].sent);
+        CHECK(total > sent || want_outcomes[i].sent < 0);
+        json_decref(o);
+    }
     stop_clean(&fp);
 }
 

@@ -8,8 +8,8 @@
 #   fake_stop
 #
 # fake_start SCENARIO_FILE starts $HEW_FAKE_PROVIDER on a free loopback port with
-# --record in a new temp dir, waits (10 s at most) for the URL line and sets FAKE_URL,
-# FAKE_PID, FAKE_RECORD and FAKE_DIR. If the scenario contains @FIXTURES@, a copy with
+# --record and --record-outcomes in a new temp dir, waits (10 s at most) for the URL line
+# and sets FAKE_URL, FAKE_PID, FAKE_RECORD, FAKE_OUTCOMES and FAKE_DIR. If the scenario contains @FIXTURES@, a copy with
 # it replaced by $HEW_TEST_FIXTURES is served instead (relative paths in such a copy
 # resolve against FAKE_DIR, so use @FIXTURES@ for every file it names). Relative paths
 # in an unmodified scenario resolve against the scenario file's directory.
@@ -18,6 +18,9 @@
 # fake_violations prints, one per line, the messages of the requests the strict provider
 # refused (their record lines have "violation"; docs/fake-provider.md): empty output means
 # every request so far was valid.
+# fake_wait_outcome INDEX [SECONDS] waits (a safety net of 30 s by default) until
+# response INDEX has ended and prints its outcome line (docs/fake-provider.md); non-zero
+# when it did not end in time.
 # Set HEW_FAKE_VERBOSE=1 to see the provider's per-request log on stderr.
 # Never kills anything but the provider it started.
 
@@ -33,6 +36,7 @@ fake_start() {
     fi
     FAKE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/hew-fake-e2e.XXXXXX") || return 1
     FAKE_RECORD=$FAKE_DIR/requests.jsonl
+    FAKE_OUTCOMES=$FAKE_DIR/outcomes.jsonl
     if grep -q '@FIXTURES@' "$scenario"; then
         local text
         text=$(<"$scenario")
@@ -42,14 +46,15 @@ fake_start() {
     fi
     local quiet=--quiet
     [[ -n ${HEW_FAKE_VERBOSE:-} ]] && quiet=
-    "$HEW_FAKE_PROVIDER" --scenario "$scenario" --port 0 --record "$FAKE_RECORD" $quiet \
+    "$HEW_FAKE_PROVIDER" --scenario "$scenario" --port 0 --record "$FAKE_RECORD" \
+        --record-outcomes "$FAKE_OUTCOMES" $quiet \
         >"$FAKE_DIR/url" &
     FAKE_PID=$!
     local i
     for ((i = 0; i < 200; i++)); do
         if [[ -s $FAKE_DIR/url ]] && IFS= read -r FAKE_URL <"$FAKE_DIR/url" &&
             [[ $FAKE_URL == http://127.0.0.1:* ]]; then
-            export FAKE_URL FAKE_PID FAKE_RECORD FAKE_DIR
+            export FAKE_URL FAKE_PID FAKE_RECORD FAKE_OUTCOMES FAKE_DIR
             return 0
         fi
         if ! kill -0 "$FAKE_PID" 2>/dev/null; then
@@ -63,6 +68,22 @@ fake_start() {
     done
     echo "fake_start: hew-fake-provider printed no URL within 10 s" >&2
     fake_stop
+    return 1
+}
+
+fake_wait_outcome() {
+    local index=$1 secs=${2:-30} i line
+    for ((i = 0; i < secs * 20; i++)); do
+        if [[ -f $FAKE_OUTCOMES ]]; then
+            line=$(jq -c --argjson i "$index" 'select(.index == $i)' "$FAKE_OUTCOMES" | head -n 1)
+            if [[ -n $line ]]; then
+                printf '%s\n' "$line"
+                return 0
+            fi
+        fi
+        sleep 0.05
+    done
+    echo "fake_wait_outcome: response $index did not end within $secs s" >&2
     return 1
 }
 
