@@ -204,7 +204,8 @@ json_t *api_turn_call_input(const api_turn *t, size_t i)
     if (k == a->len)
         return json_object();
     json_error_t je;
-    json_t *v = json_loadb(a->data, a->len, 0, &je);
+    /* JSON_ALLOW_NUL: a \u0000 in an argument is valid JSON and goes back as sent. */
+    json_t *v = json_loadb(a->data, a->len, JSON_ALLOW_NUL, &je);
     if (v && !json_is_object(v)) {
         json_decref(v);
         return NULL;
