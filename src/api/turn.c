@@ -8,6 +8,10 @@
 
 #include "api/message.h"
 #include "base/json.h"
+#include "base/limits.h"
+
+_Static_assert(API_TURN_MAX >= LIMITS_STREAM_LINE,
+               "a turn's buffers hold a tool call that came whole in the longest line");
 
 void api_turn_init(api_turn *t)
 {

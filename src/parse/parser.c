@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/limits.h"
 #include "base/utf8.h"
 #include "parse/cline_names.h"
 #include "parse/native.h"
@@ -12,6 +13,8 @@
 #include "parse/xmlcall.h"
 
 #define PARSER_DEFAULT_MAX ((size_t)256 << 20)
+_Static_assert(PARSER_DEFAULT_MAX >= LIMITS_STREAM_LINE,
+               "a message holds a tool call that came whole in the longest stream line");
 
 struct parser {
     blocklist blocks;
