@@ -961,8 +961,8 @@ void cli_note_unknown_model(const hew_options *o)
         return;
     char *model = termsafe_dup(o->model, 1); /* the name may come from a project's file */
     fprintf(stderr,
-            "hew: note: hew's model table does not know \"%s\": it assumes a small context "
-            "window (so older messages are dropped early), no images, no thinking and no "
+            "hew: note: hew's model table does not know \"%s\": it assumes a context "
+            "window of 128,000 tokens (as Cline does), no images, no thinking and no "
             "prices. Describe the model in ~/.config/hew/config.json:\n"
             "  \"models\": {\"%s\": {\"context_window\": 131072, \"max_output\": 8192, "
             "\"images\": false, \"input_price\": 0.5, \"output_price\": 1.5}}\n",

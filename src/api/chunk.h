@@ -13,7 +13,9 @@
  * Ownership: every pointer in a chunk is BORROWED and valid only during the callback that
  * receives it. Strings carry lengths; they may contain NUL bytes (a model can write
  * \u0000), and are valid UTF-8 as the provider sent it (jansson refuses anything else,
- * which makes the event malformed). */
+ * which makes the event malformed). Nothing in api/ cuts a string at a NUL: the turn and
+ * the history keep the bytes exactly (a thinking block goes back unchanged); the parser
+ * (parse/parser.h) shows and hands a NUL to the tools as U+FFFD. */
 #ifndef HEW_API_CHUNK_H
 #define HEW_API_CHUNK_H
 

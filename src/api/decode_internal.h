@@ -111,6 +111,8 @@ void dec_end(api_decoder *d, api_stop stop, const char *raw);
 void dec_fail(api_decoder *d);
 /* Fail with a stream-level error (malformed / cut off). */
 void dec_fail_stream(api_decoder *d, const char *what);
+/* Fail with an answer too large to take in (not retryable, api_error_too_large). */
+void dec_fail_too_large(api_decoder *d, const char *what);
 /* Classify the error object json and fail. */
 void dec_fail_json(api_decoder *d, const json_t *json);
 /* Parse event data; on failure fails the stream and returns NULL. */

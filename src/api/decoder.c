@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/decode_internal.h"
+#include "base/limits.h"
 #include "net/sse.h"
 
 #define RAW_KEEP ((size_t)64 << 10) /* the tail kept to classify a non-SSE error body */
@@ -19,7 +20,10 @@ api_decoder *api_decoder_new(api_protocol p, long http_status, api_chunk_fn fn, 
     api_decoder *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
-    d->sse = sse_decoder_new(NULL);
+    /* A native tool call may come whole in one line (Gemini, some compatible servers):
+     * lines and events as large as the largest tool content, escaped (base/limits.h). */
+    sse_limits lim = { LIMITS_STREAM_LINE, LIMITS_STREAM_LINE };
+    d->sse = sse_decoder_new(&lim);
     if (!d->sse) {
         free(d);
         return NULL;
@@ -136,7 +140,7 @@ int dec_call_for(api_decoder *d, long key, bool create, bool *is_new)
     if (!create)
         return -1;
     if (d->ncalls >= DEC_MAX_CALLS) {
-        dec_fail_stream(d, "more than 256 tool calls in one turn");
+        dec_fail_too_large(d, "more than 256 tool calls in one turn");
         return -1;
     }
     dec_call *c = &d->calls[d->ncalls];
@@ -224,6 +228,31 @@ void dec_fail_stream(api_decoder *d, const char *what)
     api_error_stream(&d->err, what);
     d->err.http_status = d->http_status;
     dec_fail(d);
+}
+
+void dec_fail_too_large(api_decoder *d, const char *what)
+{
+    if (d->finished)
+        return;
+    api_error_too_large(&d->err, what);
+    d->err.http_status = d->http_status;
+    dec_fail(d);
+}
+
+/* The SSE decoder failed: a line or event past the cap is an answer too large (a retry
+ * gets it again), anything else a broken stream. */
+static void fail_sse(api_decoder *d, const hew_err *err)
+{
+    if (err->code != HEW_E_TOOBIG) {
+        dec_fail_stream(d, err->msg);
+        return;
+    }
+    char what[160];
+    snprintf(what, sizeof what,
+             "one line of the stream is longer than %zu bytes (%zu MiB), the most hew takes "
+             "in",
+             (size_t)LIMITS_STREAM_LINE, (size_t)LIMITS_STREAM_LINE >> 20);
+    dec_fail_too_large(d, what);
 }
 
 void dec_fail_json(api_decoder *d, const json_t *json)
@@ -333,14 +362,14 @@ hew_code api_decoder_feed(api_decoder *d, const char *bytes, size_t n)
     keep_raw(d, bytes, n);
     hew_err err = HEW_ERR_INIT;
     if (sse_feed(d->sse, bytes, n, &err) != HEW_OK) {
-        dec_fail_stream(d, err.msg);
+        fail_sse(d, &err);
         return d->stopped ? HEW_E_ABORTED : HEW_OK;
     }
     sse_event ev;
     int r;
     while (!d->finished && (r = sse_next(d->sse, &ev, &err)) != 0) {
         if (r < 0) {
-            dec_fail_stream(d, err.msg);
+            fail_sse(d, &err);
             break;
         }
         dispatch(d, ev.event, ev.event_len, ev.data, ev.data_len);
@@ -397,12 +426,9 @@ static bool explain_raw(api_decoder *d)
                               strncmp(s + k, "event", 5) == 0 || strncmp(s + k, "id", 2) == 0 ||
                               strncmp(s + k, "retry", 5) == 0);
     if (d->events == 0 && k < n && !sse_like) {
-        /* Not an event stream at all: an HTML page, plain text. */
-        api_classify(d->http_status, NULL, 0, s, n, &d->err);
-        if (d->err.category == API_ERR_UNKNOWN) {
-            d->err.retryable = true;
-            d->err.category = API_ERR_SERVER;
-        }
+        /* Not an event stream at all: an HTML page, plain text. The same URL gives the
+         * same page: not retried. */
+        api_error_not_stream(d->http_status, s, n, &d->err);
         dec_fail(d);
         return true;
     }
@@ -419,7 +445,7 @@ void api_decoder_end(api_decoder *d)
     int r;
     while (!d->finished && (r = sse_next(d->sse, &ev, &err)) != 0) {
         if (r < 0) {
-            dec_fail_stream(d, err.msg);
+            fail_sse(d, &err);
             break;
         }
         dispatch(d, ev.event, ev.event_len, ev.data, ev.data_len);

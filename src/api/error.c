@@ -28,6 +28,7 @@ static const char *const category_names[] = {
     [API_ERR_NOT_FOUND] = "not_found",
     [API_ERR_CONTENT_POLICY] = "content_policy",
     [API_ERR_REQUEST_TOO_LARGE] = "request_too_large",
+    [API_ERR_RESPONSE_TOO_LARGE] = "response_too_large",
     [API_ERR_NETWORK] = "network",
     [API_ERR_TIMEOUT] = "timeout",
     [API_ERR_BAD_REQUEST] = "bad_request",
@@ -478,7 +479,8 @@ static bool category_retryable(api_error_category c, long status)
 static bool never_retry(api_error_category c)
 {
     return c == API_ERR_CONTEXT_WINDOW || c == API_ERR_BILLING || c == API_ERR_AUTH ||
-           c == API_ERR_REQUEST_TOO_LARGE || c == API_ERR_CONTENT_POLICY;
+           c == API_ERR_REQUEST_TOO_LARGE || c == API_ERR_RESPONSE_TOO_LARGE ||
+           c == API_ERR_CONTENT_POLICY;
 }
 
 static void appendf(char *dst, size_t cap, const char *fmt, ...)
@@ -696,6 +698,41 @@ void api_error_stream(api_error *out, const char *what)
     appendf(out->message, sizeof out->message,
             "The response stream broke off before the provider finished the turn (%s). "
             "Whatever arrived is incomplete; retry the request.",
+            out->provider_message);
+    redact_error(out);
+}
+
+void api_error_not_stream(long status, const char *body, size_t body_len, api_error *out)
+{
+    api_classify(status, NULL, 0, body, body_len, out);
+    out->retryable = false;
+    out->retry_after_seconds = -1;
+    if (out->category != API_ERR_UNKNOWN)
+        return;
+    out->category = API_ERR_SERVER;
+    out->message[0] = '\0';
+    appendf(out->message, sizeof out->message,
+            "The server answered HTTP %ld with something that is not an event stream (\"%s\"). "
+            "Check the base URL: it must point at the provider's API, not at a web page. A "
+            "retry would get the same answer, so hew does not retry it.",
+            status, out->provider_message[0] ? out->provider_message : "no details given");
+    redact_error(out);
+}
+
+void api_error_too_large(api_error *out, const char *what)
+{
+    api_error_init(out);
+    out->category = API_ERR_RESPONSE_TOO_LARGE;
+    out->retryable = false;
+    out->http_status = 200;
+    snprintf(out->code, sizeof out->code, "response_too_large");
+    copy_line(out->provider_message, sizeof out->provider_message, what, strlen(what));
+    out->message[0] = '\0';
+    appendf(out->message, sizeof out->message,
+            "The model's answer is too large for hew to take in (%s). A retry would get the "
+            "same kind of answer and fail the same way, so hew does not retry it. Ask for "
+            "smaller steps: have the model write a big file in parts (the start with "
+            "write_to_file, the rest with replace_in_file), or split the task.",
             out->provider_message);
     redact_error(out);
 }

@@ -42,8 +42,16 @@
  *   bad_request     other 4xx (409 retryable, as the SDKs do).
  *   network         the connection failed or dropped.
  *   aborted         the user stopped the request.
- * Not retryable: context, billing, auth, content_policy, request_too_large, not_found,
- * bad_request.  * x-should-retry: true|false overrides retryable, except that context, billing, auth and
+ *   response_too_large  not from a body: an answer hew will not take in (a stream line or
+ *                   event past LIMITS_STREAM_LINE, more tool calls than a turn holds, a
+ *                   message past the parser's cap). A retry would get the same answer
+ *                   and pay for it again (api_error_too_large).
+ *   a 2xx body that is no event stream at all (an HTML page, plain text: a base URL that
+ *                   points at a web page, not at the API) keeps its category from the
+ *                   body, else server_error, and is not retryable (decoder.c).
+ * Not retryable: context, billing, auth, content_policy, request_too_large,
+ * response_too_large, not_found, bad_request.
+ * x-should-retry: true|false overrides retryable, except that context, billing, auth and
  * request_too_large are never retried.
  *
  * retry_after_seconds (only for retryable errors, else -1), first found wins:
@@ -71,6 +79,7 @@ typedef enum api_error_category {
     API_ERR_NOT_FOUND,
     API_ERR_CONTENT_POLICY,
     API_ERR_REQUEST_TOO_LARGE,
+    API_ERR_RESPONSE_TOO_LARGE, /* an answer hew will not take in (api_error_too_large) */
     API_ERR_NETWORK,
     API_ERR_TIMEOUT,
     API_ERR_BAD_REQUEST,
@@ -79,8 +88,9 @@ typedef enum api_error_category {
 } api_error_category;
 
 /* "context_window_exceeded", "auth", "billing", "rate_limit", "overloaded",
- * "server_error", "not_found", "content_policy", "request_too_large", "network",
- * "timeout", "bad_request", "aborted", "unknown" ("none" for API_ERR_NONE). */
+ * "server_error", "not_found", "content_policy", "request_too_large",
+ * "response_too_large", "network", "timeout", "bad_request", "aborted", "unknown" ("none"
+ * for API_ERR_NONE). */
 const char *api_error_category_name(api_error_category c);
 
 #define API_ERROR_MESSAGE_MAX 1024
@@ -119,6 +129,17 @@ void api_classify_stream_json(const void *json, long http_status, api_error *out
 /* A stream that could not be decoded to its end: cut off before its terminal event
  * (what says which event was missing), or malformed. Category server_error, retryable. */
 void api_error_stream(api_error *out, const char *what);
+
+/* A 2xx response whose body is no event stream at all (an HTML page, plain text): body is
+ * what arrived (any bytes). Classified as api_classify would; when that finds nothing
+ * specific the category is server_error, and either way it is not retryable (the same
+ * URL gives the same page) and the message says to check the base URL. */
+void api_error_not_stream(long status, const char *body, size_t body_len, api_error *out);
+
+/* An answer too large to take in (category response_too_large, never retryable): what
+ * says what was too large ("one line of the stream is longer than N bytes"). The message
+ * tells the user that a retry fails the same way and what to do instead. */
+void api_error_too_large(api_error *out, const char *what);
 
 /* A transport failure from net/http: HEW_E_NET → network, HEW_E_TIMEOUT → timeout,
  * HEW_E_ABORTED → aborted, anything else → unknown; err's message is kept. */

@@ -109,8 +109,12 @@ static const api_model table[] = {
       .price = { 0.59, 0.79, 0, 0 }, .native_tools = true },
 };
 
+/* An unknown model: Cline's default window, 128 000 tokens — getContextWindowInfo in
+ * cline/cline src/core/context/context-management/context-window-utils.ts takes
+ * `api.getModel().info.contextWindow || 128_000` (and openAiModelInfoSaneDefaults says
+ * 128_000 too); context_max_allowed then keeps 98 000 of it. */
 static const api_model defaults = {
-    .id = "", .context_window = 32768, .max_output = 4096, .native_tools = false,
+    .id = "", .context_window = 128 * K, .max_output = 4096, .native_tools = false,
 };
 
 /* Lowercase, and '.' between digits becomes '-' ("claude-sonnet-4.5" → "claude-sonnet-4-5"),

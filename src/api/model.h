@@ -1,8 +1,8 @@
 /* model — the model table: context window, output limit, prices and capabilities of the
  * models hew knows, looked up by provider and model name (a dated or vendor-prefixed name
  * finds its family: "claude-sonnet-4-5-20250929", "anthropic/claude-sonnet-4.5"). Unknown
- * models get safe defaults (a small window so compaction starts early, no images, no
- * thinking, XML tools, no prices) and can be described in config (api_model_from_json).
+ * models get Cline's defaults (a 128 000-token window, no images, no thinking, XML tools,
+ * no prices) and can be described in config (api_model_from_json).
  * Static data plus pure lookups: it never does I/O and never guesses a price (unknown is
  * 0, and cost.h then reports no cost rather than a wrong one).
  *

@@ -8,6 +8,10 @@
 
 #include "api/message.h"
 #include "base/json.h"
+#include "base/limits.h"
+
+_Static_assert(API_TURN_MAX >= LIMITS_STREAM_LINE,
+               "a turn's buffers hold a tool call that came whole in the longest line");
 
 void api_turn_init(api_turn *t)
 {
@@ -204,7 +208,8 @@ json_t *api_turn_call_input(const api_turn *t, size_t i)
     if (k == a->len)
         return json_object();
     json_error_t je;
-    json_t *v = json_loadb(a->data, a->len, 0, &je);
+    /* JSON_ALLOW_NUL: a \u0000 in an argument is valid JSON and goes back as sent. */
+    json_t *v = json_loadb(a->data, a->len, JSON_ALLOW_NUL, &je);
     if (v && !json_is_object(v)) {
         json_decref(v);
         return NULL;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/limits.h"
 #include "base/redact.h"
 #include "hew.h"
 #include "net/http.h"
@@ -65,7 +66,8 @@ int hew_debug_post_sse(const char *url, const char *const *headers, const char *
     p.on_event = on_event;
     p.ud = ud;
     buf_init(&p.error_body, ERROR_BODY_MAX);
-    p.decoder = sse_decoder_new(NULL);
+    sse_limits lim = { LIMITS_STREAM_LINE, LIMITS_STREAM_LINE }; /* as a provider stream */
+    p.decoder = sse_decoder_new(&lim);
     hew_err err = HEW_ERR_INIT;
     hew_code rc = HEW_E_NOMEM;
     if (!p.decoder) {

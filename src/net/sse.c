@@ -11,7 +11,9 @@
  * event has several data lines, or when sse_feed must compact `b` while an event is
  * pending, are those bytes copied into the event's own buffers. sse_feed compacts `b` only
  * when it is full and grows it so that at most half is live after a compaction, which
- * keeps moving bytes amortised O(1) per byte. */
+ * keeps moving bytes amortised O(1) per byte; it never grows `b` much past max_line (what
+ * is live is one unfinished line), so the memory a stream can make it hold is about
+ * max_line plus one feed, whatever the stream sends. */
 #include "net/sse.h"
 
 #include <limits.h>
@@ -159,11 +161,21 @@ static hew_code reserve(sse_decoder *d, size_t n)
     size_t need = live + n;
     if (need > d->cap / 2) { /* keep at most half live after a compaction */
         size_t cap = need * 2 < SSE_MIN_CAP ? SSE_MIN_CAP : need * 2;
-        char *p = realloc(d->b, cap);
-        if (!p)
-            return fail_nomem(d, "input");
-        d->b = p;
-        d->cap = cap;
+        /* ... but not past the longest line allowed. For a caller that drains sse_next
+         * after each feed, what is live is one unfinished line of at most max_line bytes
+         * (sse_next fails past that), so doubling near the cap would only hold memory no
+         * valid stream uses: the buffer stops at max_line + 64 KiB, or at exactly what
+         * this feed needs. */
+        size_t ceiling = d->lim.max_line < SIZE_MAX / 4 ? d->lim.max_line + SSE_MIN_CAP : NONE;
+        if (live <= d->lim.max_line && cap > ceiling)
+            cap = need > ceiling ? need : ceiling;
+        if (cap > d->cap) {
+            char *p = realloc(d->b, cap);
+            if (!p)
+                return fail_nomem(d, "input");
+            d->b = p;
+            d->cap = cap;
+        }
     }
     return HEW_OK;
 }

@@ -67,6 +67,10 @@
  * Performance: linear in the input. Lines are found with memchr, bytes are never scanned
  * twice, the internal buffer is compacted rarely (amortised O(1) per byte), and an event
  * with one data line (the common case) points straight into the internal buffer: no copy.
+ * Memory: a decoder whose caller drains sse_next after each feed holds at most
+ * max_line + the larger of 64 KiB and one feed of input (plus, when an event spans a
+ * compaction or has several data lines, its data: up to max_event), whatever the stream
+ * sends: the buffer doubles as it fills, but not past that.
  */
 #ifndef HEW_NET_SSE_H
 #define HEW_NET_SSE_H

@@ -52,7 +52,7 @@ static void str_out(jsonpeek *p, const char *s, size_t n)
 static void put_cp(jsonpeek *p, uint32_t cp)
 {
     char out[4];
-    size_t k = utf8_encode(cp, out);
+    size_t k = cp ? utf8_encode(cp, out) : 0; /* \u0000 as U+FFFD, as native.c does */
     if (k == 0)
         str_out(p, UTF8_REPLACEMENT, 3);
     else

@@ -196,7 +196,7 @@ static void complete_call(native *nv, native_call *c)
                     break;
                 }
                 if (json_is_string(v)) {
-                    tval_push(p->val, json_string_value(v), json_string_length(v));
+                    tval_push_nonul(p->val, json_string_value(v), json_string_length(v));
                 } else {
                     char *t = value_text(v);
                     if (!t) {

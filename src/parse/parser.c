@@ -5,12 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/limits.h"
+#include "base/utf8.h"
 #include "parse/cline_names.h"
 #include "parse/native.h"
 #include "parse/tagset.h"
 #include "parse/xmlcall.h"
 
 #define PARSER_DEFAULT_MAX ((size_t)256 << 20)
+_Static_assert(PARSER_DEFAULT_MAX >= LIMITS_STREAM_LINE,
+               "a message holds a tool call that came whole in the longest stream line");
 
 struct parser {
     blocklist blocks;
@@ -126,7 +130,18 @@ hew_code parser_text(parser *p, const char *s, size_t n, hew_err *err)
     if (rc || n == 0)
         return rc;
     close_reasoning(p);
-    rc = xmlcall_feed(&p->xml, s, n);
+    /* A NUL byte (a model's \u0000) goes on as U+FFFD: see parser.h. */
+    for (;;) {
+        const char *z = memchr(s, '\0', n);
+        size_t k = z ? (size_t)(z - s) : n;
+        rc = k ? xmlcall_feed(&p->xml, s, k) : HEW_OK;
+        if (!rc && z)
+            rc = xmlcall_feed(&p->xml, UTF8_REPLACEMENT, 3);
+        if (rc || !z)
+            break;
+        s = z + 1;
+        n -= k + 1;
+    }
     return rc ? failed(p, rc, err) : HEW_OK;
 }
 
@@ -137,7 +152,7 @@ hew_code parser_reasoning(parser *p, const char *s, size_t n, hew_err *err)
         return rc;
     if (!p->reasoning && !(p->reasoning = blocklist_add(&p->blocks, BLOCK_REASONING)))
         return failed(p, HEW_E_NOMEM, err);
-    if (tval_push(&p->reasoning->content, s, n))
+    if (tval_push_nonul(&p->reasoning->content, s, n))
         blocklist_touch(&p->blocks, p->reasoning);
     rc = tval_error(&p->reasoning->content);
     return rc ? failed(p, rc, err) : HEW_OK;

@@ -26,6 +26,12 @@
  * completes the open text block (text after it starts a new block). With xml_tools off,
  * text is never scanned for tags: it is one trimmed text block per stretch of text.
  *
+ * NUL bytes. A NUL in text or reasoning (a model's \u0000 decoded), or a \u0000 in a
+ * native tool call's argument strings, is U+FFFD in the blocks: what blocks hold ends up
+ * in C strings (the say events, the store's messages, the tools' parameters), where a NUL
+ * would silently cut off everything after it. The provider's exact bytes are kept where
+ * they go back to it (api_turn, the history).
+ *
  * Errors: HEW_E_TOOBIG when the message passes opts.max_bytes (all deltas together),
  * HEW_E_NOMEM. After an error the parser refuses further input (same error) but its
  * blocks stay readable. HEW_E_INVALID from parser_new for unusable names.

@@ -245,6 +245,23 @@ static void vappend(buf *b, const vstr *s, size_t from, size_t to)
         app(b, (const char *)s->b + (from - s->na), to - from);
 }
 
+bool tval_push_nonul(tval *v, const char *s, size_t n)
+{
+    bool changed = false;
+    for (;;) {
+        const char *z = n ? memchr(s, '\0', n) : NULL;
+        size_t k = z ? (size_t)(z - s) : n;
+        if (k && tval_push(v, s, k))
+            changed = true;
+        if (!z)
+            return changed;
+        if (tval_push(v, UTF8_REPLACEMENT, 3))
+            changed = true;
+        s = z + 1;
+        n -= k + 1;
+    }
+}
+
 bool tval_push(tval *v, const char *str, size_t n)
 {
     if (n == 0)

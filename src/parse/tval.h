@@ -49,6 +49,11 @@ void tval_reset(tval *v);
 /* Append bytes. Returns true when the visible value changed. */
 bool tval_push(tval *v, const char *s, size_t n);
 
+/* tval_push, with every NUL byte (a model's \u0000) pushed as U+FFFD: the values of
+ * blocks end up in C strings (what is shown, what the tools get), where a NUL would
+ * silently cut the rest off. */
+bool tval_push_nonul(tval *v, const char *s, size_t n);
+
 /* End of input for this value: an unfinished UTF-8 sequence counts as a (non-space)
  * character; trailing white space is dropped for good (MARKED: the unmarked rest is
  * dropped). Returns true when the visible value changed. */

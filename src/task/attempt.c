@@ -67,6 +67,20 @@ static bool never_auto_retry(const api_error *e)
     return e->category == API_ERR_AUTH || e->category == API_ERR_BILLING;
 }
 
+bool task_error_auto_retry(const api_error *e)
+{
+    return e->retryable && !never_auto_retry(e) && e->category != API_ERR_CONTEXT_WINDOW;
+}
+
+double task_retry_delay_s(const hew_task *t, const api_error *e, int attempt)
+{
+    double delay_s = (double)t->settings->retry_base_delay_ms / 1000.0 *
+                     (double)(1L << (attempt > 0 ? attempt - 1 : 0));
+    if (e->retry_after_seconds > delay_s)
+        delay_s = fmin(e->retry_after_seconds, MAX_RETRY_AFTER_S);
+    return delay_s;
+}
+
 hew_code attempt_api_request(hew_task *t)
 {
     task_totals_request(t);
@@ -126,15 +140,11 @@ hew_code attempt_api_request(hew_task *t)
             }
         }
 
-        bool auto_retry = e.retryable && !never_auto_retry(&e) &&
-                          e.category != API_ERR_CONTEXT_WINDOW &&
+        bool auto_retry = task_error_auto_retry(&e) &&
                           t->auto_retry_attempts < TASK_MAX_AUTO_RETRIES;
         if (auto_retry) {
             t->auto_retry_attempts++;
-            double delay_s = (double)t->settings->retry_base_delay_ms / 1000.0 *
-                             (double)(1L << (t->auto_retry_attempts - 1));
-            if (e.retry_after_seconds > delay_s)
-                delay_s = fmin(e.retry_after_seconds, MAX_RETRY_AFTER_S);
+            double delay_s = task_retry_delay_s(t, &e, t->auto_retry_attempts);
             json_t *status = json_pack("{s:i, s:i, s:f, s:s}", "attempt",
                                        t->auto_retry_attempts, "maxAttempts", TASK_MAX_AUTO_RETRIES,
                                        "delaySec", delay_s, "errorSnippet", e.message);
@@ -151,7 +161,7 @@ hew_code attempt_api_request(hew_task *t)
         update_api_req(t, &e, NULL, true);
         hew_log(HEW_LOG_WARN, "api", "request failed (%s, HTTP %ld): %s",
                 api_error_category_name(e.category), e.http_status, e.message);
-        if (e.retryable && !never_auto_retry(&e) && e.category != API_ERR_CONTEXT_WINDOW) {
+        if (task_error_auto_retry(&e)) {
             task_say_error_retry(t, TASK_MAX_AUTO_RETRIES, 0, e.message, true);
         }
         json_t *failure = json_pack("{s:s, s:s, s:I, s:b}", "message", e.message, "category",

@@ -429,24 +429,33 @@ static bool has_tool_use(hew_task *t)
 
 /* ---- retries of whole turns ---------------------------------------------------------- */
 
-/* Wait before an automatic retry of a turn, saying so. false: aborted. */
-static bool retry_pause(hew_task *t, const char *message)
+/* Wait before an automatic retry of a turn, saying so: as long as attempt_api_request
+ * waits (the server's retry-after when e has one, e may be NULL). false: aborted. */
+static bool retry_pause(hew_task *t, const char *message, const api_error *e)
 {
     t->auto_retry_attempts++;
-    long delay_ms = t->settings->retry_base_delay_ms * (1L << (t->auto_retry_attempts - 1));
-    task_say_error_retry(t, t->auto_retry_attempts, (double)delay_ms / 1000.0, message, false);
-    return !abort_sleep(t->abort, delay_ms);
+    api_error none;
+    api_error_init(&none);
+    double delay_s = task_retry_delay_s(t, e ? e : &none, t->auto_retry_attempts);
+    task_say_error_retry(t, t->auto_retry_attempts, delay_s, message, false);
+    return !abort_sleep(t->abort, (long)(delay_s * 1000.0));
 }
 
-/* Ask whether to retry after the automatic retries ran out. HEW_OK + *again. */
-static hew_code ask_retry(hew_task *t, const char *message, bool *again)
+/* Ask whether to retry after the automatic retries ran out, or at once for an error that
+ * is not retried unasked (e, may be NULL: then only the message is known). HEW_OK +
+ * *again. */
+static hew_code ask_retry(hew_task *t, const char *message, const api_error *e, bool *again)
 {
-    task_say_error_retry(t, TASK_MAX_AUTO_RETRIES, 0, message, true);
+    if (!e || task_error_auto_retry(e))
+        task_say_error_retry(t, TASK_MAX_AUTO_RETRIES, 0, message, true);
     *again = false;
     if (t->settings->yolo)
         return HEW_OK;
     tool_answer answer = { TOOL_ANSWER_NO, NULL };
-    json_t *info = json_pack("{s:s}", "message", message);
+    json_t *info = e ? json_pack("{s:s, s:s, s:I, s:b}", "message", message, "category",
+                                 api_error_category_name(e->category), "status",
+                                 (json_int_t)e->http_status, "retryable", e->retryable)
+                     : json_pack("{s:s}", "message", message);
     hew_code rc = task_ask(t, "api_req_failed", message, info, UIMSG_WHOLE, &answer);
     json_decref(info);
     *again = rc == HEW_OK && answer.kind == TOOL_ANSWER_YES;
@@ -546,13 +555,17 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
             task_push_user_text(t, "[Your previous answer was cut off by a connection or "
                                    "provider error. Continue the task from where it "
                                    "stopped.]");
-            if (t->auto_retry_attempts < TASK_MAX_AUTO_RETRIES) {
-                if (!retry_pause(t, msg))
+            /* Retried unasked only by its class, as before the first chunk: never an
+             * error a retry would hit again (an answer too large, a refused request),
+             * never auth or billing; a retry-after is honoured. */
+            const api_error *fe = &t->stream.error;
+            if (task_error_auto_retry(fe) && t->auto_retry_attempts < TASK_MAX_AUTO_RETRIES) {
+                if (!retry_pause(t, msg, fe))
                     return TURN_END;
                 continue;
             }
             bool again = false;
-            if (ask_retry(t, msg, &again) != HEW_OK)
+            if (ask_retry(t, msg, fe, &again) != HEW_OK)
                 return TURN_END;
             if (!again) {
                 task_finish(t, HEW_TASK_FAILED, msg);
@@ -591,12 +604,12 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
             task_persist_api(t);
             const char *why = "No answer was received from the model.";
             if (t->auto_retry_attempts < TASK_MAX_AUTO_RETRIES) {
-                if (!retry_pause(t, why))
+                if (!retry_pause(t, why, NULL))
                     return TURN_END;
                 return TURN_NO_TOOLS;
             }
             bool again = false;
-            if (ask_retry(t, why, &again) != HEW_OK)
+            if (ask_retry(t, why, NULL, &again) != HEW_OK)
                 return TURN_END;
             if (!again) {
                 task_finish(t, HEW_TASK_FAILED, why);

@@ -118,10 +118,14 @@ static void *stream_main(void *arg)
          * the consumer stopping; report the real reason. Retrying would hit it again. */
         rc = t->stream.parse_err.code;
         api_error_init(&e);
-        e.category = API_ERR_SERVER;
+        if (rc == HEW_E_TOOBIG) {
+            api_error_too_large(&e, t->stream.parse_err.msg);
+        } else {
+            e.category = API_ERR_SERVER;
+            snprintf(e.message, sizeof e.message, "the answer could not be taken in: %s",
+                     t->stream.parse_err.msg);
+        }
         e.after_first_chunk = t->stream.first_chunk;
-        snprintf(e.message, sizeof e.message, "the answer could not be taken in: %s",
-                 t->stream.parse_err.msg);
     }
     if (rc == HEW_OK)
         parser_seal(t->stream.parser); /* a complete answer: every block is final */

@@ -173,6 +173,16 @@ void *task_main(void *arg);
  * was aborted. Anything else: the user gave up (the task ends). */
 hew_code attempt_api_request(hew_task *t);
 
+/* Whether a failed request may be retried without asking, by its class — the same rule
+ * before and after the first chunk: the error says a retry can help (api/error.h), and it
+ * is not auth, billing or the context window (those are never retried unasked). The
+ * caller still counts the attempts against TASK_MAX_AUTO_RETRIES. */
+bool task_error_auto_retry(const api_error *e);
+
+/* The pause before automatic retry number attempt (1-based): the base delay doubled per
+ * attempt, or the server's retry-after when that is longer (at most 120 s). Seconds. */
+double task_retry_delay_s(const hew_task *t, const api_error *e, int attempt);
+
 /* Present as many blocks as are ready (seed 000). HEW_E_ABORTED when aborted. */
 hew_code present_assistant_message(hew_task *t);
 

@@ -10,10 +10,11 @@
 #include <stddef.h>
 
 #include "base/buf.h"
+#include "base/limits.h"
 #include "tools/tool.h"
 #include "tools/workspace.h"
 
-#define FILE_EDIT_MAX ((size_t)20 * 1000 * 1024) /* larger files are not edited */
+#define FILE_EDIT_MAX LIMITS_TOOL_CONTENT /* larger files are not edited */
 #define FILE_EDIT_SHOW_MAX ((size_t)400 * 1024)  /* file content shown in results */
 
 /* The file as it is before the edit. */

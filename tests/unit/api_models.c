@@ -96,7 +96,7 @@ static void test_model_table(void)
 
     m = api_model_lookup("openai-compatible", "my-local-llama");
     CHECK(!m.known);
-    CHECK_INT(m.context_window, 32768);
+    CHECK_INT(m.context_window, 128000); /* Cline's default (context-window-utils.ts) */
     CHECK(!m.images && !m.thinking && !m.native_tools);
     CHECK(m.price.input == 0);
 

@@ -86,7 +86,8 @@ static int run_session(run *r, const char *scenario, void (*tweak)(hew_options *
     hew_options o;
     hew_options_init(&o);
     o.provider = "anthropic";
-    o.model = "claude-test-model"; /* unknown: a 32k window, 26 214 tokens usable */
+    o.model = "claude-test-model";
+    o.model_info = "{\"context_window\":32768}"; /* 26 214 tokens usable */
     o.api_key = "test-key";
     o.base_url = r->fp.url;
     o.cwd = workspace;

@@ -583,14 +583,20 @@ static void test_context_window_error_truncates_once_and_succeeds(void)
     "{\"protocol\":\"anthropic\",\"text\":\"<ask_followup_question><question>" q                 \
     "</question></ask_followup_question>\",\"usage\":{\"input\":30000,\"output\":500}}"
 
+/* The model described with a 32k window (an unknown one gets Cline's 128k). */
+static void window_32k(hew_options *o)
+{
+    o->model_info = "{\"context_window\":32768}";
+}
+
 static void test_usage_over_the_window_truncates_and_goes_on(void)
 {
-    /* An unknown model gets a 32k window: 30k tokens per request crosses its threshold,
-     * so the history is cut (half kept) while the task goes on. */
+    /* A 32k window: 30k tokens per request crosses its threshold, so the history is cut
+     * (half kept) while the task goes on. */
     run r;
     REQUIRE(run_start(&r, "{\"responses\":[" BIG_FOLLOWUP("a?") "," BIG_FOLLOWUP("b?") ","
                           BIG_FOLLOWUP("c?") "," BIG_FOLLOWUP("d?") "," COMPLETE("done") "]}",
-                      "a big task", NULL) == 0);
+                      "a big task", window_32k) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     CHECK(count_messages(&r, "deleted_api_reqs") >= 1);
     json_t *reqs = fakeprov_requests(&r.fp);
