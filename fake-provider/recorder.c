@@ -104,7 +104,7 @@ json_t *recorder_entry(size_t index, const char *method, const char *uri,
     }
     json_t *jbody = json_null();
     if (body_len) {
-        jbody = json_loadb(body, body_len, JSON_DECODE_ANY, NULL);
+        jbody = json_loadb(body, body_len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
         if (!jbody)
             jbody = raw_string(body, body_len);
     }
