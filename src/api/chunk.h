@@ -112,6 +112,13 @@ typedef struct api_tool_delta {
     size_t args_len;
     const char *thought_signature; /* Gemini: to echo back on this call, or NULL */
     size_t thought_signature_len;
+    bool done;                     /* the wire said the call is complete (Anthropic
+                                      content_block_stop, Responses output_item.done, a
+                                      Gemini functionCall, which comes whole): no more
+                                      deltas for it, it may run while the answer goes on.
+                                      Such a delta carries no arguments. OpenAI Chat says
+                                      nothing per call (servers interleave indices): its
+                                      calls complete at the end of the turn. */
 } api_tool_delta;
 
 /* END: the provider finished the turn properly (its terminal event was seen). */

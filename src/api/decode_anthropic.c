@@ -132,7 +132,7 @@ static void block_stop(api_decoder *d, const json_t *j)
     dec_call *c = &d->calls[ci];
     if (c->pending && !c->args_seen)
         dec_tool(d, ci, NULL, false, NULL, c->pending, strlen(c->pending), NULL, 0);
-    c->closed = true;
+    dec_tool_close(d, ci);
 }
 
 static void message_start(api_decoder *d, const json_t *j)

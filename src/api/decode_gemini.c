@@ -98,7 +98,7 @@ static void part(api_decoder *d, const json_t *root, const json_t *p)
                 id = make_id(d, root, name ? name : "", a, ci);
             dec_tool(d, ci, id, synth, name ? name : "", a, strlen(a),
                      json_string_value(sig), json_string_length(sig));
-            d->calls[ci].closed = true;
+            dec_tool_close(d, ci);
         }
         free(dump);
         return;

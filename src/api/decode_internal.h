@@ -102,6 +102,8 @@ int dec_reasoning_block(api_decoder *d, long key);
  * created. -1 when absent and !create, or (with an ERROR emitted) when the turn has too
  * many calls. */
 int dec_call_for(api_decoder *d, long key, bool create, bool *is_new);
+/* Call index is complete (a TOOL_DELTA with done, once). */
+void dec_tool_close(api_decoder *d, int index);
 void dec_tool(api_decoder *d, int index, const char *id, bool synthesized, const char *name,
               const char *args, size_t args_len, const char *sig, size_t sig_len);
 /* Finish the turn: USAGE (if any) then END. stop_raw set by the adapter; stop computed by

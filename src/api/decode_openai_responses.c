@@ -72,7 +72,7 @@ static void item_done(api_decoder *d, long oi, const json_t *item)
         if (!d->calls[ci].args_seen && json_is_string(args) && json_string_length(args))
             dec_tool(d, ci, NULL, false, NULL, json_string_value(args), json_string_length(args),
                      NULL, 0);
-        d->calls[ci].closed = true;
+        dec_tool_close(d, ci);
     } else if (strcmp(t, "reasoning") == 0) {
         api_chunk c;
         memset(&c, 0, sizeof c);

@@ -172,6 +172,20 @@ void dec_tool(api_decoder *d, int index, const char *id, bool synthesized, const
     dec_emit(d, &c);
 }
 
+void dec_tool_close(api_decoder *d, int index)
+{
+    if (index < 0 || index >= d->ncalls || d->calls[index].closed)
+        return;
+    d->calls[index].closed = true;
+    api_chunk c;
+    memset(&c, 0, sizeof c);
+    c.kind = API_CHUNK_TOOL_DELTA;
+    c.tool.index = index;
+    c.tool.args = "";
+    c.tool.done = true;
+    dec_emit(d, &c);
+}
+
 static void emit_usage(api_decoder *d)
 {
     if (!d->have_usage || !api_usage_known(&d->usage))

@@ -68,7 +68,7 @@ static int on_chunk(void *ud, const api_chunk *c)
             .name = c->tool.name,
             .args = c->tool.args,
             .args_len = c->tool.args_len,
-            .done = false,
+            .done = c->tool.done, /* complete before the answer ends: it may run now */
         };
         rc = parser_tool(s->parser, &d, &perr);
         break;

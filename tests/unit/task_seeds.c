@@ -576,6 +576,184 @@ static void test_serial_tools_cut_the_stream_after_the_first(void)
     tmpdir_remove(workspace);
 }
 
+/* ---- native tool calls: complete before the answer ends ---------------------------------- */
+
+/* An answer of n write_to_file calls (file_k.txt) in one protocol's stream; ends[k] is
+ * the byte offset just after the event that completes call k (Anthropic
+ * content_block_stop, Responses output_item.done, Gemini's chunk holding the whole
+ * functionCall). */
+static char *native_calls_sse(const char *proto, const char *const *files, size_t n,
+                              size_t *ends)
+{
+    buf b = BUF_INIT(0);
+    bool anth = strcmp(proto, "anthropic") == 0, resp = strcmp(proto, "openai-responses") == 0;
+    if (anth)
+        buf_puts(&b, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":"
+                     "\"msg_native\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\","
+                     "\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":"
+                     "{\"input_tokens\":100,\"output_tokens\":1}}}\n\n");
+    if (resp)
+        buf_puts(&b, "event: response.created\ndata: {\"type\":\"response.created\","
+                     "\"sequence_number\":0,\"response\":{\"id\":\"resp_native\",\"status\":"
+                     "\"in_progress\",\"output\":[]}}\n\n");
+    for (size_t k = 0; k < n; k++) {
+        json_t *args = json_pack("{s:s,s:s}", "path", files[k], "content", "x\n");
+        char *a = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        json_t *ev;
+        char *data;
+        if (anth) {
+            buf_printf(&b, "event: content_block_start\ndata: {\"type\":\"content_block_start\","
+                           "\"index\":%zu,\"content_block\":{\"type\":\"tool_use\",\"id\":"
+                           "\"toolu_native%zu\",\"name\":\"write_to_file\",\"input\":{}}}\n\n",
+                       k, k);
+            ev = json_pack("{s:s,s:I,s:{s:s,s:s}}", "type", "content_block_delta", "index",
+                           (json_int_t)k, "delta", "type", "input_json_delta", "partial_json", a);
+            data = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            buf_printf(&b, "event: content_block_delta\ndata: %s\n\n", data);
+            buf_printf(&b, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\","
+                           "\"index\":%zu}\n\n", k);
+        } else if (resp) {
+            char id[32];
+            snprintf(id, sizeof id, "call_native%zu", k);
+            ev = json_pack("{s:s,s:I,s:I,s:{s:s,s:s,s:s,s:s,s:s}}", "type",
+                           "response.output_item.done", "sequence_number", (json_int_t)k + 1,
+                           "output_index", (json_int_t)k, "item", "type", "function_call", "id",
+                           "fc_native", "call_id", id, "name", "write_to_file", "arguments", a);
+            data = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            buf_printf(&b, "event: response.output_item.done\ndata: %s\n\n", data);
+        } else {
+            ev = json_pack("{s:[{s:{s:s,s:[{s:{s:s,s:o}}]},s:i}]}", "candidates", "content",
+                           "role", "model", "parts", "functionCall", "name", "write_to_file",
+                           "args", json_incref(args), "index", 0);
+            data = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            buf_printf(&b, "data: %s\r\n\r\n", data);
+        }
+        ends[k] = b.len;
+        free(data);
+        json_decref(ev);
+        free(a);
+        json_decref(args);
+    }
+    if (anth)
+        buf_puts(&b, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":"
+                     "{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":"
+                     "{\"output_tokens\":40}}\n\nevent: message_stop\ndata: "
+                     "{\"type\":\"message_stop\"}\n\n");
+    else if (resp)
+        buf_printf(&b, "event: response.completed\ndata: {\"type\":\"response.completed\","
+                       "\"sequence_number\":%zu,\"response\":{\"id\":\"resp_native\",\"status\":"
+                       "\"completed\",\"output\":[],\"usage\":{\"input_tokens\":100,"
+                       "\"output_tokens\":40,\"total_tokens\":140}}}\n\n", n + 1);
+    else
+        buf_puts(&b, "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"\"}],"
+                     "\"role\": \"model\"},\"finishReason\": \"STOP\",\"index\": 0}]}\r\n\r\n");
+    return buf_detach(&b, NULL);
+}
+
+static const char *const native_protos[] = { "anthropic", "openai-responses", "gemini" };
+static const char *native_proto;
+
+static void native_yolo(hew_options *o)
+{
+    o->yolo = 1;
+    o->native_tools = 1;
+    o->protocol = native_proto;
+}
+
+static void native_yolo_serial(hew_options *o)
+{
+    native_yolo(o);
+    o->parallel_tool_calls = 0;
+}
+
+#define COMPLETE_NATIVE_FOR(proto)                                                         \
+    "{\"protocol\":\"%s\",\"tool_calls\":[{\"id\":\"toolu_native_done\",\"name\":"            \
+    "\"attempt_completion\",\"arguments\":{\"result\":\"done\"}}]}", proto
+
+/* P3 with native tool calls: a call the wire says is complete (Anthropic
+ * content_block_stop, Responses output_item.done, Gemini's whole functionCall) runs while
+ * the provider still holds the rest of the answer. */
+static void test_native_call_runs_while_the_stream_goes_on(void)
+{
+    for (size_t p = 0; p < 3; p++) {
+        native_proto = native_protos[p];
+        check_current = native_proto;
+        new_workspace();
+        REQUIRE(workspace[0]);
+        const char *files[] = { "early.txt", "later.txt" };
+        size_t ends[2];
+        char *body = native_calls_sse(native_proto, files, 2, ends);
+        char *held = held_response(body, ends[0], "native");
+        REQUIRE(held != NULL);
+        buf sc = BUF_INIT(0);
+        buf_printf(&sc, "{\"responses\":[%s]}", held);
+        run r;
+        REQUIRE(run_start(&r, sc.data, "write early.txt", native_yolo) == 0);
+        char path[400];
+        snprintf(path, sizeof path, "%s/early.txt", workspace);
+        CHECK(wait_file(path));
+        CHECK(!response_ended(&r, 0)); /* the provider has not finished sending */
+        hew_task_abort(r.t, "seen enough");
+        CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
+        json_t *o = fakeprov_wait_outcome(&r.fp, 0, SAFETY_S);
+        REQUIRE(o != NULL);
+        CHECK_STR(json_string_value(json_object_get(o, "outcome")), "client_closed");
+        CHECK_INT(json_integer_value(json_object_get(o, "bytes_sent")), (long long)ends[0]);
+        json_decref(o);
+        snprintf(path, sizeof path, "%s/later.txt", workspace);
+        CHECK(access(path, F_OK) != 0);
+        run_free(&r);
+        buf_release(&sc);
+        free(held);
+        free(body);
+        remove_held("native");
+        tmpdir_remove(workspace);
+    }
+}
+
+/* P4 with native tool calls: with parallel tool calling off the stream is cut right after
+ * the first complete call; the second never runs; the next request is valid (the strict
+ * fake would refuse it otherwise: the cut call gets its result). */
+static void test_native_serial_calls_cut_the_stream_after_the_first(void)
+{
+    for (size_t p = 0; p < 3; p++) {
+        native_proto = native_protos[p];
+        check_current = native_proto;
+        new_workspace();
+        REQUIRE(workspace[0]);
+        const char *files[] = { "first.txt", "second.txt" };
+        size_t ends[2];
+        char *body = native_calls_sse(native_proto, files, 2, ends);
+        char *held = held_response(body, ends[0], "nserial");
+        REQUIRE(held != NULL);
+        buf sc = BUF_INIT(0);
+        buf_printf(&sc, "{\"responses\":[%s,", held);
+        buf_printf(&sc, COMPLETE_NATIVE_FOR(native_proto));
+        buf_puts(&sc, "]}");
+        run r;
+        REQUIRE(run_start(&r, sc.data, "write two files", native_yolo_serial) == 0);
+        CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+        json_t *o = fakeprov_wait_outcome(&r.fp, 0, SAFETY_S);
+        REQUIRE(o != NULL);
+        CHECK_STR(json_string_value(json_object_get(o, "outcome")), "client_closed");
+        CHECK_INT(json_integer_value(json_object_get(o, "bytes_sent")), (long long)ends[0]);
+        json_decref(o);
+        char path[400];
+        snprintf(path, sizeof path, "%s/first.txt", workspace);
+        CHECK(access(path, F_OK) == 0);
+        snprintf(path, sizeof path, "%s/second.txt", workspace);
+        CHECK(access(path, F_OK) != 0);
+        char first[512];
+        CHECK_INT(fakeprov_violations(&r.fp, first, sizeof first), 0);
+        run_free(&r);
+        buf_release(&sc);
+        free(held);
+        free(body);
+        remove_held("nserial");
+        tmpdir_remove(workspace);
+    }
+}
+
 static int reject_tools(run *r, hew_task *t, const json_t *ev)
 {
     if (strcmp(ev_type(ev), "tool") == 0)
@@ -778,6 +956,8 @@ int main(void)
     RUN(test_blocks_arriving_during_an_approval_are_presented);
     RUN(test_a_partial_tool_is_shown_not_run);
     RUN(test_serial_tools_cut_the_stream_after_the_first);
+    RUN(test_native_call_runs_while_the_stream_goes_on);
+    RUN(test_native_serial_calls_cut_the_stream_after_the_first);
     RUN(test_rejection_skips_later_tools_with_the_exact_result);
     RUN(test_native_rejection_skips_later_calls_with_the_exact_result);
     RUN(test_context_window_error_cuts_a_quarter_then_asks);
