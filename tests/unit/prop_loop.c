@@ -23,7 +23,8 @@
  * Seeds 1..500 by default (deterministic CI). HEW_PROP_SEED=N runs seed N alone and
  * prints its script, events and requests; HEW_PROP_COUNT=M runs M seeds; HEW_PROP_BASE=B
  * starts at B ("random": from the clock, printed) for local fuzzing. A failing seed is
- * printed with the violation and the command that reruns it.
+ * printed with the violation and the command that reruns it; HEW_PROP_SHOW_KNOWN=1 prints
+ * every violation of a known bug too; HEW_PROP_JOBS=N runs N sequences at a time (2).
  *
  * Bugs found and not fixed yet are listed in known_bugs[] (printed when a sequence only
  * breaks them, with the seeds); a violation no entry names fails the test. The list is
@@ -86,6 +87,10 @@ static const known_bug known_bugs[] = {
     { "KB3-completed-lost", "store.completed_lost", "store",
       "a completed task that is resumed and then fails (or whose resume the user declines) is "
       "stored as failed (aborted): the completion is lost from the history" },
+    { "KB4-mode-on-retry", "mode.not_told_on_retry", "*",
+      "a mode switch (/plan, /act) made while the api_req_failed ask waits does not reach the "
+      "model: the retry sends the user message built before, whose environment details still "
+      "name the old mode (include/hew.h: the switch takes effect from the next request)" },
     { NULL, NULL, NULL, NULL },
 };
 
@@ -473,6 +478,13 @@ typedef struct phase {
     bool live;          /* past the replay of a resumed task's conversation */
     long long start_ms; /* when the phase began: replayed messages are older */
     bool refused;       /* a 400 that was not planned */
+    const char *record; /* the fake's record file: how many requests it has seen */
+    struct {            /* modes the user chose at an ask: request `req` must say so */
+        long req;
+        const char *mode;
+        bool at_failure; /* chosen at api_req_failed: the retry is that request */
+    } modes[8];
+    int nmodes;
     char refusal[512];
     hew_task *task;
     hew_task_status status;
@@ -482,6 +494,39 @@ static void respond(phase *p, hew_task *t, hew_answer a, const char *text)
 {
     if (hew_task_respond(t, a, text) != 0)
         note(p->s, "respond: no ask pending");
+}
+
+/* Requests the fake has recorded so far (the recorder writes each before answering it):
+ * the next request hew sends will be this one. */
+static long requests_so_far(const char *record)
+{
+    FILE *f = fopen(record, "r");
+    if (!f)
+        return 0;
+    long n = 0;
+    int c;
+    while ((c = getc(f)) != EOF)
+        if (c == '\n')
+            n++;
+    fclose(f);
+    return n;
+}
+
+/* /plan or /act at an ask: the next request must tell the model that mode. */
+static void set_mode(phase *p, hew_task *t, const char *mode, const char *ask)
+{
+    hew_task_set_mode(t, mode);
+    long req = requests_so_far(p->record);
+    int i = 0;
+    while (i < p->nmodes && p->modes[i].req != req)
+        i++; /* the last choice before a request counts */
+    if (i == (int)(sizeof p->modes / sizeof p->modes[0]))
+        return;
+    if (i == p->nmodes)
+        p->nmodes++;
+    p->modes[i].req = req;
+    p->modes[i].mode = mode;
+    p->modes[i].at_failure = strcmp(ask, "api_req_failed") == 0;
 }
 
 /* The user, at an ask (on the task's thread). */
@@ -510,7 +555,7 @@ static void policy(phase *p, hew_task *t, const hew_event *ev)
     }
     if (p->final) {
         if (resume_ask) {
-            hew_task_set_mode(t, "act");
+            set_mode(p, t, "act", type);
             p->resumed = hew_task_respond(t, HEW_ANSWER_MESSAGE, "Finish the task now.") == 0;
         } else if (strcmp(type, "api_req_failed") == 0) {
             respond(p, t, HEW_ANSWER_NO, NULL);
@@ -534,7 +579,7 @@ static void policy(phase *p, hew_task *t, const hew_event *ev)
     if (u < 14) { /* /plan or /act at the ask */
         const char *mode = rng_pct(&p->r, 50) ? "act" : "plan";
         note(p->s, "user: mode %s at %s", mode, type);
-        hew_task_set_mode(t, mode);
+        set_mode(p, t, mode, type);
     }
     unsigned c = rng_below(&p->r, 100);
     if (output) {
@@ -561,7 +606,7 @@ static void policy(phase *p, hew_task *t, const hew_event *ev)
             respond(p, t, HEW_ANSWER_NO, NULL);
     } else if (strcmp(type, "plan_mode_respond") == 0) {
         if (c < 40) {
-            hew_task_set_mode(t, "act");
+            set_mode(p, t, "act", type);
             respond(p, t, HEW_ANSWER_YES, NULL);
         } else if (c < 70) {
             respond(p, t, HEW_ANSWER_MESSAGE, "Sounds good, go ahead.");
@@ -790,6 +835,56 @@ static void check_requests(seq *s, ipfake *f, const char *first_where, const cha
     json_decref(reqs);
 }
 
+/* The text of a request's last user message (what carries the environment details). */
+static void last_user_text(reqcheck_proto proto, const json_t *body, buf *out)
+{
+    const json_t *list = json_object_get(body, proto == REQCHECK_GEMINI ? "contents" : "messages");
+    const json_t *m = NULL;
+    for (size_t i = json_array_size(list); i-- > 0 && !m;) {
+        const char *role = json_string_value(json_object_get(json_array_get(list, i), "role"));
+        if (role && strcmp(role, "user") == 0)
+            m = json_array_get(list, i);
+    }
+    const json_t *c = json_object_get(m, proto == REQCHECK_GEMINI ? "parts" : "content");
+    if (json_is_string(c))
+        buf_puts(out, json_string_value(c));
+    size_t k;
+    const json_t *b;
+    json_array_foreach(c, k, b) {
+        const char *text = json_string_value(json_object_get(b, "text"));
+        if (text)
+            buf_puts(out, text);
+        buf_putc(out, '\n');
+    }
+}
+
+/* Property 5: the mode the user chose at an ask is the mode the next request tells the
+ * model ("# Current Mode" of the environment details; a request without them, such as a
+ * summary request, says nothing). */
+static void check_modes(seq *s, ipfake *f, const phase *p, const char *first_where,
+                        const char *where)
+{
+    if (!p->nmodes)
+        return;
+    json_t *reqs = fakeprov_requests(&f->rec_view);
+    for (int i = 0; i < p->nmodes; i++) {
+        json_t *req = json_array_get(reqs, (size_t)p->modes[i].req);
+        if (!req)
+            continue; /* the task ended before another request */
+        buf text = BUF_INIT(0);
+        last_user_text(s->proto->check, json_object_get(req, "body"), &text);
+        const char *told = text.data ? strstr(text.data, "# Current Mode\n") : NULL;
+        const char *want = strcmp(p->modes[i].mode, "plan") == 0 ? "PLAN MODE" : "ACT MODE";
+        const char *rule = p->modes[i].at_failure ? "mode.not_told_on_retry" : "mode.not_told";
+        if (told && strncmp(told + 15, want, strlen(want)) != 0 && !seen_rule(s, rule))
+            violate(s, rule, p->modes[i].req == 0 ? first_where : where,
+                    "the user chose %s mode at an ask, but request %ld says: %.40s",
+                    p->modes[i].mode, p->modes[i].req, told + 15);
+        buf_release(&text);
+    }
+    json_decref(reqs);
+}
+
 /* ---- running a phase ------------------------------------------------------------------------ */
 
 typedef enum phase_kind { PHASE_START, PHASE_RESUME, PHASE_FINAL } phase_kind;
@@ -846,6 +941,7 @@ static void run_phase(seq *s, phase_kind kind, const char *id, const char *text,
     p.start_ms = (long long)began.tv_sec * 1000 + began.tv_nsec / 1000000;
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
+    p.record = f.rec_view.record_path;
     hew_options o;
     session_options(s, cfg, f.url, &p, &o);
     char err[512];
@@ -912,6 +1008,7 @@ static void run_phase(seq *s, phase_kind kind, const char *id, const char *text,
     ipfake_stop(&f);
 
     check_requests(s, &f, first_where, where);
+    check_modes(s, &f, &p, first_where, where);
     if (p.refused)
         violate(s, "provider.refused", where, "a request was refused with HTTP 400: %s",
                 p.refusal);
@@ -1089,31 +1186,90 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The run's scratch folder: in memory (/dev/shm) unless TMPDIR says where, since the
+ * store's durable commits cost an fsync each on a disk and nothing here must outlive the
+ * run. A new string the caller frees. */
+static char *run_dir_make(void)
+{
+    if (!getenv("TMPDIR") && access("/dev/shm", W_OK | X_OK) == 0) {
+        char tmpl[] = "/dev/shm/hew-test-prop-XXXXXX";
+        if (mkdtemp(tmpl))
+            return strdup(tmpl);
+    }
+    return tmpdir_make("prop");
+}
+
+typedef struct pool {
+    unsigned long long base, count, next; /* next: under mu */
+    const char *run_dir, *data_dir;
+    bool verbose;
+    seq **seqs; /* one per seed, in order */
+    pthread_mutex_t mu;
+} pool;
+
+static void *pool_worker(void *arg)
+{
+    pool *pl = arg;
+    for (;;) {
+        pthread_mutex_lock(&pl->mu);
+        unsigned long long i = pl->next < pl->count ? pl->next++ : pl->count;
+        pthread_mutex_unlock(&pl->mu);
+        if (i == pl->count)
+            return NULL;
+        seq *s = calloc(1, sizeof *s);
+        if (!s)
+            continue;
+        s->seed = pl->base + i;
+        s->verbose = pl->verbose;
+        s->data_dir = pl->data_dir;
+        run_sequence(s, pl->run_dir);
+        pl->seqs[i] = s;
+    }
+}
+
 static void test_property(void)
 {
     bool one = false;
     unsigned long long single = env_ull("HEW_PROP_SEED", 0, &one);
     unsigned long long base = one ? single : env_ull("HEW_PROP_BASE", 1, NULL);
     unsigned long long count = one ? 1 : env_ull("HEW_PROP_COUNT", 500, NULL);
+    bool show_known = getenv("HEW_PROP_SHOW_KNOWN") != NULL;
     if (getenv("HEW_PROP_BASE"))
         fprintf(stderr, "prop: seeds %llu..%llu\n", base, base + count - 1);
-    char *run_dir = tmpdir_make("prop");
+    char *run_dir = run_dir_make();
     REQUIRE(run_dir != NULL);
     char data_dir[PATH_MAX];
     snprintf(data_dir, sizeof data_dir, "%s/data", run_dir);
     mkdir(data_dir, 0700);
 
+    /* The sequences run on a few threads (a sequence waits on the network and the loop
+     * much of its time); each is judged alone, and reported here in seed order. */
+    unsigned long long jobs = one ? 1 : env_ull("HEW_PROP_JOBS", 2, NULL);
+    if (jobs < 1 || jobs > 16)
+        jobs = 2;
+    pool pl = { .base = base, .count = count, .run_dir = run_dir, .data_dir = data_dir,
+                .verbose = one };
+    pl.seqs = calloc(count, sizeof *pl.seqs);
+    REQUIRE(pl.seqs != NULL);
+    pthread_mutex_init(&pl.mu, NULL);
+    pthread_t workers[16];
+    double t0 = now_s();
+    for (unsigned long long j = 0; j < jobs; j++)
+        pthread_create(&workers[j], NULL, pool_worker, &pl);
+    for (unsigned long long j = 0; j < jobs; j++)
+        pthread_join(workers[j], NULL);
+    pthread_mutex_destroy(&pl.mu);
+    double took = now_s() - t0;
+
     unsigned long known_hits[NKNOWN_MAX] = { 0 };
     unsigned long long known_first[NKNOWN_MAX] = { 0 };
     unsigned long failed = 0, clean = 0, requests = 0, exhausted = 0, phases = 0;
-    double t0 = now_s();
     for (unsigned long long seed = base; seed < base + count; seed++) {
-        seq *s = calloc(1, sizeof *s);
-        REQUIRE(s != NULL);
-        s->seed = seed;
-        s->verbose = one;
-        s->data_dir = data_dir;
-        run_sequence(s, run_dir);
+        seq *s = pl.seqs[seed - base];
+        if (!s) {
+            check_fail(__FILE__, __LINE__, "seed %llu did not run (out of memory)", seed);
+            continue;
+        }
         requests += (unsigned long)s->nreq;
         exhausted += (unsigned long)s->nexhausted;
         phases += (unsigned long)s->nphases;
@@ -1144,14 +1300,15 @@ static void test_property(void)
                         s->v[i].rule, s->v[i].where, s->v[i].phase, s->v[i].why);
             }
             check_fail(__FILE__, __LINE__, "seed %llu broke a property", seed);
-        } else if (one) {
+        } else if (one || show_known) {
             for (int i = 0; i < s->nv; i++)
-                fprintf(stderr, "  known %s: %s at %s, phase %d: %s\n", known_for(&s->v[i])->name,
-                        s->v[i].rule, s->v[i].where, s->v[i].phase, s->v[i].why);
+                fprintf(stderr, "  seed %llu known %s: %s at %s, phase %d: %s\n", seed,
+                        known_for(&s->v[i])->name, s->v[i].rule, s->v[i].where, s->v[i].phase,
+                        s->v[i].why);
         }
         free(s);
     }
-    double took = now_s() - t0;
+    free(pl.seqs);
     for (size_t k = 0; known_bugs[k].name && k < NKNOWN_MAX; k++)
         if (known_hits[k])
             fprintf(stderr, "prop: SKIPPED known bug %s in %lu sequences (first: "
@@ -1164,9 +1321,89 @@ static void test_property(void)
     free(run_dir);
 }
 
+/* The judge itself: each rule passes a body that keeps it and catches one that breaks it
+ * (a checker that cannot fail would make the property test pass on anything). */
+static void test_reqcheck_rules(void)
+{
+    static const struct {
+        reqcheck_proto proto;
+        const char *body;
+        const char *rule; /* "" = valid */
+    } cases[] = {
+#define TU(id) "{\"type\":\"tool_use\",\"id\":\"" id "\",\"name\":\"read_file\",\"input\":{}}"
+#define TR(id) "{\"type\":\"tool_result\",\"tool_use_id\":\"" id "\",\"content\":\"ok\"}"
+#define TX(t) "{\"type\":\"text\",\"text\":\"" t "\"}"
+#define MSG(role, blocks) "{\"role\":\"" role "\",\"content\":[" blocks "]}"
+        { REQCHECK_ANTHROPIC, "{\"messages\":[" MSG("user", TX("hi")) "," MSG("assistant", TX("x") "," TU("t1"))
+          "," MSG("user", TR("t1") "," TX("env")) "]}", "" },
+        { REQCHECK_ANTHROPIC, "{\"messages\":[" MSG("user", TX("hi")) "," MSG("assistant", TU("t1"))
+          "," MSG("user", TX("resumed")) "]}", "anthropic.tool_use_unanswered" },
+        { REQCHECK_ANTHROPIC, "{\"messages\":[" MSG("user", TX("hi")) "," MSG("assistant", TU("t1"))
+          "]}", "anthropic.tool_use_unanswered" },
+        { REQCHECK_ANTHROPIC, "{\"messages\":[" MSG("user", TX("hi")) "," MSG("assistant", TU("t1"))
+          "," MSG("user", TX("first") "," TR("t1")) "]}", "anthropic.tool_use_unanswered" },
+        { REQCHECK_ANTHROPIC, "{\"messages\":[" MSG("user", TX("hi")) "," MSG("assistant", TX("x"))
+          "," MSG("user", TR("t9")) "]}", "anthropic.tool_result_stray" },
+        { REQCHECK_ANTHROPIC, "{\"messages\":[" MSG("user", TX(" \\n")) "]}", "anthropic.empty_text" },
+        { REQCHECK_ANTHROPIC, "{\"messages\":[" MSG("assistant", TX("x")) "]}",
+          "anthropic.first_not_user" },
+        { REQCHECK_ANTHROPIC, "{\"messages\":[" MSG("user", TX("hi")) "," MSG("assistant", TU("t1") "," TU("t1"))
+          "," MSG("user", TR("t1")) "]}", "anthropic.duplicate_id" },
+#define CALL(id) "{\"id\":\"" id "\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}"
+#define TOOL(id) "{\"role\":\"tool\",\"tool_call_id\":\"" id "\",\"content\":\"ok\"}"
+        { REQCHECK_OPENAI_CHAT, "{\"messages\":[{\"role\":\"system\",\"content\":\"s\"},"
+          "{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":null,"
+          "\"tool_calls\":[" CALL("c1") "," CALL("c2") "]}," TOOL("c1") "," TOOL("c2")
+          ",{\"role\":\"user\",\"content\":\"env\"}]}", "" },
+        { REQCHECK_OPENAI_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"
+          "{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1") "]},{\"role\":\"user\","
+          "\"content\":\"resumed\"}," TOOL("c1") "]}", "openai-chat.tool_calls_unanswered" },
+        { REQCHECK_OPENAI_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}," TOOL("c1")
+          "]}", "openai-chat.tool_stray" },
+        { REQCHECK_OPENAI_RESPONSES, "{\"input\":[{\"type\":\"message\",\"role\":\"user\"},"
+          "{\"type\":\"function_call\",\"call_id\":\"c1\"},{\"type\":\"function_call_output\","
+          "\"call_id\":\"c1\"}]}", "" },
+        { REQCHECK_OPENAI_RESPONSES, "{\"input\":[{\"type\":\"function_call\",\"call_id\":\"c1\"},"
+          "{\"type\":\"message\",\"role\":\"user\"}]}", "openai-responses.function_call_unanswered" },
+        { REQCHECK_OPENAI_RESPONSES, "{\"input\":[{\"type\":\"function_call_output\",\"call_id\":"
+          "\"c1\"}]}", "openai-responses.output_stray" },
+#define FC "{\"functionCall\":{\"name\":\"read_file\",\"args\":{}}}"
+#define FR "{\"functionResponse\":{\"name\":\"read_file\",\"response\":{}}}"
+#define GT "{\"text\":\"t\"}"
+        { REQCHECK_GEMINI, "{\"contents\":[{\"role\":\"user\",\"parts\":[" GT "]},{\"role\":"
+          "\"model\",\"parts\":[" FC "]},{\"role\":\"user\",\"parts\":[" FR "," GT "]}]}", "" },
+        { REQCHECK_GEMINI, "{\"contents\":[{\"role\":\"user\",\"parts\":[" GT "]},{\"role\":"
+          "\"model\",\"parts\":[" FC "," FC "]},{\"role\":\"user\",\"parts\":[" FR "]}]}",
+          "gemini.function_call_unanswered" },
+        { REQCHECK_GEMINI, "{\"contents\":[{\"role\":\"user\",\"parts\":[" FR "]}]}",
+          "gemini.function_response_stray" },
+        { REQCHECK_GEMINI, "{\"contents\":[{\"role\":\"assistant\",\"parts\":[" GT "]}]}",
+          "gemini.role" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_error_t je;
+        json_t *body = json_loads(cases[i].body, 0, &je);
+        if (!body) {
+            check_fail(__FILE__, __LINE__, "case %zu is not JSON: %s", i, je.text);
+            continue;
+        }
+        char rule[64], why[512];
+        int rc = reqcheck_body(cases[i].proto, body, rule, sizeof rule, why, sizeof why);
+        if (!*cases[i].rule) {
+            if (rc != 0)
+                check_fail(__FILE__, __LINE__, "case %zu should pass: %s", i, why);
+        } else {
+            CHECK_INT(rc, -1);
+            CHECK_STR(rule, cases[i].rule);
+        }
+        json_decref(body);
+    }
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* the fake provider writes to sockets hew may have closed */
+    RUN(test_reqcheck_rules);
     RUN(test_property);
     return check_report();
 }
