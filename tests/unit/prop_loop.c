@@ -468,7 +468,7 @@ typedef struct phase {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     rng r;              /* the user's choices */
-    long nevents;
+    long nevents;       /* whole (not partial) events so far */
     long abort_after;   /* abort once this many events came (0: never) */
     bool done;          /* hew_task_wait returned */
     bool want_abort;    /* the user stops the task at an ask */
@@ -595,8 +595,8 @@ static void policy(phase *p, hew_task *t, const hew_event *ev)
     } else if (strcmp(type, "completion_result") == 0) {
         if (c < 75)
             respond(p, t, HEW_ANSWER_YES, NULL);
-        else
-            respond(p, t, HEW_ANSWER_MESSAGE, "Not yet: check b.txt too.");
+        else /* feedback, or the /smol slash command (the model is asked to condense) */
+            respond(p, t, HEW_ANSWER_MESSAGE, c < 88 ? "Not yet: check b.txt too." : "/smol");
     } else if (strcmp(type, "api_req_failed") == 0) {
         respond(p, t, c < 60 ? HEW_ANSWER_YES : HEW_ANSWER_NO, NULL);
     } else if (strcmp(type, "followup") == 0) {
@@ -632,7 +632,8 @@ static void on_event(void *ud, hew_task *t, const hew_event *ev)
     if (p->s->verbose && !ev->partial)
         fprintf(stderr, "  event %s\n", ev->json);
     pthread_mutex_lock(&p->mu);
-    p->nevents++;
+    if (!ev->partial) /* how often a growing message is re-sent depends on timing */
+        p->nevents++;
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
     if (ev->is_ask && !ev->partial)
