@@ -18,7 +18,9 @@
  *      finishes, it ends completed, with valid requests;
  *   3. the status in the store is the one the task ended with, and a completed task
  *      stays completed when resuming it fails or is declined;
- *   4. no crash, leak or undefined behaviour (the test runs under ASan + UBSan).
+ *   4. no crash, leak or undefined behaviour (the test runs under ASan + UBSan);
+ *   5. a mode the user chose at an ask is the mode the next request names;
+ *   6. the task's stored totals (tokens, cost) never shrink.
  *
  * Seeds 1..500 by default (deterministic CI). HEW_PROP_SEED=N runs seed N alone and
  * prints its script, events and requests; HEW_PROP_COUNT=M runs M seeds; HEW_PROP_BASE=B
@@ -185,7 +187,7 @@ typedef struct violation {
     int phase;
 } violation;
 
-#define MAX_VIOLATIONS 8
+#define MAX_VIOLATIONS 32
 
 typedef struct seq {
     unsigned long long seed;
@@ -805,11 +807,6 @@ static void check_requests(seq *s, ipfake *f, const char *first_where, const cha
         const json_t *body = json_object_get(req, "body");
         const char *w = i == 0 ? first_where : where;
         char rule[64], why[512];
-        /* the strict fake provider (fake-provider/validate*.c) marks what it refused */
-        const char *refused = json_string_value(json_object_get(req, "violation"));
-        if (refused && !seen_rule(s, "strict.refused"))
-            violate(s, "strict.refused", w, "request %zu refused by the strict fake: %s", i,
-                    refused);
         buf pic = BUF_INIT(0);
         describe_body(s->proto->check, body, &pic);
         note(s, "request %zu (%s): %s", i, w, pic.data ? pic.data : "");
@@ -836,6 +833,11 @@ static void check_requests(seq *s, ipfake *f, const char *first_where, const cha
             buf_release(&spic);
             json_decref(shadow);
         }
+        /* the strict fake provider (fake-provider/validate*.c) marks what it refused */
+        const char *refused = json_string_value(json_object_get(req, "violation"));
+        if (refused && !seen_rule(s, "strict.refused"))
+            violate(s, "strict.refused", w, "request %zu refused by the strict fake: %s", i,
+                    refused);
         buf_release(&pic);
     }
     json_decref(reqs);
@@ -933,7 +935,6 @@ static void run_phase(seq *s, phase_kind kind, const char *id, const char *text,
     snprintf(prior, sizeof prior, "%s",
              json_string_value(json_object_get(before, "status"))
                  ? json_string_value(json_object_get(before, "status")) : "");
-    json_decref(before);
 
     phase p;
     memset(&p, 0, sizeof p);
@@ -1022,6 +1023,16 @@ static void run_phase(seq *s, phase_kind kind, const char *id, const char *text,
         /* Property 3: the store says how the task ended; a completed task stays completed
          * when resuming it fails or the user declines. */
         json_t *after = stored_task(s, out->id);
+        /* Property 6: the task's totals only grow (across Ctrl-C, failures, resumes). */
+        static const char *const totals[] = { "tokens_in", "tokens_out", "cache_reads",
+                                              "cache_writes", "cost" };
+        for (size_t k = 0; before && after && k < sizeof totals / sizeof totals[0]; k++) {
+            double was = json_number_value(json_object_get(before, totals[k]));
+            double is = json_number_value(json_object_get(after, totals[k]));
+            if (is + 1e-9 < was && !seen_rule(s, "store.totals_shrank"))
+                violate(s, "store.totals_shrank", "store",
+                        "the stored %s went from %g to %g over the phase", totals[k], was, is);
+        }
         const char *now = json_string_value(json_object_get(after, "status"));
         const char *expect = status_name(out->status), *also = NULL;
         bool was_completed = strcmp(prior, "completed") == 0;
@@ -1041,6 +1052,7 @@ static void run_phase(seq *s, phase_kind kind, const char *id, const char *text,
                     prior[0] ? prior : "new", now ? now : "(no task)");
         json_decref(after);
     }
+    json_decref(before);
     pthread_cond_destroy(&p.cv);
     pthread_mutex_destroy(&p.mu);
 }
