@@ -26,7 +26,8 @@
  * prints its script, events and requests; HEW_PROP_COUNT=M runs M seeds; HEW_PROP_BASE=B
  * starts at B ("random": from the clock, printed) for local fuzzing. A failing seed is
  * printed with the violation and the command that reruns it; HEW_PROP_SHOW_KNOWN=1 prints
- * every violation of a known bug too; HEW_PROP_JOBS=N runs N sequences at a time (2).
+ * every violation of a known bug too; HEW_PROP_NO_KNOWN=1 ignores the list (to see a fix
+ * hold without editing it); HEW_PROP_JOBS=N runs N sequences at a time (2).
  *
  * Bugs found and not fixed yet are listed in known_bugs[] (printed when a sequence only
  * breaks them, with the seeds); a violation no entry names fails the test. The list is
@@ -1165,9 +1166,11 @@ static void run_sequence(seq *s, const char *run_dir)
 
 /* ---- the run ---------------------------------------------------------------------------------- */
 
+static bool ignore_known; /* HEW_PROP_NO_KNOWN: every violation fails */
+
 static const known_bug *known_match(const violation *v)
 {
-    for (size_t i = 0; known_bugs[i].name; i++)
+    for (size_t i = 0; known_bugs[i].name && !ignore_known; i++)
         if (fnmatch(known_bugs[i].rule, v->rule, 0) == 0 &&
             fnmatch(known_bugs[i].where, v->where, 0) == 0)
             return &known_bugs[i];
@@ -1276,6 +1279,7 @@ static void test_property(void)
     unsigned long long base = one ? single : env_ull("HEW_PROP_BASE", 1, NULL);
     unsigned long long count = one ? 1 : env_ull("HEW_PROP_COUNT", 500, NULL);
     bool show_known = getenv("HEW_PROP_SHOW_KNOWN") != NULL;
+    ignore_known = getenv("HEW_PROP_NO_KNOWN") != NULL;
     if (getenv("HEW_PROP_BASE"))
         fprintf(stderr, "prop: seeds %llu..%llu\n", base, base + count - 1);
     char *run_dir = run_dir_make();
