@@ -206,6 +206,11 @@ typedef struct seq {
     int nv;
     int phase;
     int serial;           /* makes tool ids and file names unique in the sequence */
+    struct {              /* each task's row as the store gave it after its last phase */
+        char id[64];
+        json_t *row;
+    } rows[8];
+    int nrows;
 } seq;
 
 static void note(seq *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -679,6 +684,31 @@ static void session_options(seq *s, const sess_cfg *c, const char *url, phase *p
     o->event_ud = p;
 }
 
+/* The row last read for id (a new reference), or NULL: nothing else writes the store
+ * between two phases, so it is what the store holds. */
+static json_t *row_cached(seq *s, const char *id)
+{
+    for (int i = 0; i < s->nrows; i++)
+        if (strcmp(s->rows[i].id, id) == 0)
+            return json_incref(s->rows[i].row);
+    return NULL;
+}
+
+static void row_keep(seq *s, const char *id, json_t *row)
+{
+    int i = 0;
+    while (i < s->nrows && strcmp(s->rows[i].id, id) != 0)
+        i++;
+    if (i == (int)(sizeof s->rows / sizeof s->rows[0]))
+        return;
+    if (i == s->nrows)
+        s->nrows++;
+    else
+        json_decref(s->rows[i].row);
+    snprintf(s->rows[i].id, sizeof s->rows[i].id, "%s", id);
+    s->rows[i].row = json_incref(row);
+}
+
 /* The task as the store has it (a new object), or NULL. */
 static json_t *stored_task(seq *s, const char *id)
 {
@@ -931,7 +961,9 @@ static void run_phase(seq *s, phase_kind kind, const char *id, const char *text,
         violate(s, "harness.fake", "start", "the fake provider did not start");
         return;
     }
-    json_t *before = id ? stored_task(s, id) : NULL;
+    json_t *before = id ? row_cached(s, id) : NULL;
+    if (id && !before)
+        before = stored_task(s, id);
     char prior[16] = "";
     snprintf(prior, sizeof prior, "%s",
              json_string_value(json_object_get(before, "status"))
@@ -1024,6 +1056,8 @@ static void run_phase(seq *s, phase_kind kind, const char *id, const char *text,
         /* Property 3: the store says how the task ended; a completed task stays completed
          * when resuming it fails or the user declines. */
         json_t *after = stored_task(s, out->id);
+        if (after)
+            row_keep(s, out->id, after);
         /* Property 6: the task's totals only grow (across Ctrl-C, failures, resumes). */
         static const char *const totals[] = { "tokens_in", "tokens_out", "cache_reads",
                                               "cache_writes", "cost" };
@@ -1161,6 +1195,8 @@ static void run_sequence(seq *s, const char *run_dir)
                     "task %s resumed with a message against a model that finishes ended %s",
                     ids[i], status_name(out.status));
     }
+    for (int i = 0; i < s->nrows; i++)
+        json_decref(s->rows[i].row);
     tmpdir_remove(s->dir);
 }
 
