@@ -28,7 +28,7 @@ typedef struct cli_options {
     int json;
     int verbose;           /* -v: the transcript on standard error */
     int yolo;
-    const char *provider, *model, *base_url, *cwd, *mode;
+    const char *provider, *model, *base_url, *cwd, *mode, *protocol;
     const char *auto_approve; /* --auto-approve LIST, or NULL */
     int native_tools;      /* -1 auto, 0 --xml-tools, 1 --native-tools */
     long timeout_s;        /* -1: not given (0: none) */

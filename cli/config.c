@@ -70,6 +70,8 @@ static const struct cfg_def {
                              "commands that run like read-only ones (your own file only)" },
     [CFG_COMMANDS_DENY] = { "commands.deny", T_STRS, 1, NULL,
                             "commands never to run, even with --yolo" },
+    [CFG_PROTOCOL] = { "protocol", T_ENUM, 1, "anthropic|openai-chat|openai-responses|gemini",
+                       "the wire protocol (default: the provider's)" },
 };
 
 /* The provider table as the CLI needs it: which variable holds the key. */
@@ -676,6 +678,8 @@ static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
             set_str(c, CFG_MODEL, co->model, "flag --model");
         if (co->base_url)
             set_str(c, CFG_BASE_URL, co->base_url, "flag --base-url");
+        if (co->protocol)
+            set_str(c, CFG_PROTOCOL, co->protocol, "flag --protocol");
         if (co->mode)
             set_str(c, CFG_MODE, co->mode, co->mode[0] == 'p' ? "flag --plan" : "flag --act");
         if (co->yolo)
@@ -772,7 +776,9 @@ int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errl
     o->model = c->str[CFG_MODEL];
     o->model_info = c->model_info;
     o->base_url = c->str[CFG_BASE_URL];
-    o->mode = c->str[CFG_MODE];
+    o->protocol = c->str[CFG_PROTOCOL];
+    /* the default (no source) is no choice: a resumed task keeps its own mode */
+    o->mode = c->source[CFG_MODE][0] ? c->str[CFG_MODE] : NULL;
     o->yolo = c->num[CFG_YOLO] > 0;
     long aa = c->num[CFG_AUTO_APPROVE];
     o->auto_approve_read = !!(aa & AA_READ);

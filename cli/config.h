@@ -50,6 +50,7 @@ enum cfg_key {
     CFG_ENV_ALLOW, /* commands.env_allow: the user's file only */
     CFG_COMMANDS_ALLOW, /* commands.allow: the user's file and flags only */
     CFG_COMMANDS_DENY,  /* commands.deny: both files and flags, merged */
+    CFG_PROTOCOL,
     CFG_NKEYS
 };
 

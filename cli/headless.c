@@ -190,10 +190,26 @@ static char *read_stdin_task(void)
     return s;
 }
 
+/* The task's totals as the end line's "totals" object, compact JSON (NULL: out of
+ * memory); the names and numbers are those of `hew history --json`. */
+static char *totals_json(const hew_task *t)
+{
+    hew_totals tot;
+    hew_task_totals(t, &tot, NULL);
+    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:f, s:I}", "tokens_in",
+                          (json_int_t)tot.tokens_in, "tokens_out", (json_int_t)tot.tokens_out,
+                          "cache_reads", (json_int_t)tot.cache_reads, "cache_writes",
+                          (json_int_t)tot.cache_writes, "cost", tot.cost, "requests",
+                          (json_int_t)tot.requests);
+    char *out = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    return out;
+}
+
 /* The end line of a task; next_id: the task it handed over to, or NULL. Task ids need
  * no escaping. */
-static void print_json_end(const char *id, hew_task_status st, const char *result,
-                           const char *next_id)
+static void print_json_end(const hew_task *t, const char *id, hew_task_status st,
+                           const char *result, const char *next_id)
 {
     const char *name = st == HEW_TASK_COMPLETED ? "completed"
                        : st == HEW_TASK_ABORTED ? "aborted"
@@ -213,6 +229,10 @@ static void print_json_end(const char *id, hew_task_status st, const char *resul
     fputc('"', stdout);
     if (next_id)
         printf(",\"next_task\":\"%s\"", next_id);
+    char *totals = totals_json(t);
+    if (totals)
+        printf(",\"totals\":%s", totals);
+    free(totals);
     fputs("}\n", stdout);
     fflush(stdout);
 }
@@ -248,7 +268,8 @@ static int run_tasks(struct headless *h, hew_session *s)
         const char *result = hew_task_result(h->task);
         hew_task *next = start_successor(h, s, h->task, st, started);
         if (h->json)
-            print_json_end(hew_task_id(h->task), st, result, next ? hew_task_id(next) : NULL);
+            print_json_end(h->task, hew_task_id(h->task), st, result,
+                           next ? hew_task_id(next) : NULL);
         if (next) {
             pthread_mutex_lock(&h->lock);
             hew_task *done = h->task;

@@ -129,8 +129,13 @@ static int show(const char *id, int as_json)
     printf("  workspace  %s\n", jstr(t, "workspace"));
     printf("  model      %s / %s (%s mode)\n", jstr(t, "provider"), jstr(t, "model"),
            jstr(t, "mode"));
-    printf("  usage      %s in, %s out, $%.4f\n", tok_in, tok_out,
-           json_number_value(json_object_get(t, "cost")));
+    char tok_cr[32], tok_cw[32];
+    count(tok_cr, sizeof tok_cr, jint(t, "cache_reads"));
+    count(tok_cw, sizeof tok_cw, jint(t, "cache_writes"));
+    printf("  usage      %s in, %s out, %s cache reads, %s cache writes, $%.4f (%lld "
+           "requests)\n",
+           tok_in, tok_out, tok_cr, tok_cw, json_number_value(json_object_get(t, "cost")),
+           jint(t, "requests"));
     if (json_is_string(json_object_get(t, "result")))
         printf("  result     %s\n", jstr(t, "result"));
     printf("\n");

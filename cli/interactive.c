@@ -51,6 +51,7 @@ struct ui {
     hew_options base;
     char *model; /* /model NAME (owned), or NULL */
     char mode[8];
+    int mode_chosen; /* --plan/--act, the config or /plan, /act: resumed tasks take it */
     int yolo;
     long always; /* AA_* granted with "a" in this session */
     hew_session *session;
@@ -335,18 +336,6 @@ static struct req *req_of(struct ui *u, long index)
     return r;
 }
 
-static void task_totals(const struct ui *u, double *cost, long long *in, long long *out,
-                        long long *cache)
-{
-    *cost = 0;
-    *in = *out = *cache = 0;
-    for (size_t i = 0; i < u->nreqs; i++) {
-        *cost += u->reqs[i].cost;
-        *in += u->reqs[i].in;
-        *out += u->reqs[i].out;
-        *cache += u->reqs[i].cache;
-    }
-}
 
 static void human(char *buf, size_t n, long long v)
 {
@@ -382,9 +371,9 @@ static void on_api_req(struct ui *u, const evq_item *it)
         r->cache = json_integer_value(json_object_get(d, "cacheReads"));
         json_t *c = json_object_get(d, "cost");
         r->cost = c ? json_number_value(c) : 0;
-        double tc;
-        long long ti, to, tk;
-        task_totals(u, &tc, &ti, &to, &tk);
+        hew_totals tot; /* the task's own: a resumed task's earlier runs included */
+        hew_task_totals(u->task, &tot, NULL);
+        double tc = tot.cost;
         char a[32], b[32], k[32];
         human(a, sizeof a, r->in);
         human(b, sizeof b, r->out);
@@ -702,9 +691,10 @@ static void handle_event(struct ui *u, evq_item *it)
     json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
     sanitise_event(it, d);
     if (u->replaying && u->continue_text && !it->partial && it->ts >= u->resume_ms &&
-        is(it, "resume_task")) {
-        /* Going on after Ctrl-C: the conversation is already on the screen; the user's
-         * message is the new instruction. */
+        (is(it, "resume_task") || is(it, "resume_completed_task"))) {
+        /* Going on after Ctrl-C (or after a finished task was ended by /checkpoints,
+         * /diff): the conversation is already on the screen; the user's message is the
+         * new instruction. */
         u->replaying = 0;
         hew_task_respond(u->task, HEW_ANSWER_MESSAGE, u->continue_text);
         free(u->continue_text);
@@ -880,7 +870,7 @@ static int ensure_session(struct ui *u)
     hew_options o = u->base;
     if (u->model)
         o.model = u->model;
-    o.mode = u->mode;
+    o.mode = u->mode_chosen ? u->mode : NULL;
     o.yolo = u->yolo;
     o.on_event = on_event;
     o.event_ud = u;
@@ -908,12 +898,11 @@ static void finish_task(struct ui *u)
 {
     hew_task_status st = hew_task_wait(u->task);
     stream_end(u);
-    double tc;
-    long long ti, to, tk;
-    task_totals(u, &tc, &ti, &to, &tk);
-    u->session_cost += tc;
-    u->session_in += ti;
-    u->session_out += to;
+    hew_totals run; /* what this session's run of the task added */
+    hew_task_totals(u->task, NULL, &run);
+    u->session_cost += run.cost;
+    u->session_in += run.tokens_in;
+    u->session_out += run.tokens_out;
     const char *result = hew_task_result(u->task);
     if (st == HEW_TASK_FAILED) {
         char *safe = result && *result ? termsafe_dup(result, 1) : NULL;
@@ -1132,14 +1121,16 @@ static void say(struct ui *u, const char *fmt, const char *arg)
 
 static void show_cost(struct ui *u)
 {
-    double tc;
-    long long ti, to, tk;
-    task_totals(u, &tc, &ti, &to, &tk);
+    hew_totals tot, run; /* the task's, kept by the library (NULL task: zeros) */
+    hew_task_totals(u->task, &tot, &run);
     leave_live(u);
     if (u->task)
-        printf("this task: %lld in, %lld out, %lld cached, $%.4f\n", ti, to, tk, tc);
-    printf("this session: %lld in, %lld out, $%.4f\n", u->session_in + ti, u->session_out + to,
-           u->session_cost + tc);
+        printf("this task: %lld in, %lld out, %lld cache reads, %lld cache writes, $%.4f "
+               "(%lld requests)\n",
+               tot.tokens_in, tot.tokens_out, tot.cache_reads, tot.cache_writes, tot.cost,
+               tot.requests);
+    printf("this session: %lld in, %lld out, $%.4f\n", u->session_in + run.tokens_in,
+           u->session_out + run.tokens_out, u->session_cost + run.cost);
 }
 
 static void help(struct ui *u)
@@ -1192,9 +1183,20 @@ static void mcp_command(struct ui *u, const char *arg)
 }
 
 /* /checkpoints, /diff N [M], /restore N [files|task|both] on the task that ended last
- * (a running task holds its lock: /new ends it first). */
+ * (a running task holds its lock: /new ends it first). A finished task waiting at the
+ * prompt (its result shown) is ended here, its completion checkpoint made; the next
+ * message still goes on with it. */
 static void checkpoint_command(struct ui *u, const char *name, const char *arg)
 {
+    if (u->task && strcmp(u->pending, "completion_result") == 0) {
+        hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+        hew_task_wait(u->task);
+        u->pending[0] = '\0';
+        finish_task(u);
+        screen_release(u->scr);
+        if (u->base.persist && u->last_id[0])
+            snprintf(u->stopped_id, sizeof u->stopped_id, "%s", u->last_id);
+    }
     if (u->task) {
         say(u, "%s", "the task is still running: /new ends it (it stays resumable), then "
                      "try again");
@@ -1248,6 +1250,7 @@ static int command(struct ui *u, const char *line)
         u->quit = 1;
     } else if (strcmp(name, "plan") == 0 || strcmp(name, "act") == 0) {
         snprintf(u->mode, sizeof u->mode, "%s", name[0] == 'p' ? "plan" : "act");
+        u->mode_chosen = 1;
         u->session_dirty = 1;
         if (u->task)
             hew_task_set_mode(u->task, name);
@@ -1429,6 +1432,7 @@ int cli_interactive(const cli_options *co)
         return 2;
     }
     snprintf(u->mode, sizeof u->mode, "%s", u->base.mode ? u->base.mode : "act");
+    u->mode_chosen = u->base.mode != NULL;
     u->yolo = u->base.yolo;
     u->color = want_color();
     u->q = evq_new();

@@ -49,6 +49,7 @@ static void usage(FILE *out)
           "                        gemini, xai, groq (default anthropic; or HEW_PROVIDER)\n"
           "  --model NAME          the model (default: the provider's; or HEW_MODEL)\n"
           "  --base-url URL        the provider's base URL (local servers, proxies; HEW_BASE_URL)\n"
+          "  --protocol NAME       anthropic, openai-chat, openai-responses or gemini\n"
           "  --cwd DIR             the workspace (default: the current directory)\n"
           "  --plan, --act         start in plan or act mode (default act)\n"
           "  --yolo                approve every action, never ask\n"

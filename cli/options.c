@@ -69,6 +69,8 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
             TAKE(model);
         } else if (strcmp(a, "--base-url") == 0) {
             TAKE(base_url);
+        } else if (strcmp(a, "--protocol") == 0) {
+            TAKE(protocol);
         } else if (strcmp(a, "--cwd") == 0) {
             TAKE(cwd);
         } else if (strcmp(a, "--timeout") == 0) {

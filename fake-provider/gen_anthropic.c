@@ -4,8 +4,10 @@
  * "event: X\ndata: {...}\n\n" with compact JSON (the ping is spaced, as the API sends it).
  * Never does I/O. */
 #include <stdio.h>
+#include <string.h>
 
 #include "gen.h"
+#include "validate.h"
 
 static void block_start(fp_plan *p, int index, json_t *block, bool *pinged)
 {
@@ -41,7 +43,10 @@ void gen_anthropic(const gen_spec *s, fp_plan *p)
     snprintf(id, sizeof id, "%s", s->id ? s->id : "");
     if (!s->id)
         snprintf(id, sizeof id, "msg_fake_%zu", s->number);
-    snprintf(sig, sizeof sig, "sig_fake_%zu", s->number);
+    /* Our own signature covers the thinking text, so the strict check can tell when it
+     * comes back altered (validate_sign_thinking). */
+    const char *thought = s->reasoning_all ? s->reasoning_all : "";
+    validate_sign_thinking(thought, strlen(thought), sig, sizeof sig);
     const gen_usage *u = &s->usage;
     json_int_t start_output = u->output > 0 ? 1 : 0;
     gen_event(p, "message_start",

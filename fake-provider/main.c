@@ -1,6 +1,10 @@
 /* main — hew-fake-provider: play an LLM provider on 127.0.0.1 for end-to-end tests.
  *
  *   hew-fake-provider --scenario FILE [--port N] [--record FILE.jsonl] [--quiet]
+ *                     [--lenient]
+ *
+ * Strict by default: requests to provider paths are checked as the real APIs check them
+ * (validate.h); --lenient (or "lenient": true in the scenario) turns that off.
  *
  * Loads the scenario (a bad one: a message naming the JSON path, exit 2), listens, prints
  * exactly one line — the base URL http://127.0.0.1:PORT — and serves until SIGTERM or
@@ -33,7 +37,7 @@ static int usage(const char *why)
     if (why)
         fprintf(stderr, "hew-fake-provider: %s\n", why);
     fputs("usage: hew-fake-provider --scenario FILE [--port N] [--record FILE.jsonl] "
-          "[--quiet]\n",
+          "[--quiet] [--lenient]\n",
           stderr);
     return 2;
 }
@@ -57,7 +61,7 @@ int main(int argc, char **argv)
 {
     const char *scenario_file = NULL, *record_file = NULL;
     unsigned port = 0;
-    bool quiet = false;
+    bool quiet = false, lenient = false;
     for (int i = 1; i < argc; i++) {
         const char *v;
         if ((v = opt_value(argc, argv, &i, "--scenario"))) {
@@ -73,6 +77,8 @@ int main(int argc, char **argv)
             port = (unsigned)p;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = true;
+        } else if (strcmp(argv[i], "--lenient") == 0) {
+            lenient = true;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(NULL);
             return 0;
@@ -114,7 +120,8 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    server_opts opts = {.sc = &sc, .port = port, .rec = rec, .quiet = quiet};
+    server_opts opts = {.sc = &sc, .port = port, .rec = rec, .quiet = quiet,
+                        .lenient = lenient || sc.lenient};
     server *srv = server_start(&opts, &err);
     int rc = 0;
     if (!srv) {

@@ -13,7 +13,8 @@
 #include "gen.h"
 #include "replay.h"
 
-static const char *const top_keys[] = {"responses", "base_dir", "description", NULL};
+static const char *const top_keys[] = {"responses", "base_dir", "description", "lenient",
+                                        NULL};
 
 static hew_code load_one(const json_t *resp, const char *path, size_t index,
                          const char *base_dir, fp_plan *p, hew_err *err)
@@ -85,6 +86,8 @@ hew_code scenario_load(scenario *sc, const char *file, hew_err *err)
     if (rc == HEW_OK) {
         const char *bd = NULL;
         rc = field_string(root, "base_dir", "scenario", &bd, err);
+        if (rc == HEW_OK)
+            rc = field_bool(root, "lenient", "scenario", &sc->lenient, err);
         base = bd ? replay_resolve(dir, bd) : strdup(dir);
         if (rc == HEW_OK && !base)
             rc = hew_err_set(err, HEW_E_NOMEM, "out of memory");

@@ -8,6 +8,7 @@
 #ifndef HEW_FAKE_SCENARIO_H
 #define HEW_FAKE_SCENARIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/err.h"
@@ -16,6 +17,7 @@
 typedef struct scenario {
     fp_plan *plans; /* one per response, in order (owned) */
     size_t n;
+    bool lenient;   /* "lenient": true — requests are not validated (see validate.h) */
 } scenario;
 
 /* Load file. On error sc is empty and err holds "responses[i].key: what is wrong". */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "faults.h"
+#include "validate.h"
 
 #define REQUEST_BODY_MAX ((size_t)64 << 20)
 
@@ -23,6 +24,7 @@ struct server {
     const scenario *sc;
     recorder *rec;
     bool quiet;
+    bool lenient;
     unsigned port;
     pthread_mutex_t lock;
     size_t next; /* index of the next request */
@@ -159,6 +161,35 @@ static fp_plan *exhausted_plan(size_t index, size_t have)
     return p;
 }
 
+/* The 400 a real API sends for a request that breaks its rules (sent whole, no faults). */
+static fp_plan *violation_plan(validate_proto proto, const validate_violation *v,
+                               size_t index)
+{
+    fp_plan *p = malloc(sizeof *p);
+    if (!p)
+        return NULL;
+    plan_init(p);
+    p->status = 400;
+    p->chunked = false;
+    plan_set_header(p, "content-type", validate_content_type(proto));
+    const char *rid = validate_request_id_header(proto);
+    if (rid) {
+        char id[64];
+        snprintf(id, sizeof id, "req_fake_strict_%zu", index);
+        plan_set_header(p, rid, id);
+    }
+    char *body = validate_error_body(proto, v, index);
+    plan_add_event(p, body ? body : "{}", body ? strlen(body) : 2);
+    free(body);
+    snprintf(p->label, sizeof p->label, "strict %s violation", validate_proto_name(proto));
+    if (plan_finish(p, "violation", NULL) != HEW_OK) {
+        plan_release(p);
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
 /* The key a request carried: Authorization's token, x-api-key, x-goog-api-key, api-key, or
  * the key= query parameter (copied into out; "" when none). */
 static void request_key(const json_t *headers, const char *uri, char *out, size_t cap)
@@ -245,9 +276,22 @@ static enum MHD_Result respond(server *s, struct MHD_Connection *con, fp_req *r,
     request_key(headers, r->uri, key, sizeof key);
     json_decref(headers);
 
+    /* Validate before taking an index: a violation uses up no response. */
+    validate_violation viol;
+    validate_proto proto = VALIDATE_NONE;
+    bool bad = false;
+    if (!s->lenient && strcmp(method, "POST") == 0) {
+        char path[512];
+        snprintf(path, sizeof path, "%.*s", (int)strcspn(r->uri, "?"), r->uri);
+        proto = validate_proto_of(path);
+        bad = validate_request(proto, entry ? json_object_get(entry, "body") : NULL, &viol);
+    }
+
     pthread_mutex_lock(&s->lock);
-    size_t index = s->next++;
-    fp_plan *plan = index < s->sc->n ? &s->sc->plans[index] : NULL;
+    size_t index = bad ? s->next : s->next++;
+    fp_plan *plan = !bad && index < s->sc->n ? &s->sc->plans[index] : NULL;
+    if (entry && bad)
+        json_object_set_new(entry, "violation", json_string(viol.message));
     if (entry && s->rec) {
         json_object_set_new(entry, "index", json_integer((json_int_t)index));
         hew_err err = HEW_ERR_INIT;
@@ -267,6 +311,17 @@ static enum MHD_Result respond(server *s, struct MHD_Connection *con, fp_req *r,
             return MHD_NO;
         }
     }
+    if (bad) {
+        plan = o->owned = violation_plan(proto, &viol, index);
+        if (!plan) {
+            free(o);
+            return MHD_NO;
+        }
+        if (!s->quiet)
+            fprintf(stderr,
+                    "hew-fake-provider: #%zu %s %s -> 400 %s (response #%zu not used): %s\n",
+                    index, method, r->uri, plan->label, index, viol.message);
+    }
     if (!plan) {
         plan = o->owned = exhausted_plan(index, s->sc->n);
         if (!plan) {
@@ -274,7 +329,7 @@ static enum MHD_Result respond(server *s, struct MHD_Connection *con, fp_req *r,
             return MHD_NO;
         }
     }
-    if (!s->quiet)
+    if (!s->quiet && !bad)
         fprintf(stderr, "hew-fake-provider: #%zu %s %s -> %s (%u)\n", index, method, r->uri,
                 plan->label, plan->status);
 
@@ -353,6 +408,7 @@ server *server_start(const server_opts *opts, hew_err *err)
     s->sc = opts->sc;
     s->rec = opts->rec;
     s->quiet = opts->quiet;
+    s->lenient = opts->lenient;
     s->stop[0] = s->stop[1] = -1;
     pthread_mutex_init(&s->lock, NULL);
     if (pipe2(s->stop, O_CLOEXEC) != 0) {

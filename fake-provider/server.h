@@ -4,6 +4,11 @@
  * request before the response starts). When the plans run out it answers 500 with a
  * JSON body saying the scenario is exhausted.
  *
+ * Unless lenient, every POST to a provider path is validated first (validate.h): a
+ * violation is answered with that API's 400 body, logged (unless quiet), recorded with
+ * "violation": "<message>", and does not use up a scenario response — the next valid
+ * request still gets the response the violating one would have had.
+ *
  * server_stop() wakes every pacing wait (stalls, delays) through a stop pipe before it
  * joins the connection threads, so shutdown is prompt. Never reads files; never exits
  * the process. */
@@ -21,6 +26,7 @@ typedef struct server_opts {
     unsigned port;       /* 0: any free port */
     recorder *rec;       /* borrowed, or NULL */
     bool quiet;          /* no per-request log on stderr */
+    bool lenient;        /* do not validate requests */
 } server_opts;
 
 typedef struct server server;

@@ -62,7 +62,8 @@ typedef struct hew_options {
     const char *api_key;    /* NULL: the profile's environment variable */
     const char *base_url;   /* NULL: the profile's URL */
     const char *cwd;        /* the workspace; NULL: the current directory */
-    const char *mode;       /* "act" (default) or "plan" */
+    const char *mode;       /* "act" or "plan"; NULL (default): act for a new task, the
+                               stored task's own mode for a resumed one */
     int yolo;               /* approve everything and never ask (default 0) */
     int auto_approve_read;          /* read-only tools inside the workspace (default 1) */
     int auto_approve_read_outside;  /* ... and outside it (needs the above too; default 0) */
@@ -134,6 +135,10 @@ typedef struct hew_options {
      * should allow: a front end must not take allow rules from a project's files. */
     const char *const *command_allow;
     const char *const *command_deny;
+    /* The wire protocol: "anthropic", "openai-chat", "openai-responses" or "gemini";
+     * NULL (default): the provider's own (an OpenAI-compatible server that speaks the
+     * Responses API, say). hew_session_new refuses another word. */
+    const char *protocol;
 } hew_options;
 
 /* Fill o with the defaults above. */
@@ -204,6 +209,25 @@ const char *hew_task_result(const hew_task *t);
 /* Free a task (aborts and waits if still running). NULL is a no-op. */
 void hew_task_free(hew_task *t);
 
+/* What a task's requests used and cost, added up: the one source of the totals that the
+ * store (hew_history_json), the api_req_started events and `hew -p --json`'s end line
+ * agree with. Tokens as the api_req_started events count them: tokens_in is the uncached
+ * input; a request cancelled or cut off counts the usage the provider had sent (e.g.
+ * Anthropic's message_start). requests: the API requests sent (api_req_started
+ * messages; the automatic retries of one are not counted apart). */
+typedef struct hew_totals {
+    long long tokens_in, tokens_out, cache_reads, cache_writes;
+    double cost; /* USD; requests of a model without prices add nothing */
+    long long requests;
+} hew_totals;
+
+/* The task's totals (task: everything it used since it was first started, a resumed
+ * task's earlier runs included; once the stored task is loaded, a moment after
+ * hew_task_resume) and what this hew_task added (run: since hew_task_start or
+ * hew_task_resume). They only grow. Either pointer may be NULL; any thread, any time
+ * until hew_task_free; all zeros for t NULL. */
+void hew_task_totals(const hew_task *t, hew_totals *task, hew_totals *run);
+
 /* The task this one handed over to, or NULL. When the model proposes a new task (its
  * new_task tool: a new_task ask whose text is the context it prepared) and the user
  * answers yes (with yolo: without asking), the task ends HEW_TASK_COMPLETED with a result
@@ -221,7 +245,8 @@ const char *hew_task_successor(const hew_task *t);
  * A task is a JSON object: {"id", "title", "workspace", "created_ms", "updated_ms",
  * "status" ("running", "completed", "failed", "aborted", "imported"), "result" (or null),
  * "provider", "model", "mode", "tokens_in", "tokens_out", "cache_reads", "cache_writes",
- * "cost" (USD), "messages" (API messages stored)}. Strings returned are new (free()). */
+ * "cost" (USD), "requests" (hew_totals), "messages" (API messages stored)}. Strings returned
+ * are new (free()). */
 
 /* The tasks, newest first (last written first), as a JSON array. search NULL/"": all,
  * else a case-insensitive substring of the title, workspace, result or id; workspace

@@ -28,6 +28,9 @@ _hew() {
         return
     fi
     case $prev in
+        --protocol)
+            COMPREPLY=($(compgen -W "anthropic openai-chat openai-responses gemini" -- "$cur"))
+            return ;;
         --provider)
             COMPREPLY=($(compgen -W "anthropic openai openai-compatible openrouter deepseek gemini xai groq" -- "$cur"))
             return ;;
@@ -50,7 +53,7 @@ _hew() {
             return ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "-p --print --json -v --verbose --provider --model --base-url
+        COMPREPLY=($(compgen -W "-p --print --json -v --verbose --provider --model --base-url --protocol
             --cwd --plan --act --yolo --auto-approve --thinking --native-tools --xml-tools
             --timeout --retry-delay-ms --continue --resume --no-config --trust --allow-command
             --deny-command --version --help" -- "$cur"))

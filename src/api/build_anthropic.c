@@ -15,6 +15,35 @@ static json_t *ephemeral(void)
     return json_pack("{s:s}", "type", "ephemeral");
 }
 
+static bool blank(const char *s)
+{
+    for (; s && *s; s++)
+        if (!strchr(" \t\r\n", *s))
+            return false;
+    return true;
+}
+
+/* A tool call id as Anthropic accepts it (^[a-zA-Z0-9_-]+$): other providers' ids
+ * ("functions.read_file:0" from some OpenAI-compatible servers) get '_' for each other
+ * byte, the same way on the call and on its result, so the pair still matches. */
+static json_t *wire_id(const json_t *id)
+{
+    const char *s = json_string_value(id);
+    if (!s || !*s)
+        return json_string("toolu_none");
+    char idb[256];
+    size_t n = 0;
+    for (; *s && n + 1 < sizeof idb; s++) {
+        unsigned char c = (unsigned char)*s;
+        idb[n++] = (char)((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                  (c >= '0' && c <= '9') || c == '_' || c == '-'
+                              ? c
+                              : '_');
+    }
+    idb[n] = '\0';
+    return json_string(idb);
+}
+
 /* Convert one block for the wire; NULL when it is to be left out (no error). */
 static json_t *wire_block(const json_t *b, hew_code *st)
 {
@@ -28,16 +57,17 @@ static json_t *wire_block(const json_t *b, hew_code *st)
     }
     if (strcmp(t, "text") == 0) {
         const json_t *tx = json_object_get(b, "text");
-        if (json_string_length(tx) == 0)
-            return NULL; /* the API refuses empty text blocks */
+        if (blank(json_string_value(tx)))
+            return NULL; /* the API refuses empty and whitespace-only text blocks */
         return json_pack("{s:s,s:O}", "type", "text", "text", tx);
     }
     if (strcmp(t, "tool_use") == 0)
-        return json_pack("{s:s,s:O,s:O,s:O}", "type", "tool_use", "id", json_object_get(b, "id"),
-                         "name", json_object_get(b, "name"), "input", json_object_get(b, "input"));
+        return json_pack("{s:s,s:o,s:O,s:O}", "type", "tool_use", "id",
+                         wire_id(json_object_get(b, "id")), "name", json_object_get(b, "name"),
+                         "input", json_object_get(b, "input"));
     if (strcmp(t, "tool_result") == 0) {
-        json_t *o = json_pack("{s:s,s:O}", "type", "tool_result", "tool_use_id",
-                              json_object_get(b, "tool_use_id"));
+        json_t *o = json_pack("{s:s,s:o}", "type", "tool_result", "tool_use_id",
+                              wire_id(json_object_get(b, "tool_use_id")));
         const json_t *c = json_object_get(b, "content");
         if (json_is_array(c)) {
             json_t *arr = json_array();
@@ -58,6 +88,28 @@ static json_t *wire_block(const json_t *b, hew_code *st)
         return o;
     }
     return build_clean_block(b, "cache_control"); /* image, redacted_thinking */
+}
+
+/* The API's rule with thinking on: the last assistant message, when the conversation is
+ * in a tool loop (it called tools), must start with a thinking block. One that does not
+ * (it came from a model or a session without thinking, or its thinking was not signed)
+ * means this request goes without thinking. */
+static bool thinking_possible(const json_t *msgs)
+{
+    for (size_t n = json_array_size(msgs); n-- > 0;) {
+        const json_t *m = json_array_get(msgs, n);
+        if (strcmp(json_string_value(json_object_get(m, "role")), "assistant") != 0)
+            continue;
+        const json_t *content = json_object_get(m, "content");
+        bool tools = false;
+        size_t i;
+        json_t *b;
+        json_array_foreach(content, i, b)
+            tools = tools || strcmp(api_msg_block_type(b), "tool_use") == 0;
+        const char *first = api_msg_block_type(json_array_get(content, 0));
+        return !tools || strcmp(first, "thinking") == 0 || strcmp(first, "redacted_thinking") == 0;
+    }
+    return true;
 }
 
 json_t *build_anthropic(const build_ctx *c, hew_err *err)
@@ -129,7 +181,7 @@ json_t *build_anthropic(const build_ctx *c, hew_err *err)
                           &st);
         json_obj_put(body, "tools", tools, &st);
     }
-    if (r->thinking_budget > 0) {
+    if (r->thinking_budget > 0 && thinking_possible(msgs)) {
         json_obj_put(body, "thinking",
                      json_pack("{s:s,s:I}", "type", "enabled", "budget_tokens",
                                (json_int_t)r->thinking_budget),

@@ -257,6 +257,14 @@ int64_t dec_int(const json_t *obj, const char *key)
     return -1;
 }
 
+bool api_decoder_usage(const api_decoder *d, api_usage *out)
+{
+    if (!d || d->finished || !d->have_usage || !api_usage_known(&d->usage))
+        return false;
+    *out = d->usage;
+    return true;
+}
+
 bool api_usage_known(const api_usage *u)
 {
     return u->input_total >= 0 || u->input_uncached >= 0 || u->cache_read >= 0 ||

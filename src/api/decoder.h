@@ -68,5 +68,10 @@ bool api_decoder_finished(const api_decoder *d);
 bool api_decoder_complete(const api_decoder *d);
 /* Chunks emitted so far (any kind). */
 size_t api_decoder_chunks(const api_decoder *d);
+/* The usage the stream reported so far (Anthropic's message_start and the cumulative
+ * message_delta, Gemini's usageMetadata, ...), for a caller whose transfer failed before
+ * the decoder could end the stream: true and *out filled when some is known and the
+ * decoder has not emitted it (it has not finished). */
+bool api_decoder_usage(const api_decoder *d, api_usage *out);
 
 #endif

@@ -299,3 +299,101 @@ hew_code api_msg_validate(const json_t *messages, hew_err *err)
     json_decref(all_ids);
     return rc;
 }
+
+/* ---- tool calls as text ----------------------------------------------------------------- */
+
+/* A tool call as the XML a model writes in XML tool mode: <name><param>value</param></name>. */
+static void tool_use_xml(const json_t *b, buf *out)
+{
+    const char *name = json_string_value(json_object_get(b, "name"));
+    name = name && *name ? name : "tool";
+    buf_printf(out, "<%s>", name);
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)json_object_get(b, "input"), k, v) {
+        buf_printf(out, "\n<%s>", k);
+        if (json_is_string(v)) {
+            buf_append(out, json_string_value(v), json_string_length(v));
+        } else {
+            char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+            buf_puts(out, s ? s : "");
+            free(s);
+        }
+        buf_printf(out, "</%s>", k);
+    }
+    buf_printf(out, "\n</%s>", name);
+}
+
+static bool has_tool_blocks(const json_t *messages)
+{
+    size_t i, j;
+    json_t *m, *b;
+    json_array_foreach(messages, i, m) {
+        json_array_foreach(json_object_get(m, "content"), j, b) {
+            const char *t = api_msg_block_type(b);
+            if (strcmp(t, "tool_use") == 0 || strcmp(t, "tool_result") == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* One block of the text-only history (appended to out). */
+static void block_as_text(const json_t *b, json_t *out, hew_code *st)
+{
+    const char *t = api_msg_block_type(b);
+    buf text = BUF_INIT(0);
+    if (strcmp(t, "tool_use") == 0) {
+        tool_use_xml(b, &text);
+    } else if (strcmp(t, "tool_result") == 0) {
+        char *s = api_msg_tool_result_text(b);
+        buf_puts(&text, s && *s ? s : "(the tool returned nothing)");
+        free(s);
+    } else {
+        json_arr_push(out, json_incref((json_t *)b), st);
+        return;
+    }
+    json_arr_push(out, api_msg_text(text.data ? text.data : "", text.len), st);
+    buf_release(&text);
+    if (strcmp(t, "tool_result") == 0) { /* its images stay, as the user's */
+        size_t i;
+        json_t *c;
+        json_array_foreach(json_object_get(b, "content"), i, c)
+            if (strcmp(api_msg_block_type(c), "image") == 0)
+                json_arr_push(out, json_incref(c), st);
+    }
+}
+
+json_t *api_msg_tools_as_text(const json_t *messages)
+{
+    if (!has_tool_blocks(messages))
+        return json_incref((json_t *)messages);
+    json_t *out = json_array();
+    hew_code st = out ? HEW_OK : HEW_E_NOMEM;
+    size_t i, j;
+    json_t *m, *b;
+    json_array_foreach(messages, i, m) {
+        if (st != HEW_OK)
+            break;
+        json_t *content = json_object_get(m, "content");
+        if (!json_is_array(content)) {
+            json_arr_push(out, json_incref(m), &st);
+            continue;
+        }
+        json_t *blocks = json_array();
+        json_array_foreach(content, j, b)
+            block_as_text(b, blocks, &st);
+        json_t *copy = json_copy(m);
+        if (!blocks || !copy || json_object_set_new(copy, "content", blocks) != 0) {
+            json_decref(copy);
+            st = HEW_E_NOMEM;
+            break;
+        }
+        json_arr_push(out, copy, &st);
+    }
+    if (st != HEW_OK) {
+        json_decref(out);
+        return NULL;
+    }
+    return out;
+}

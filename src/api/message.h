@@ -58,6 +58,13 @@ json_t *api_msg_user_text(const char *text);
  * tool_result for unknown tool_use_id \"toolu_x\""). */
 hew_code api_msg_validate(const json_t *messages, hew_err *err);
 
+/* The history for a request without native tools (XML tool mode, e.g. after a switch
+ * from a model with native tools): every tool_use becomes the XML text a model writes for
+ * it, every tool_result its text (images kept), so no provider sees tool blocks it was
+ * given no tools for. The same history (a new reference) when it holds no tool blocks;
+ * NULL when out of memory. */
+json_t *api_msg_tools_as_text(const json_t *messages);
+
 /* Helpers for builders: the blocks of a message's content (a string content becomes a
  * temporary one-block array: *tmp receives a reference to drop with json_decref; *tmp is
  * NULL otherwise). */

@@ -182,6 +182,18 @@ hew_code api_build(const api_provider *p, const api_request *r, api_http *out, h
     for (size_t i = 0; i < r->ntools; i++)
         if (!r->tools[i].name || !*r->tools[i].name)
             return hew_err_set(err, HEW_E_INVALID, "tools[%zu]: a tool needs a name", i);
+    /* No native tools: tool blocks of an earlier model go as text (Anthropic refuses
+     * tool_use/tool_result blocks in a request that defines no tools). */
+    api_request textual;
+    json_t *as_text = NULL;
+    if (r->ntools == 0) {
+        as_text = api_msg_tools_as_text(r->messages);
+        if (!as_text)
+            return hew_err_set(err, HEW_E_NOMEM, "out of memory while building the request");
+        textual = *r;
+        textual.messages = as_text;
+        r = &textual;
+    }
     build_ctx c = { .p = p, .r = r };
     c.model = r->model ? *r->model
                        : api_model_lookup(p->profile ? p->profile->name : NULL, p->model);
@@ -204,10 +216,13 @@ hew_code api_build(const api_provider *p, const api_request *r, api_http *out, h
         body = build_gemini(&c, err);
         break;
     }
-    if (!body)
+    if (!body) {
+        json_decref(as_text);
         return err && err->code ? err->code : HEW_E_NOMEM;
+    }
     out->body = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(body);
+    json_decref(as_text);
     out->url = make_url(p);
     if (!out->body || !out->url) {
         api_http_release(out);

@@ -172,6 +172,16 @@ hew_code api_stream(const api_provider *p, const api_request *r, api_chunk_fn fn
         /* A transport failure (a complete turn followed by a drop is fine). */
         if (rc == HEW_E_ABORTED && abort_is_set(abort))
             hew_err_set(&herr, HEW_E_ABORTED, "stopped: %s", abort_reason(abort));
+        /* What the provider counted so far is still spent (a cut-off or stopped request
+         * keeps it): the usage chunk goes right before the ERROR, as chunk.h promises. */
+        api_usage so_far;
+        if (api_decoder_usage(s.dec, &so_far)) {
+            api_chunk uc;
+            memset(&uc, 0, sizeof uc);
+            uc.kind = API_CHUNK_USAGE;
+            uc.usage = so_far;
+            relay(&s, &uc);
+        }
         api_error e;
         api_error_transport(&herr, &e);
         e.http_status = s.status;

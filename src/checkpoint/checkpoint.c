@@ -48,6 +48,7 @@ static const char *const kind_names[] = {
     [CHECKPOINT_INITIAL] = "initial",   [CHECKPOINT_TURN] = "turn",
     [CHECKPOINT_COMPLETION] = "completion", [CHECKPOINT_MANUAL] = "manual",
     [CHECKPOINT_SAFETY] = "safety",     [CHECKPOINT_RESTORED] = "restored",
+    [CHECKPOINT_RESUMED] = "resumed",
 };
 
 const char *checkpoint_kind_name(checkpoint_kind k)

@@ -121,7 +121,8 @@ typedef enum checkpoint_kind {
     CHECKPOINT_COMPLETION, /* at attempt_completion */
     CHECKPOINT_MANUAL,     /* asked by the user or an embedding program */
     CHECKPOINT_SAFETY,     /* the state just before a restore (restore to it to undo) */
-    CHECKPOINT_RESTORED    /* the state just after a restore */
+    CHECKPOINT_RESTORED,   /* the state just after a restore */
+    CHECKPOINT_RESUMED     /* a stored task's first request in a new run */
 } checkpoint_kind;
 
 /* "initial", "turn", "completion", "manual", "safety", "restored". */

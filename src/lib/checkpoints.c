@@ -305,7 +305,7 @@ static size_t api_count_at(const ck_ctx *c, size_t index, const char *kind)
             continue;
         if (users == k) /* the next request's message */
             return i;
-        if (++users == k && strcmp(kind, "initial") == 0)
+        if (++users == k && (strcmp(kind, "initial") == 0 || strcmp(kind, "resumed") == 0))
             return i + 1;
     }
     return len;

@@ -59,6 +59,7 @@ static json_t *task_to_json(const store_task *t)
     json_object_set_new(o, "cache_reads", json_integer(t->cache_reads));
     json_object_set_new(o, "cache_writes", json_integer(t->cache_writes));
     json_object_set_new(o, "cost", json_real(t->cost));
+    json_object_set_new(o, "requests", json_integer(t->requests));
     json_object_set_new(o, "messages", json_integer(t->api_count));
     return o;
 }

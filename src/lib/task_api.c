@@ -22,7 +22,7 @@ void hew_options_init(hew_options *o)
 {
     memset(o, 0, sizeof *o);
     o->provider = "anthropic";
-    o->mode = "act";
+    o->mode = NULL;
     o->auto_approve_read = 1;
     o->parallel_tool_calls = 1;
     o->native_tools = -1;
@@ -86,6 +86,7 @@ static void settings_release(task_settings *s)
     free(s->language);
     free_list(s->command_allow);
     free_list(s->command_deny);
+    free(s->protocol);
 }
 
 /* The model description of hew_options.model_info on top of the table's entry. */
@@ -175,7 +176,9 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     st->model = dup_opt(o->model);
     st->api_key = dup_opt(o->api_key);
     st->base_url = dup_opt(o->base_url);
+    st->protocol = dup_opt(o->protocol);
     snprintf(st->mode, sizeof st->mode, "%s", o->mode && strcmp(o->mode, "plan") == 0 ? "plan" : "act");
+    st->mode_chosen = o->mode != NULL;
     st->yolo = o->yolo;
     st->auto_approve_read = o->auto_approve_read;
     st->auto_approve_read_outside = o->auto_approve_read_outside;
@@ -215,7 +218,7 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     }
 
     hew_err e = HEW_ERR_INIT;
-    api_provider_opts po = { st->base_url, st->api_key, st->model, NULL };
+    api_provider_opts po = { st->base_url, st->api_key, st->model, st->protocol };
     if (api_provider_init(&s->provider, st->provider, &po, &e) != HEW_OK) {
         lib_set_err(err, errlen, e.msg);
         settings_release(st);
@@ -279,6 +282,7 @@ static void task_free_state(hew_task *t)
     free(t->loop_signature);
     free(t->task_text);
     free(t->resume_id);
+    free(t->completed_result);
     free(t->result);
     free(t->successor);
     pthread_cond_destroy(&t->cv);
@@ -419,6 +423,19 @@ hew_task_status hew_task_status_now(const hew_task *t)
 const char *hew_task_result(const hew_task *t)
 {
     return t->result ? t->result : "";
+}
+
+void hew_task_totals(const hew_task *t, hew_totals *task, hew_totals *run)
+{
+    static const hew_totals none = { 0, 0, 0, 0, 0, 0 };
+    if (!t) {
+        if (task)
+            *task = none;
+        if (run)
+            *run = none;
+        return;
+    }
+    task_totals_get((hew_task *)t, task, run); /* only its mutex changes */
 }
 
 const char *hew_task_successor(const hew_task *t)

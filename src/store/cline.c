@@ -42,7 +42,7 @@ static json_t *task_to_json(const store_task *t)
                                              (json_int_t)t->deleted_end)
                                  : json_null();
     return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s?, s:I, s:I, s:I, s:I, s:I, s:I, "
-                     "s:f, s:o}",
+                     "s:f, s:I, s:o}",
                      "id", t->id ? t->id : "", "workspace", t->workspace ? t->workspace : "",
                      "title", t->title ? t->title : "", "provider",
                      t->provider ? t->provider : "", "model", t->model ? t->model : "", "mode",
@@ -51,7 +51,7 @@ static json_t *task_to_json(const store_task *t)
                      (json_int_t)t->updated_ms, "tokens_in", (json_int_t)t->tokens_in,
                      "tokens_out", (json_int_t)t->tokens_out, "cache_reads",
                      (json_int_t)t->cache_reads, "cache_writes", (json_int_t)t->cache_writes,
-                     "cost", t->cost, "deleted", del);
+                     "cost", t->cost, "requests", (json_int_t)t->requests, "deleted", del);
 }
 
 /* A hew event as a ClineMessage, with the event itself under "hew_event". */
@@ -239,6 +239,7 @@ static void row_from_hew(const json_t *h, store_task *t)
     t->cache_reads = jint(h, "cache_reads");
     t->cache_writes = jint(h, "cache_writes");
     t->cost = json_number_value(json_object_get(h, "cost"));
+    t->requests = jint(h, "requests");
     json_t *d = json_object_get(h, "deleted");
     if (json_is_array(d) && json_array_size(d) == 2) {
         t->has_deleted = true;
@@ -271,6 +272,8 @@ static void row_from_cline(const json_t *history, const json_t *ui, const json_t
             free(t->result);
             t->result = dup_or_null(text);
         }
+        if (strcmp(say, "api_req_started") == 0)
+            t->requests++;
         if (strcmp(say, "api_req_started") == 0 && text) {
             json_t *info = json_loads(text, 0, NULL);
             t->tokens_in += jint(info, "tokensIn");

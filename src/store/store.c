@@ -70,6 +70,14 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (tid, seq)"
     ") STRICT;"
     "PRAGMA user_version = 1;",
+    /* 1 → 2: the number of API requests of a task (its api_req_started messages; the
+     * automatic retries of one are not counted apart), counted for the tasks already
+     * stored. */
+    "ALTER TABLE tasks ADD COLUMN requests INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE tasks SET requests = (SELECT count(*) FROM ui_messages u WHERE u.tid = tasks.tid"
+    "  AND instr(u.json, '\"api_req_started\"') > 0" /* cheap first look, then the real one */
+    "  AND json_valid(u.json) AND json_extract(u.json, '$.type') = 'api_req_started');"
+    "PRAGMA user_version = 2;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -81,7 +89,8 @@ _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
     "coalesce((SELECT ord + 1 FROM api_messages a WHERE a.tid = t.tid "                     \
     "          ORDER BY ord DESC LIMIT 1), 0), "                                            \
     "coalesce((SELECT idx + 1 FROM ui_messages u WHERE u.tid = t.tid "                      \
-    "          ORDER BY idx DESC LIMIT 1), 0)"
+    "          ORDER BY idx DESC LIMIT 1), 0), "                                             \
+    "requests"
 
 static const char *const sql[ST__COUNT] = {
     [ST_TID] = "SELECT tid FROM tasks WHERE id = ?1",
@@ -89,11 +98,12 @@ static const char *const sql[ST__COUNT] = {
     [ST_INSERT_TASK] =
         "INSERT INTO tasks (id, workspace, title, provider, model, mode, status, result, "
         "created_ms, updated_ms, tokens_in, tokens_out, cache_reads, cache_writes, cost, "
-        "deleted_start, deleted_end) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        "deleted_start, deleted_end, requests) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+        "?18)",
     [ST_TOUCH] = "UPDATE tasks SET updated_ms = ?2 WHERE tid = ?1",
     [ST_UPD_USAGE] = "UPDATE tasks SET tokens_in = ?2, tokens_out = ?3, cache_reads = ?4, "
-                     "cache_writes = ?5, cost = ?6 WHERE tid = ?1",
+                     "cache_writes = ?5, cost = ?6, requests = ?7 WHERE tid = ?1",
     [ST_UPD_DELETED] = "UPDATE tasks SET deleted_start = ?2, deleted_end = ?3 WHERE tid = ?1",
     [ST_UPD_STATUS] = "UPDATE tasks SET status = ?2, result = ?3 WHERE tid = ?1",
     [ST_UPD_MODE] = "UPDATE tasks SET mode = ?2 WHERE tid = ?1",
@@ -548,6 +558,7 @@ hew_code store_insert_task(store *s, const store_task *t, const char *id, hew_er
     sqlite3_bind_int64(st, 14, t->cache_writes);
     sqlite3_bind_double(st, 15, t->cost);
     bind_deleted(st, 16, t);
+    sqlite3_bind_int64(st, 18, t->requests);
     int rc = sqlite3_step(st);
     st_done(st);
     if ((rc & 0xff) == SQLITE_CONSTRAINT)
@@ -617,6 +628,7 @@ static void bind_usage(sqlite3_stmt *st, const store_task *t)
     sqlite3_bind_int64(st, 4, t->cache_reads);
     sqlite3_bind_int64(st, 5, t->cache_writes);
     sqlite3_bind_double(st, 6, t->cost);
+    sqlite3_bind_int64(st, 7, t->requests);
 }
 
 static void bind_deleted2(sqlite3_stmt *st, const store_task *t)
@@ -725,6 +737,7 @@ static hew_code read_task(sqlite3_stmt *st, store_task *t, hew_err *err)
     t->deleted_end = sqlite3_column_int64(st, 16);
     t->api_count = sqlite3_column_int64(st, 17);
     t->ui_count = sqlite3_column_int64(st, 18);
+    t->requests = sqlite3_column_int64(st, 19);
     if (!t->id || !t->workspace || !t->title || !t->provider || !t->model || !t->mode ||
         !t->status || (sqlite3_column_type(st, 7) != SQLITE_NULL && !t->result)) {
         store_task_release(t);

@@ -59,7 +59,7 @@
 
 #include "base/err.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 #define STORE_ID_MAX 64
 
 typedef struct store store;
@@ -116,6 +116,8 @@ typedef struct store_task {
     int64_t created_ms, updated_ms; /* ms since the epoch; updated by every write */
     int64_t tokens_in, tokens_out, cache_reads, cache_writes;
     double cost;          /* USD */
+    int64_t requests;     /* API requests made (api_req_started messages; the automatic
+                             retries of one request are not counted apart) */
     bool has_deleted;     /* the context's deleted range [deleted_start, deleted_end] */
     int64_t deleted_start, deleted_end;
     int64_t api_count;    /* filled by get/list/load: API messages stored */
@@ -134,8 +136,8 @@ hew_code store_task_create(store *s, const store_task *init, char **id_out, hew_
 
 /* Which fields store_task_update writes (an OR of these). */
 enum {
-    STORE_SET_USAGE = 1 << 0,   /* tokens_in, tokens_out, cache_reads, cache_writes, cost
-                                   (the task's totals, not increments) */
+    STORE_SET_USAGE = 1 << 0,   /* tokens_in, tokens_out, cache_reads, cache_writes, cost,
+                                   requests (the task's totals, not increments) */
     STORE_SET_DELETED = 1 << 1, /* has_deleted, deleted_start, deleted_end */
     STORE_SET_STATUS = 1 << 2,  /* status, result (FULL commit) */
     STORE_SET_MODE = 1 << 3,    /* mode */

@@ -35,6 +35,24 @@ static void update_api_req(hew_task *t, const api_error *e, json_t *retry_status
     task_emit(t, t->api_req_index);
 }
 
+/* The request streams after `failures` failed attempts: its api_req_started no longer
+ * says it failed (the front ends skip the usage of a failed request, and Cline clears
+ * cancelReason when the usage arrives); how many attempts failed stays as "retries". */
+static void clear_api_req_failure(hew_task *t, int failures)
+{
+    if (t->api_req_index < 0 || failures == 0)
+        return;
+    json_t *data = t->ui.items[t->api_req_index].data;
+    json_t *copy = data ? json_deep_copy(data) : json_object();
+    json_object_del(copy, "cancelReason");
+    json_object_del(copy, "streamingFailedMessage");
+    json_object_del(copy, "retryStatus");
+    json_object_set_new(copy, "retries", json_integer(failures));
+    uimsg_update(&t->ui, (size_t)t->api_req_index, NULL, copy);
+    json_decref(copy);
+    task_emit(t, t->api_req_index);
+}
+
 /* Wait until the first chunk arrives or the stream ends. */
 static void wait_first_chunk(hew_task *t)
 {
@@ -51,6 +69,8 @@ static bool never_auto_retry(const api_error *e)
 
 hew_code attempt_api_request(hew_task *t)
 {
+    task_totals_request(t);
+    int failures = 0; /* attempts of this request that failed before their first chunk */
     for (;;) {
         /* MCP servers still connecting are waited for (at most 10 s, never fatal). */
         task_mcp_before_request(t);
@@ -74,14 +94,17 @@ hew_code attempt_api_request(hew_task *t)
         pthread_mutex_lock(&t->mu);
         bool first = t->stream.first_chunk;
         pthread_mutex_unlock(&t->mu);
-        if (first)
+        if (first) {
+            clear_api_req_failure(t, failures);
             return HEW_OK; /* streaming: task_loop consumes it */
+        }
 
         /* Failed before the first chunk: a clean state, safe to retry. */
         task_stream_join(t);
         api_error e = t->stream.error;
         if (e.category == API_ERR_ABORTED && abort_is_set(t->abort))
             return HEW_E_ABORTED;
+        failures++;
 
         if (e.category == API_ERR_CONTEXT_WINDOW) {
             if (!t->did_auto_truncate) {

@@ -1,5 +1,6 @@
 /* ckpt — the task's checkpoints (seed 000's gate, cline-spec §1.3 step 4, §10): the
- * initial commit started asynchronously with the first request, one after each turn whose
+ * initial commit started asynchronously with the first request (of a resumed task: its
+ * first request in this run, kind "resumed"), one after each turn whose
  * tools changed something, one at attempt_completion. Tools that may change files wait for
  * every commit in flight (task_checkpoint_wait), so each snapshot is of the state before
  * them. Each checkpoint is a checkpoint_created message that gets its commit hash when the
@@ -50,7 +51,7 @@ static void commit(hew_task *t, checkpoint_kind kind)
     if (!note) {
         hew_err_set(&err, HEW_E_NOMEM, "out of memory");
     } else {
-        *note = (ckpt_note){ t, idx, kind == CHECKPOINT_INITIAL };
+        *note = (ckpt_note){ t, idx, kind == CHECKPOINT_INITIAL || kind == CHECKPOINT_RESUMED };
         /* Every commit in flight holds the gate: a tool that changes files must not run
          * before the snapshot of the state it changes is taken. */
         pthread_mutex_lock(&t->mu);
@@ -83,7 +84,7 @@ void task_ckpt_initial(hew_task *t)
         task_say(t, "info", err.msg, NULL, UIMSG_WHOLE);
         return;
     }
-    commit(t, CHECKPOINT_INITIAL);
+    commit(t, t->resume_id ? CHECKPOINT_RESUMED : CHECKPOINT_INITIAL);
 }
 
 void task_ckpt_commit(hew_task *t, int kind)

@@ -175,17 +175,7 @@ static void finish_api_req(hew_task *t, const char *cancel_reason, const char *f
     api_usage u = t->stream.turn.usage;
     if (t->stream.turn.have_usage)
         t->request_usage = u;
-    double cost = t->stream.turn.have_usage ? api_cost_usd(&t->session->model, &u) : -1;
-    if (cost > 0)
-        t->task_cost += cost;
-    if (t->stream.turn.have_usage) {
-        api_usage *tot = &t->totals;
-        tot->input_uncached += u.input_uncached > 0 ? u.input_uncached : 0;
-        tot->output += u.output > 0 ? u.output : 0;
-        tot->cache_read += u.cache_read > 0 ? u.cache_read : 0;
-        tot->cache_write += u.cache_write > 0 ? u.cache_write : 0;
-        task_persist_row(t, STORE_SET_USAGE);
-    }
+    double cost = t->stream.turn.have_usage ? task_totals_add(t, &u) : -1;
     json_t *data = json_deep_copy(t->ui.items[t->api_req_index].data);
     if (t->stream.turn.have_usage) {
         json_object_set_new(data, "tokensIn", json_integer(u.input_uncached > 0 ? u.input_uncached : 0));
@@ -223,8 +213,9 @@ static void append_marker(json_t *msg, const char *marker)
     json_array_append_new(content, api_msg_text(marker + 2, strlen(marker + 2)));
 }
 
-/* Every tool_use of the answer needs a result in the next user message. */
-static void ensure_results(hew_task *t, const json_t *assistant)
+/* Every tool_use of the answer needs a result in the next user message: a call that did
+ * not get one gets `text`. */
+static void ensure_results(hew_task *t, const json_t *assistant, const char *text)
 {
     json_t *content = json_object_get(assistant, "content");
     size_t i, j;
@@ -240,8 +231,71 @@ static void ensure_results(hew_task *t, const json_t *assistant)
                 found = true;
         }
         if (!found && id)
-            task_push_user_block(t, api_msg_tool_result(id, "This tool was not run: the answer "
-                                                            "was interrupted before it.", true));
+            task_push_user_block(t, api_msg_tool_result(id, text, true));
+    }
+}
+
+/* Is tool_use id taken: by an earlier message of the history, or by block `upto` of msg? */
+static bool tool_id_taken(const json_t *history, const json_t *msg, size_t upto, const char *id)
+{
+    size_t i, j;
+    json_t *m, *b;
+    json_array_foreach(history, i, m) {
+        json_array_foreach(json_object_get(m, "content"), j, b) {
+            const char *bid = json_string_value(json_object_get(b, "id"));
+            if (bid && strcmp(bid, id) == 0 && strcmp(api_msg_block_type(b), "tool_use") == 0)
+                return true;
+        }
+    }
+    json_array_foreach(json_object_get(msg, "content"), j, b) {
+        if (j >= upto)
+            break;
+        const char *bid = json_string_value(json_object_get(b, "id"));
+        if (bid && strcmp(bid, id) == 0 && strcmp(api_msg_block_type(b), "tool_use") == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Tool call ids are unique in a conversation (Anthropic refuses a repeated one), but not
+ * every provider makes them so: Gemini sends none (the decoder derives one from the
+ * response id, or from the call itself when there is none), and some OpenAI-compatible
+ * servers count from call_0 in every answer. A repeated id gets a suffix, on the call
+ * and on the result the tool already gave (the next user content): the provider sees
+ * consistent pairs. */
+static void unique_tool_ids(hew_task *t, json_t *msg)
+{
+    size_t i, j;
+    json_t *b, *r;
+    json_array_foreach(json_object_get(msg, "content"), i, b) {
+        const char *id = json_string_value(json_object_get(b, "id"));
+        if (strcmp(api_msg_block_type(b), "tool_use") != 0 || !id ||
+            (*id && !tool_id_taken(t->history, msg, i, id)))
+            continue;
+        char fresh[128];
+        for (unsigned n = 2;; n++) {
+            snprintf(fresh, sizeof fresh, "%.100s_%u", *id ? id : "call", n);
+            if (!tool_id_taken(t->history, msg, i, fresh))
+                break;
+        }
+        /* its result: the first one with this id that an earlier call of this answer,
+         * keeping the id, does not own */
+        size_t owned = 0;
+        json_t *e;
+        json_array_foreach(json_object_get(msg, "content"), j, e) {
+            const char *eid = json_string_value(json_object_get(e, "id"));
+            if (j >= i)
+                break;
+            owned += eid && strcmp(eid, id) == 0 && strcmp(api_msg_block_type(e), "tool_use") == 0;
+        }
+        json_array_foreach(t->user_content, j, r) {
+            const char *rid = json_string_value(json_object_get(r, "tool_use_id"));
+            if (rid && strcmp(rid, id) == 0 && owned-- == 0) {
+                json_object_set_new(r, "tool_use_id", json_string(fresh));
+                break;
+            }
+        }
+        json_object_set_new(b, "id", json_string(fresh)); /* id is dead from here */
     }
 }
 
@@ -266,10 +320,40 @@ static bool record_answer(hew_task *t, const char *marker)
     }
     if (marker)
         append_marker(msg, marker);
-    ensure_results(t, msg);
+    unique_tool_ids(t, msg);
+    ensure_results(t, msg,
+                   marker == RESP_INTERRUPTED_BY_USER
+                       ? RESP_TOOL_INTERRUPTED
+                       : "This tool was not run: the answer was interrupted before it.");
     json_array_append_new(t->history, msg);
     task_persist_api(t);
     return has_content;
+}
+
+/* The task stops with the results of its last answer's tool calls not sent (aborted at a
+ * tool, or the completion accepted): they join the stored history as the next user
+ * message, so that the conversation never ends on an unanswered tool call and a resumed
+ * task sends what really happened. */
+static void keep_open_results(hew_task *t)
+{
+    size_t n = json_array_size(t->history);
+    const char *role = n ? json_string_value(json_object_get(json_array_get(t->history, n - 1),
+                                                             "role"))
+                         : NULL;
+    if (!role || strcmp(role, "assistant") != 0 || !t->user_content)
+        return;
+    json_t *results = json_array();
+    size_t i;
+    json_t *b;
+    json_array_foreach(t->user_content, i, b)
+        if (strcmp(api_msg_block_type(b), "tool_result") == 0)
+            json_array_append(results, b);
+    if (json_array_size(results) == 0) {
+        json_decref(results);
+        return;
+    }
+    json_array_append_new(t->history, api_msg_new("user", results));
+    task_persist_api(t);
 }
 
 void task_request_done(hew_task *t)
@@ -432,10 +516,10 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
         hew_code rc = attempt_api_request(t);
         if (rc != HEW_OK)
             return TURN_END; /* aborted, or the user gave up (task_finish done) */
-        /* The initial checkpoint: started once the request is on its way (it costs a few
-         * git calls), before any tool can run; tools that change files wait for it. */
-        if (first_turn)
-            task_ckpt_initial(t);
+        /* The initial checkpoint (of a resumed task: of this run): started once the
+         * request is on its way (it costs a few git calls), before any tool can run;
+         * tools that change files wait for it. Once per run (a no-op after). */
+        task_ckpt_initial(t);
 
         rc = consume_stream(t);
         if (rc == HEW_E_ABORTED || abort_is_set(t->abort)) {
@@ -563,6 +647,7 @@ void *task_main(void *arg)
         t->consecutive_mistakes++;
     }
     task_stream_join(t);
+    keep_open_results(t);
     if (abort_is_set(t->abort))
         abort_trigger(t->ckpt_abort, "the task was aborted"); /* no waiting on git */
     task_ckpt_close(t);

@@ -58,6 +58,16 @@ hew_code task_persist_open(hew_task *t, const char *resume_id)
     }
     if (rc == HEW_OK)
         rc = store_task_lock(t->store, t->task_id, 0, &t->store_lock, &err);
+    if (rc == HEW_OK && !resume_id) {
+        t->totals_known = true; /* a new row: its totals are ours */
+    } else if (rc == HEW_OK) {
+        /* The stored totals are where a resumed task goes on from (never from zero, even
+         * when loading the rest of it fails later). */
+        store_task row = STORE_TASK_INIT;
+        if (store_task_get(t->store, t->task_id, &row, &err) == HEW_OK)
+            task_totals_load(t, &row);
+        store_task_release(&row);
+    }
     if (rc != HEW_OK) {
         hew_err_set(&t->store_err, rc, "%s", err.msg);
         store_free(t->store);
@@ -108,6 +118,11 @@ void task_persist_row(hew_task *t, unsigned fields)
     row.cache_reads = t->totals.cache_read;
     row.cache_writes = t->totals.cache_write;
     row.cost = t->task_cost;
+    row.requests = t->requests;
+    if (!t->totals_known)
+        fields &= ~(unsigned)STORE_SET_USAGE; /* never zero a row we did not read */
+    if (!fields)
+        return;
     row.has_deleted = t->deleted.has;
     row.deleted_start = (int64_t)t->deleted.start;
     row.deleted_end = (int64_t)t->deleted.end;
@@ -121,6 +136,11 @@ void task_persist_row(hew_task *t, unsigned fields)
                  : st == HEW_TASK_ABORTED ? "aborted"
                                           : "running";
     row.result = result;
+    if (t->completed_result && (st == HEW_TASK_FAILED || st == HEW_TASK_ABORTED)) {
+        /* a completed task the user came back to stays completed when going on fails */
+        row.status = "completed";
+        row.result = t->completed_result;
+    }
     hew_err err = HEW_ERR_INIT;
     if (store_task_update(t->store, &row, fields, &err) != HEW_OK)
         persistence_off(t, err.msg);

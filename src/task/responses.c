@@ -104,3 +104,6 @@ const char RESP_INTERRUPTED_BY_TOOL[] =
     "\n\n[Answer interrupted after a tool use. Only one tool may be used per message, and it "
     "must be at the end of the message.]";
 const char RESP_EMPTY_ANSWER_PLACEHOLDER[] = "Failure: I did not give an answer.";
+const char RESP_TOOL_INTERRUPTED[] = "Task was interrupted before this tool call could be completed.";
+const char RESP_COMPLETION_REOPENED[] =
+    "The user saw this result and came back to the task with more to do.";

@@ -36,5 +36,9 @@ extern const char RESP_INTERRUPTED_BY_API_ERROR[];
 extern const char RESP_INTERRUPTED_BY_FEEDBACK[];
 extern const char RESP_INTERRUPTED_BY_TOOL[];
 extern const char RESP_EMPTY_ANSWER_PLACEHOLDER[];
+/* The result of a tool call the task stopped before it finished (Cline's text, given on
+ * resume), and of the attempt_completion of a completed task the user came back to. */
+extern const char RESP_TOOL_INTERRUPTED[];
+extern const char RESP_COMPLETION_REOPENED[];
 
 #endif

@@ -2,13 +2,16 @@
  * messages replayed to the front end; a trailing resume ask and an unfinished request
  * record dropped; the user asked whether (and how) to go on; the model told that the task
  * was interrupted and how long ago, with the user's new instructions if any. A last user
- * message that never got an answer is taken back and sent again with the resumption.
+ * message that never got an answer is taken back and sent again with the resumption, and
+ * every tool call of the last answer that has no result gets one (Cline's "interrupted"
+ * text) first in it: every provider refuses a tool call left unanswered (HTTP 400).
  * Task thread only; everything it changes is written back to the store. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/message.h"
 #include "store/store.h"
+#include "task/responses.h"
 #include "task/task.h"
 
 static bool unfinished_request(const uimsg *m)
@@ -30,6 +33,46 @@ static void ago(long long ms, buf *out)
         buf_printf(out, "%lld hours ago", s / 3600);
     else
         buf_printf(out, "%lld days ago", s / 86400);
+}
+
+/* Does the next user content already answer tool call id? */
+static bool answered(const hew_task *t, const char *id)
+{
+    size_t i;
+    json_t *b;
+    json_array_foreach(t->user_content, i, b) {
+        const char *rid = json_string_value(json_object_get(b, "tool_use_id"));
+        if (rid && strcmp(rid, id) == 0 && strcmp(api_msg_block_type(b), "tool_result") == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Every tool call of the last answer gets a result in the resumption message (Cline's
+ * resumeTaskFromHistory): the attempt_completion of a completed task says the user came
+ * back; any other call was interrupted. */
+static void answer_open_calls(hew_task *t, bool completed)
+{
+    size_t n = json_array_size(t->history);
+    json_t *last = n ? json_array_get(t->history, n - 1) : NULL;
+    const char *role = json_string_value(json_object_get(last, "role"));
+    if (!role || strcmp(role, "assistant") != 0)
+        return;
+    json_t *tmp = NULL;
+    json_t *blocks = api_msg_blocks(last, &tmp);
+    size_t i;
+    json_t *b;
+    json_array_foreach(blocks, i, b) {
+        const char *id = json_string_value(json_object_get(b, "id"));
+        if (strcmp(api_msg_block_type(b), "tool_use") != 0 || !id || answered(t, id))
+            continue;
+        const char *name = json_string_value(json_object_get(b, "name"));
+        bool reopened = completed && name && strcmp(name, "attempt_completion") == 0;
+        task_push_user_block(t, api_msg_tool_result(id, reopened ? RESP_COMPLETION_REOPENED
+                                                                 : RESP_TOOL_INTERRUPTED,
+                                                    !reopened));
+    }
+    json_decref(tmp);
 }
 
 hew_code task_resume_prepare(hew_task *t)
@@ -63,7 +106,8 @@ hew_code task_resume_prepare(hew_task *t)
     t->totals.cache_write = l.task.cache_writes;
     t->task_cost = l.task.cost;
     context_rewrites_from_json(&t->rewrites, l.rewrites, NULL);
-    if (l.task.mode)
+    /* The mode the user chose for this session wins; else the task's own. */
+    if (l.task.mode && !t->settings->mode_chosen)
         snprintf(t->mode, sizeof t->mode, "%s", strcmp(l.task.mode, "plan") == 0 ? "plan" : "act");
     free(t->task_text);
     t->task_text = strdup(l.task.title ? l.task.title : "");
@@ -85,6 +129,11 @@ hew_code task_resume_prepare(hew_task *t)
     }
     store_ui_truncate(t->store, t->task_id, t->ui.len, NULL);
     bool completed = l.task.status && strcmp(l.task.status, "completed") == 0;
+    if (completed) {
+        /* it stays completed in the store unless this run completes it again */
+        free(t->completed_result);
+        t->completed_result = strdup(l.task.result ? l.task.result : "");
+    }
     store_loaded_release(&l);
     for (size_t k = 0; k < t->ui.len; k++)
         task_emit(t, (long)k); /* the front end sees the conversation so far */
@@ -124,6 +173,7 @@ hew_code task_resume_prepare(hew_task *t)
         t->api_stored = n - 1;
         store_api_truncate(t->store, t->task_id, n - 1, NULL);
     }
+    answer_open_calls(t, completed);
     task_condense_resume(t); /* stopped while condensing: go on with it */
     buf note = BUF_INIT(0);
     buf_puts(&note, "[TASK RESUMPTION] This task was interrupted ");

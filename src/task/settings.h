@@ -16,6 +16,7 @@ typedef struct task_settings {
     char *base_url;
     char *cwd;                  /* absolute, resolved */
     char mode[8];
+    bool mode_chosen;           /* hew_options.mode was given: a resumed task takes it */
     bool yolo;
     bool auto_approve_read;
     bool auto_approve_read_outside;
@@ -45,6 +46,7 @@ typedef struct task_settings {
     char **command_allow;       /* hew_options.command_allow copied, NULL-terminated; NULL:
                                    none */
     char **command_deny;
+    char *protocol;             /* NULL: the provider's */
 } task_settings;
 
 struct hew_session {

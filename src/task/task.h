@@ -134,8 +134,16 @@ struct hew_task {
     struct store_lock *store_lock;     /* this process owns the task */
     hew_err store_err;                 /* why the store could not open (said once) */
     size_t api_stored;                 /* history entries already in the store */
-    api_usage totals;                  /* the task's token totals */
+    api_usage totals;                  /* the task's token totals (totals.c) */
+    int64_t requests;                  /* the task's API requests (totals.c) */
+    bool totals_known;                 /* totals, task_cost and requests hold the stored
+                                          task's (a new task, or its row was read): only
+                                          then are they written back */
+    hew_totals run;                    /* what this run added (totals.c) */
+    hew_totals shown, shown_run;       /* [mu] copies for hew_task_totals */
     char *resume_id;                   /* [const] the stored task to resume, or NULL */
+    char *completed_result;            /* resumed a completed task: its stored result (it
+                                          stays completed unless this run completes it) */
     buf say_scratch;                   /* presenter: the cleaned text of a block */
     buf event_line;                    /* task_emit: the event's JSON line */
     struct mcp_snapshot *mcp_snap;     /* [task] what the MCP servers offered at the last
@@ -187,6 +195,17 @@ void task_persist_close(hew_task *t);
 /* Resume (resume.c): rebuild the loop state of a stored task and ask the user how to go
  * on; fills t->user_content with the resumption message. HEW_OK to run the loop. */
 hew_code task_resume_prepare(hew_task *t);
+
+/* Totals (totals.c): the one place the task's usage, cost and request count grow.
+ * load: the stored task's row (resume) becomes the starting point; request: a request is
+ * being sent; add: a request's usage (its cost by the model's prices, or the one the
+ * provider reported), returns that cost in USD or -1 when unknown; get: the copies the
+ * front end reads (any thread). Each change is persisted and published at once. */
+struct store_task;
+void task_totals_load(hew_task *t, const struct store_task *row);
+void task_totals_request(hew_task *t);
+double task_totals_add(hew_task *t, const api_usage *u);
+void task_totals_get(hew_task *t, hew_totals *task, hew_totals *run);
 
 /* Wait for the request's stream to end and record its usage and cost now (before a tool
  * asks the user something, so the front end shows the request's cost first). */

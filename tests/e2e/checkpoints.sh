@@ -6,7 +6,9 @@
 # file back while the user's untracked file and the user's repository (status, HEAD,
 # index, stash) stay as they were; restoring to the reported safety checkpoint undoes
 # that; restoring the task cuts the stored conversation; errors a user can act on; and
-# /checkpoints, /diff, /restore in the interactive session (through tmux, when there is one).
+# /checkpoints, /diff, /restore in the interactive session (through tmux, when there is one),
+# also while a finished task waits at the prompt; a resumed task makes checkpoints for its
+# new turns ("resumed", then its turns).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$HEW_E2E_LIB/fakeprov.sh"
@@ -171,5 +173,70 @@ if command -v tmux >/dev/null; then
     tmux -L "$sock" send-keys -t t C-d
     wait_for 'EXIT=0' || fail "interactive: Ctrl-D"
     fake_stop
+
+    # 10. Without --yolo the result waits at the prompt: /checkpoints and /diff work on
+    #     it there (the task is ended with its completion checkpoint), and the next
+    #     message still goes on with the same task.
+    printf 'original\n' >"$work/notes.txt"
+    cat >"$tmp/s10.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "model": "m", "text": "<write_to_file>\n<path>notes.txt</path>\n<content>\nwaiting edit\n</content>\n</write_to_file>"},
+  {"protocol": "anthropic", "model": "m", "text": "<attempt_completion>\n<result>\nWaiting result.\n</result>\n</attempt_completion>"},
+  {"protocol": "anthropic", "model": "m", "text": "<attempt_completion>\n<result>\nWent on after the diff.\n</result>\n</attempt_completion>"}
+]}
+JSON
+    fake_start "$tmp/s10.json"
+    tmux -L "$sock" kill-server 2>/dev/null
+    tmux -L "$sock" -f /dev/null new-session -d -s t -x 120 -y 60 \
+        "env ANTHROPIC_API_KEY=e2e-key XDG_DATA_HOME='$XDG_DATA_HOME' XDG_CONFIG_HOME='$tmp/cfg' \
+         XDG_STATE_HOME='$tmp/state' TERM=xterm-256color '$HEW_BIN' --provider anthropic \
+         --model claude-e2e --base-url '$FAKE_URL' --cwd '$work' --retry-delay-ms 10 \
+         --auto-approve read,edit; echo EXIT=\$?; sleep 60" || fail "tmux"
+    wait_for 'Ctrl-D to leave' || fail "interactive 10: no banner"
+    tmux -L "$sock" send-keys -t t "Edit and wait" Enter
+    wait_for "Waiting result\." || fail "interactive 10: no result"
+    tmux -L "$sock" send-keys -t t "/checkpoints" Enter
+    wait_for "^  [0-9]+  completion" || fail "interactive 10: /checkpoints while the result waits"
+    tmux -L "$sock" send-keys -t t "/diff 1" Enter
+    wait_for "^\+waiting edit" || fail "interactive 10: /diff while the result waits"
+    tmux -L "$sock" send-keys -t t "now say more" Enter
+    wait_for "Went on after the diff\." || fail "interactive 10: the task did not go on"
+    python3 - "$FAKE_RECORD" <<'PY' || fail "interactive 10: the message after /diff was not the same task"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(reqs) == 3, len(reqs)
+msgs = json.dumps(reqs[2]["body"]["messages"]).replace("\\n", "\n")
+assert "<task>\nEdit and wait\n</task>" in msgs and "now say more" in msgs, msgs[-3000:]
+PY
+    tmux -L "$sock" send-keys -t t C-d
+    wait_for 'EXIT=0' || fail "interactive 10: Ctrl-D"
+    fake_stop
 fi
+
+# 11. A resumed task makes checkpoints for its new turns: "resumed" (its first request in
+#     the new run), a turn, the completion — each with a commit; the diff from "resumed"
+#     shows the new edit.
+printf 'before resume\n' >"$work/notes.txt"
+cat >"$tmp/s11.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "model": "m", "text": "<write_to_file>\n<path>notes.txt</path>\n<content>\nafter resume\n</content>\n</write_to_file>"},
+  {"protocol": "anthropic", "model": "m", "text": "<attempt_completion>\n<result>\nResumed and edited.\n</result>\n</attempt_completion>"}
+]}
+JSON
+fake_start "$tmp/s11.json"
+n0=$("$HEW_BIN" checkpoints --json "$id" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+out=$(hew --yolo --resume "$id" -p "edit once more" </dev/null) || fail "resume: $out"
+[[ $out == "Resumed and edited." ]] || fail "resume result: $out"
+fake_stop
+list=$("$HEW_BIN" checkpoints --json "$id") || fail "checkpoints --json after resume"
+python3 - "$list" "$n0" <<'PY' || fail "a resumed task made no checkpoints for its new turns: $list"
+import json, sys
+cps = json.loads(sys.argv[1])
+new = cps[int(sys.argv[2]):]
+assert [c["kind"] for c in new] == ["resumed", "turn", "completion"], [c["kind"] for c in cps]
+assert all(c["hash"] for c in new), new
+PY
+n=$(( n0 + 1 ))
+d=$("$HEW_BIN" diff "$id" "$n") || fail "diff from the resumed checkpoint"
+grep -q '^+after resume' <<<"$d" && grep -q '^-before resume' <<<"$d" || fail "diff after resume: $d"
 echo "checkpoints: ok"

@@ -5,7 +5,10 @@
 # one answered with typed feedback (the file not written, the feedback in the next
 # request); Ctrl-C while an answer streams comes back to the prompt, a new message then
 # starts a new task, and Ctrl-D leaves with status 0; /plan then a message sends the
-# request in plan mode; a pasted block of lines is one message. Skips without tmux.
+# request in plan mode; a pasted block of lines is one message. With native tool calls:
+# /model then /act on a waiting plan, and Ctrl-C while a command runs then a message, go
+# on with the task in requests the real APIs accept (every tool call answered, the mode
+# the user chose). Skips without tmux.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
 fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t >&2; exit 1; }
@@ -15,7 +18,7 @@ sock=hew-e2e-$$
 cleanup() { tmux -L "$sock" kill-server 2>/dev/null; fake_stop; rm -rf -- "$work"; }
 trap cleanup EXIT
 
-# start_hew SCENARIO: the fake provider, then hew in a fresh tmux session "t"
+# start_hew SCENARIO [TOOLS-FLAG]: the fake provider, then hew in a fresh tmux session "t"
 start_hew() {
     fake_start "$1" || fail "fake_start $1"
     rm -rf "$work/ws"; mkdir -p "$work/ws"
@@ -24,7 +27,7 @@ start_hew() {
     tmux -L "$sock" -f /dev/null new-session -d -s t -x 100 -y 40 \
         "env ANTHROPIC_API_KEY=e2e-key XDG_CONFIG_HOME='$work/cfg' XDG_STATE_HOME='$work/state' \
          TERM=xterm-256color '$HEW_BIN' --provider anthropic --model claude-sonnet-4-5 \
-         --xml-tools --base-url '$FAKE_URL' --cwd '$work/ws' --retry-delay-ms 10; \
+         ${2:---xml-tools} --base-url '$FAKE_URL' --cwd '$work/ws' --retry-delay-ms 10; \
          echo \"EXIT=\$?\"; sleep 60" || fail "tmux"
     wait_for 'Ctrl-D to leave' || fail "no banner"
 }
@@ -172,6 +175,78 @@ assert reqs[0]["body"]["model"] != "claude-opus-4-5", reqs[0]["body"]["model"]
 assert reqs[1]["body"]["model"] == "claude-opus-4-5", reqs[1]["body"]["model"]
 msgs = json.dumps(reqs[1]["body"]["messages"]).replace("\\n", "\n")
 assert "<task>\nPaint the shed\n</task>" in msgs and "blue" in msgs, msgs
+PY
+keys C-d
+wait_for 'EXIT=0' || fail "Ctrl-D did not leave cleanly"
+stop_hew
+# 5. Native tools: a plan waits; /model, then /act, then a message: the task goes on, on
+#    the new model, told ACT MODE, its plan_mode_respond call answered first.
+cat >"$work/s5.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "tool_calls": [{"id": "toolu_plan1", "name": "plan_mode_respond", "arguments": {"response": "Step one, then step two."}}]},
+  {"protocol": "anthropic", "tool_calls": [{"id": "toolu_done1", "name": "attempt_completion", "arguments": {"result": "carried out"}}]}
+]}
+JSON
+start_hew "$work/s5.json" --native-tools
+keys '/plan' Enter
+wait_for 'plan mode' || fail "/plan not acknowledged"
+keys 'Plan the work' Enter
+wait_for 'Step one, then step two' || fail "native plan not shown"
+wait_for '/act to carry it out' || fail "no plan hint"
+keys '/model claude-opus-4-5' Enter
+wait_for 'goes on with this task on it' || fail "/model on a waiting plan"
+keys '/act' Enter
+wait_for 'act mode' || fail "/act not acknowledged"
+keys 'go ahead' Enter
+wait_for 'carried out' || fail "the plan was not carried out after /model and /act"
+python3 - "$FAKE_RECORD" <<'PY' || fail "/model then /act: the request is not what the real API accepts"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(reqs) == 2, len(reqs)
+body = reqs[1]["body"]
+assert body["model"] == "claude-opus-4-5", body["model"]
+msgs = body["messages"]
+i = next(k for k, m in enumerate(msgs) if any(b.get("type") == "tool_use" for b in m["content"] if isinstance(m["content"], list)))
+assert msgs[i + 1]["content"][0]["type"] == "tool_result", msgs[i + 1]
+assert msgs[i + 1]["content"][0]["tool_use_id"] == "toolu_plan1", msgs[i + 1]
+last = json.dumps(msgs[-1]).replace("\\n", "\n")
+k = last.rfind("# Current Mode\n")
+assert last[k:].split("\n")[1] == "ACT MODE", last[k:k + 200]
+assert "go ahead" in last, last
+PY
+keys C-d
+wait_for 'EXIT=0' || fail "Ctrl-D did not leave cleanly"
+stop_hew
+
+# 6. Native tools: Ctrl-C while a command runs, then a message: the command's call gets
+#    the interrupted result, first, and the task goes on.
+cat >"$work/s6.json" <<JSON
+{"responses": [
+  {"protocol": "anthropic", "tool_calls": [{"id": "toolu_cmd1", "name": "execute_command", "arguments": {"command": "touch $work/ws/started; sleep 60", "requires_approval": false}}]},
+  {"protocol": "anthropic", "tool_calls": [{"id": "toolu_done2", "name": "attempt_completion", "arguments": {"result": "went on after the stop"}}]}
+]}
+JSON
+start_hew "$work/s6.json" --native-tools
+keys 'Run the long job' Enter
+wait_for 'Allow\?' || fail "no command approval"
+keys y Enter
+for ((i = 0; i < 200; i++)); do [[ -e $work/ws/started ]] && break; sleep 0.05; done
+[[ -e $work/ws/started ]] || fail "the command did not start"
+keys C-c
+wait_for 'goes on with this task' 10 || fail "Ctrl-C during the command"
+wait_for '^› ?$' 5 || fail "no prompt after Ctrl-C"
+keys 'try something shorter' Enter
+wait_for 'went on after the stop' || fail "the task did not go on after Ctrl-C at a command"
+python3 - "$FAKE_RECORD" <<'PY' || fail "Ctrl-C at a command: the request is not what the real API accepts"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(reqs) == 2, len(reqs)
+msgs = reqs[1]["body"]["messages"]
+i = next(k for k, m in enumerate(msgs) if isinstance(m["content"], list) and any(b.get("type") == "tool_use" for b in m["content"]))
+first = msgs[i + 1]["content"][0]
+assert first["type"] == "tool_result" and first["tool_use_id"] == "toolu_cmd1", msgs[i + 1]
+assert "interrupted" in json.dumps(first), first
+assert "try something shorter" in json.dumps(msgs[-1]), msgs[-1]
 PY
 keys C-d
 wait_for 'EXIT=0' || fail "Ctrl-D did not leave cleanly"

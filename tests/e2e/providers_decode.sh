@@ -73,9 +73,10 @@ print(f"{n - bad}/{n} fixtures decode as expected")
 sys.exit(1 if bad or n < 17 else 0)
 PY
 
-# 2. Generated streams of every protocol decode to the scripted turn.
+# 2. Generated streams of every protocol decode to the scripted turn. (The fake runs
+#    lenient: the streams are fetched with curl -d '{}', a body no real API would take.)
 cat >"$work/scenario.json" <<'JSON'
-{"responses": [
+{"lenient": true, "responses": [
   {"protocol": "anthropic", "reasoning": "Plan — first.", "text": "Grüße <read_file> 🚀 done",
    "tool_calls": [{"id": "toolu_e2e", "name": "read_file", "arguments": {"path": "a \"b\".c"}}],
    "usage": {"input": 100, "output": 20, "cache_read": 50, "cache_write": 10}, "delta_size": 3},

@@ -48,6 +48,7 @@ rc3=$?
 # hew debug sse prints an error body: a key of a known shape is redacted there too.
 shaped="sk-proj-DebugSse0123456789abcdefXYZ"
 "$HEW_BIN" debug sse --header "Authorization: Bearer $shaped" \
+    --body '{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}' \
     "$FAKE_URL/v1/chat/completions" >"$work/debug.out" 2>&1
 set -e
 fake_stop

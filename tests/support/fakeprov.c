@@ -228,6 +228,27 @@ void fakeprov_stop(fakeprov *fp)
                 status);
 }
 
+int fakeprov_violations(const fakeprov *fp, char *first, size_t cap)
+{
+    if (cap)
+        first[0] = '\0';
+    json_t *all = fakeprov_requests(fp);
+    if (!all)
+        return -1;
+    int n = 0;
+    size_t i;
+    json_t *r;
+    json_array_foreach(all, i, r) {
+        const char *v = json_string_value(json_object_get(r, "violation"));
+        if (!v)
+            continue;
+        if (n++ == 0 && cap)
+            snprintf(first, cap, "%s", v);
+    }
+    json_decref(all);
+    return n;
+}
+
 json_t *fakeprov_requests(const fakeprov *fp)
 {
     json_t *all = json_array();

@@ -44,4 +44,10 @@ int fakeprov_stop_status(fakeprov *fp);
  * NULL only when the record file cannot be read or parsed. */
 json_t *fakeprov_requests(const fakeprov *fp);
 
+/* How many recorded requests the strict provider refused (their record has "violation";
+ * see docs/fake-provider.md, "Strict requests"), with the first one's message copied into
+ * first (cap bytes, "" when none). -1 when the record cannot be read. A test that proves
+ * a client sends only valid requests checks that this is 0. */
+int fakeprov_violations(const fakeprov *fp, char *first, size_t cap);
+
 #endif

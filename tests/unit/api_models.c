@@ -196,8 +196,15 @@ static json_t *build_body(const char *profile, const char *model, const json_t *
     r.reasoning_effort = effort;
     r.has_temperature = true;
     r.temperature = 0;
+    /* native tools offered: the history's tool blocks go as tool blocks */
+    json_t *schema = json_pack("{s:s, s:{}}", "type", "object", "properties");
+    api_tool list = { "list", "List files.", schema };
+    r.tools = &list;
+    r.ntools = 1;
     api_http h;
-    if (api_build(&p, &r, &h, NULL) != HEW_OK)
+    hew_code rc = api_build(&p, &r, &h, NULL);
+    json_decref(schema);
+    if (rc != HEW_OK)
         return NULL;
     json_t *body = json_loads(h.body, 0, NULL);
     api_http_release(&h);
@@ -261,11 +268,12 @@ static void test_builder_details(void)
 
     json_t *b = build_body("anthropic", "claude-sonnet-4-5", h, 4096, NULL);
     REQUIRE(b);
-    CHECK_STR(js(b, "thinking.type"), "enabled");
-    CHECK_INT(json_integer_value(json_path_get(b, "thinking.budget_tokens")), 4096);
+    /* unsigned thinking dropped: the tool loop has no thinking block left, so this
+     * request goes without thinking (test_anthropic_refusals_avoided) */
+    CHECK(json_object_get(b, "thinking") == NULL);
     CHECK(json_integer_value(json_object_get(b, "max_tokens")) > 4096);
-    CHECK(json_object_get(b, "temperature") == NULL); /* dropped with thinking */
-    CHECK_STR(js(b, "messages[1].content[0].type"), "tool_use"); /* unsigned thinking dropped */
+    CHECK(json_is_number(json_object_get(b, "temperature"))); /* no thinking: it may go */
+    CHECK_STR(js(b, "messages[1].content[0].type"), "tool_use");
     json_decref(b);
 
     b = build_body("openrouter", "anthropic/claude-sonnet-4.5", h, 2048, NULL);
@@ -319,6 +327,100 @@ static void test_builder_details(void)
     json_decref(h);
 }
 
+/* Anthropic refuses whitespace-only text blocks, and, with thinking on, a last assistant
+ * message in a tool loop that does not start with a thinking block: such a request goes
+ * without thinking (the conversation came from a model or session without it). */
+static void test_anthropic_refusals_avoided(void)
+{
+    json_t *h = json_array();
+    json_array_append_new(h, api_msg_user_text("first"));
+    json_t *a = json_array();
+    json_array_append_new(a, api_msg_text(" \n\t", 3));
+    json_array_append_new(a, api_msg_tool_use("t1", "list", json_object()));
+    json_array_append_new(h, api_msg_new("assistant", a));
+    json_t *u = json_array();
+    json_array_append_new(u, api_msg_tool_result("t1", "a.c", false));
+    json_array_append_new(u, api_msg_text("  ", 2));
+    json_array_append_new(h, api_msg_new("user", u));
+    json_t *b = build_body("anthropic", "claude-sonnet-4-5", h, 4096, NULL);
+    REQUIRE(b);
+    CHECK_STR(js(b, "messages[1].content[0].type"), "tool_use"); /* the blank text left out */
+    CHECK_INT(json_array_size(json_path_get(b, "messages[2].content")), 1);
+    CHECK(json_object_get(b, "thinking") == NULL); /* the tool loop has no thinking block */
+    json_decref(b);
+    /* the same loop with a signed thinking block first: thinking goes */
+    json_t *signed_a = json_array();
+    json_array_append_new(signed_a, api_msg_thinking("why", 3, "sig"));
+    json_array_append_new(signed_a, api_msg_tool_use("t1", "list", json_object()));
+    json_array_set_new(h, 1, api_msg_new("assistant", signed_a));
+    b = build_body("anthropic", "claude-sonnet-4-5", h, 4096, NULL);
+    REQUIRE(b);
+    CHECK_STR(js(b, "thinking.type"), "enabled");
+    CHECK_INT(json_integer_value(json_path_get(b, "thinking.budget_tokens")), 4096);
+    CHECK(json_integer_value(json_object_get(b, "max_tokens")) > 4096);
+    CHECK(json_object_get(b, "temperature") == NULL); /* dropped with thinking */
+    CHECK_STR(js(b, "messages[1].content[0].signature"), "sig");
+    json_decref(b);
+    json_decref(h);
+
+    /* another provider's ids: made to match ^[a-zA-Z0-9_-]+$, call and result alike */
+    h = json_array();
+    json_array_append_new(h, api_msg_user_text("first"));
+    a = json_array();
+    json_array_append_new(a, api_msg_tool_use("functions.list:0", "list", json_object()));
+    json_array_append_new(h, api_msg_new("assistant", a));
+    u = json_array();
+    json_array_append_new(u, api_msg_tool_result("functions.list:0", "a.c", false));
+    json_array_append_new(h, api_msg_new("user", u));
+    b = build_body("anthropic", "claude-sonnet-4-5", h, 0, NULL);
+    REQUIRE(b);
+    CHECK_STR(js(b, "messages[1].content[0].id"), "functions_list_0");
+    CHECK_STR(js(b, "messages[2].content[0].tool_use_id"), "functions_list_0");
+    json_decref(b);
+    json_decref(h);
+}
+
+/* A request with no native tools (XML tool mode, after a switch from a model with native
+ * tools): the history's tool calls and results travel as text, for every protocol. */
+static void test_tools_as_text(void)
+{
+    json_t *h = json_array();
+    json_array_append_new(h, api_msg_user_text("first"));
+    json_t *a = json_array();
+    json_array_append_new(a, api_msg_text("Looking.", 8));
+    json_array_append_new(a, api_msg_tool_use("t1", "read_file",
+                                              json_pack("{s:s, s:i}", "path", "a.c", "n", 3)));
+    json_array_append_new(h, api_msg_new("assistant", a));
+    json_t *u = json_array();
+    json_array_append_new(u, api_msg_tool_result("t1", "[read_file for 'a.c'] Result:\nint x;", false));
+    json_array_append_new(u, api_msg_text("more", 4));
+    json_array_append_new(h, api_msg_new("user", u));
+    json_t *plain = api_msg_tools_as_text(h);
+    REQUIRE(plain);
+    CHECK_STR(js(plain, "[1].content[1].type"), "text");
+    CHECK_STR(js(plain, "[1].content[1].text"), "<read_file>\n<path>a.c</path>\n<n>3</n>\n</read_file>");
+    CHECK_STR(js(plain, "[2].content[0].text"), "[read_file for 'a.c'] Result:\nint x;");
+    CHECK_STR(js(plain, "[2].content[1].text"), "more");
+    CHECK_INT(json_array_size(json_path_get(h, "[1].content")), 2); /* the history untouched */
+    CHECK_STR(js(h, "[1].content[1].type"), "tool_use");
+    json_decref(plain);
+    static const char *const protos[] = { "anthropic", "openai", "gemini" };
+    for (size_t i = 0; i < 3; i++) {
+        api_provider p;
+        api_provider_opts o = { .api_key = "k", .model = "m" };
+        REQUIRE(api_provider_init(&p, protos[i], &o, NULL) == HEW_OK);
+        api_request r = api_request_defaults();
+        r.messages = h;
+        api_http out;
+        REQUIRE(api_build(&p, &r, &out, NULL) == HEW_OK);
+        CHECK(strstr(out.body, "tool_use") == NULL && strstr(out.body, "tool_call") == NULL &&
+              strstr(out.body, "functionCall") == NULL && strstr(out.body, "\"tool\"") == NULL);
+        CHECK(strstr(out.body, "<read_file>") != NULL);
+        api_http_release(&out);
+    }
+    json_decref(h);
+}
+
 int main(void)
 {
     RUN(test_profiles);
@@ -327,5 +429,7 @@ int main(void)
     RUN(test_validate);
     RUN(test_builder_details);
     RUN(test_gemini_schemas);
+    RUN(test_tools_as_text);
+    RUN(test_anthropic_refusals_avoided);
     return check_report();
 }

@@ -2,7 +2,8 @@
  * spoken to with libcurl): byte-exact generated streams for all four protocols, UTF-8-safe
  * deltas, fixture replay with meta status/headers, plain error responses, faults (abrupt
  * close, stall, slow first byte, malformed event), the exhausted answer, the request
- * record with masked secrets, bad-scenario errors, concurrent serving and clean shutdown.
+ * record with masked secrets, bad-scenario errors, concurrent serving, clean shutdown, and
+ * the strict default (a violation served as a 400 that uses up no response).
  * Talks only to the provider it started on 127.0.0.1; never leaves a process behind. */
 #include <curl/curl.h>
 #include <errno.h>
@@ -138,9 +139,22 @@ static const char *header_of(const http_res *r, const char *name, char *out, siz
     return out;
 }
 
+/* These tests are about the transport (bodies, faults, records), and send requests no
+ * real API would take ("{}", "not json"): the provider runs lenient, with "lenient": true
+ * added to the scenario. Request validation is tested in fake_validate.c. */
 static int start(fakeprov *fp, const char *scenario)
 {
-    return fakeprov_start(fp, scenario);
+    json_t *sc = json_loads(scenario, 0, NULL);
+    if (!json_is_object(sc)) {
+        json_decref(sc);
+        return fakeprov_start(fp, scenario);
+    }
+    json_object_set_new(sc, "lenient", json_true());
+    char *text = json_dumps(sc, JSON_PRESERVE_ORDER);
+    json_decref(sc);
+    int rc = text ? fakeprov_start(fp, text) : -1;
+    free(text);
+    return rc;
 }
 
 static void stop_clean(fakeprov *fp)
@@ -206,7 +220,7 @@ static const char expect_anthropic[] =
     AE("ping", "{\"type\": \"ping\"}")
     ADELTA(0, "thinking_delta", "thinking", "Thin")
     ADELTA(0, "thinking_delta", "thinking", "k.")
-    ADELTA(0, "signature_delta", "signature", "sig_fake_1")
+    ADELTA(0, "signature_delta", "signature", "sig_fake_fbf5b65cf27ea271") /* hash of "Think." */
     AE("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}")
     AE("content_block_start",
        "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\","
@@ -959,6 +973,49 @@ static void test_bad_scenarios(void)
     }
 }
 
+/* Strict by default (no "lenient"): a Gemini request answering one of two calls gets
+ * Google's 400, uses up no response, and fakeprov_violations() counts it; the same
+ * request made whole gets responses[0]. The rules themselves: fake_validate.c. */
+static void test_strict_default(void)
+{
+    fakeprov fp;
+    REQUIRE(fakeprov_start(&fp, "{\"responses\": [{\"protocol\": \"gemini\", "
+                                "\"text\": \"fine\"}]}") == 0);
+    static const char *const path = "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse";
+#define GEM_CALLS                                                                          \
+    "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]},"                      \
+    "{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"f\",\"args\":{}}},"         \
+    "{\"functionCall\":{\"name\":\"g\",\"args\":{}}}]},"                                      \
+    "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"f\",\"response\":{}}}"
+    http_res r;
+    http_do(&fp, &(http_req){.path = path, .body = GEM_CALLS "]}]}"}, &r);
+    CHECK_INT(r.status, 400);
+    CHECK_STR(r.body.data,
+              "{\n  \"error\": {\n    \"code\": 400,\n    \"message\": \"Please ensure that the "
+              "number of function response parts is equal to the number of function call "
+              "parts of the function call turn.\",\n    \"status\": \"INVALID_ARGUMENT\"\n  }\n}\n");
+    http_release(&r);
+    char first[256];
+    CHECK_INT(fakeprov_violations(&fp, first, sizeof first), 1);
+    CHECK(strncmp(first, "Please ensure that the number of function response", 50) == 0);
+    http_do(&fp,
+            &(http_req){.path = path,
+                        .body = GEM_CALLS ",{\"functionResponse\":{\"name\":\"g\",\"response\":{}}}]}]}"},
+            &r);
+#undef GEM_CALLS
+    CHECK_INT(r.status, 200);
+    CHECK(r.body.data && strstr(r.body.data, "\"text\": \"fine\"") != NULL);
+    http_release(&r);
+    CHECK_INT(fakeprov_violations(&fp, first, sizeof first), 1);
+    json_t *reqs = fakeprov_requests(&fp);
+    CHECK_INT(json_array_size(reqs), 2);
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(reqs, 0), "index")), 0);
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(reqs, 1), "index")), 0);
+    CHECK(json_object_get(json_array_get(reqs, 1), "violation") == NULL);
+    json_decref(reqs);
+    CHECK_INT(fakeprov_stop_status(&fp), 0);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -974,6 +1031,7 @@ int main(void)
     RUN(test_recording);
     RUN(test_concurrent);
     RUN(test_bad_scenarios);
+    RUN(test_strict_default);
     curl_global_cleanup();
     return check_report();
 }

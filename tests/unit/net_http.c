@@ -1,7 +1,9 @@
 /* Tests for net/http against the fake provider: libcurl loaded only when asked for (a
  * warm-up, once), status and headers, streaming delivery,
  * what was sent, error statuses as data, abort from another thread, idle timeout, overall
- * deadline, a connection dropped mid-body, a refused connection, a reader that stops. */
+ * deadline, a connection dropped mid-body, a refused connection, a reader that stops.
+ * The fake runs lenient ("lenient": true): these are transport tests that post small
+ * hand-made bodies no real API would take. */
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <jansson.h>
@@ -80,7 +82,7 @@ static hew_code run(const char *url, const char *path, long idle_ms, long deadli
 static void test_stream_status_headers_and_request(void)
 {
     fakeprov fp;
-    REQUIRE(fakeprov_start(&fp, "{\"responses\":[{\"protocol\":\"openai-chat\",\"model\":\"m\","
+    REQUIRE(fakeprov_start(&fp, "{\"lenient\":true,\"responses\":[{\"protocol\":\"openai-chat\",\"model\":\"m\","
                                 "\"text\":\"Hello from the fake provider, streamed in pieces.\","
                                 "\"delta_size\":6,\"delay_ms\":5,"
                                 "\"headers\":{\"x-request-id\":\"req_42\"}}]}") == 0);
@@ -121,7 +123,7 @@ static void test_stream_status_headers_and_request(void)
 static void test_error_status_is_data(void)
 {
     fakeprov fp;
-    REQUIRE(fakeprov_start(&fp, "{\"responses\":[{\"status\":429,\"headers\":{\"retry-after\":\"2\"},"
+    REQUIRE(fakeprov_start(&fp, "{\"lenient\":true,\"responses\":[{\"status\":429,\"headers\":{\"retry-after\":\"2\"},"
                                 "\"body\":{\"error\":{\"message\":\"slow down\","
                                 "\"type\":\"rate_limit_error\"}}}]}") == 0);
     http_response resp = HTTP_RESPONSE_INIT;
@@ -161,7 +163,7 @@ static void *trigger_later(void *ud)
 static void test_abort_from_another_thread(void)
 {
     fakeprov fp;
-    REQUIRE(fakeprov_start(&fp, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"abc def\","
+    REQUIRE(fakeprov_start(&fp, "{\"lenient\":true,\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"abc def\","
                                 "\"stall_after_bytes\":40,\"stall_ms\":30000}]}") == 0);
     hew_abort *abort = abort_new();
     struct trigger_arg t = { abort, 300, 0 };
@@ -186,7 +188,7 @@ static void test_abort_from_another_thread(void)
 static void test_idle_timeout(void)
 {
     fakeprov fp;
-    REQUIRE(fakeprov_start(&fp, "{\"responses\":[{\"protocol\":\"openai-chat\",\"text\":\"abc\","
+    REQUIRE(fakeprov_start(&fp, "{\"lenient\":true,\"responses\":[{\"protocol\":\"openai-chat\",\"text\":\"abc\","
                                 "\"stall_after_bytes\":30,\"stall_ms\":20000}]}") == 0);
     struct seen s = { 0 };
     buf_init(&s.body, 0);
@@ -202,7 +204,7 @@ static void test_overall_deadline_beats_trickle(void)
 {
     /* Bytes keep coming (so the idle timer never fires) but the whole takes too long. */
     fakeprov fp;
-    REQUIRE(fakeprov_start(&fp, "{\"responses\":[{\"protocol\":\"openai-chat\","
+    REQUIRE(fakeprov_start(&fp, "{\"lenient\":true,\"responses\":[{\"protocol\":\"openai-chat\","
                                 "\"text\":\"a long and slow answer that trickles in\","
                                 "\"delta_size\":1,\"chunk_size\":16,\"delay_ms\":50}]}") == 0);
     struct seen s = { 0 };
@@ -219,7 +221,7 @@ static void test_overall_deadline_beats_trickle(void)
 static void test_drop_mid_body_is_an_error(void)
 {
     fakeprov fp;
-    REQUIRE(fakeprov_start(&fp, "{\"responses\":[{\"protocol\":\"anthropic\","
+    REQUIRE(fakeprov_start(&fp, "{\"lenient\":true,\"responses\":[{\"protocol\":\"anthropic\","
                                 "\"text\":\"this answer will be cut short\","
                                 "\"close_after_bytes\":50}]}") == 0);
     struct seen s = { 0 };
@@ -290,7 +292,7 @@ static void test_connection_refused(void)
 static void test_reader_can_stop(void)
 {
     fakeprov fp;
-    REQUIRE(fakeprov_start(&fp, "{\"responses\":[{\"protocol\":\"openai-chat\","
+    REQUIRE(fakeprov_start(&fp, "{\"lenient\":true,\"responses\":[{\"protocol\":\"openai-chat\","
                                 "\"text\":\"one two three four five six\",\"delta_size\":3}]}") == 0);
     struct seen s = { 0 };
     s.stop_after_calls = 1;

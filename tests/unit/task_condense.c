@@ -399,6 +399,70 @@ static void test_condensing_off_truncates_as_before(void)
     run_free(&r);
 }
 
+/* Anthropic's rule: every tool_use answered by its tool_result first in the very next
+ * user message, and no tool_result without its tool_use in the message before. */
+static void check_pairs(json_t *reqs, size_t i)
+{
+    json_t *msgs = json_object_get(json_object_get(json_array_get(reqs, i), "body"), "messages");
+    size_t k, j;
+    json_t *m, *b;
+    json_array_foreach(msgs, k, m) {
+        json_t *next = json_array_get(msgs, k + 1);
+        json_t *prev = k ? json_array_get(msgs, k - 1) : NULL;
+        size_t calls = 0;
+        json_array_foreach(json_object_get(m, "content"), j, b) {
+            const char *type = json_string_value(json_object_get(b, "type"));
+            if (type && strcmp(type, "tool_use") == 0) {
+                json_t *answer = json_array_get(json_object_get(next, "content"), calls++);
+                const char *rid = json_string_value(json_object_get(answer, "tool_use_id"));
+                const char *id = json_string_value(json_object_get(b, "id"));
+                if (!rid || !id || strcmp(rid, id) != 0)
+                    check_fail(__FILE__, __LINE__, "request %zu: tool_use %s not answered first (%s)",
+                               i, id ? id : "?", rid ? rid : "none");
+            }
+            if (type && strcmp(type, "tool_result") == 0) {
+                const char *rid = json_string_value(json_object_get(b, "tool_use_id"));
+                bool found = false;
+                size_t q;
+                json_t *c;
+                json_array_foreach(json_object_get(prev, "content"), q, c) {
+                    const char *cid = json_string_value(json_object_get(c, "id"));
+                    found = found || (cid && rid && strcmp(cid, rid) == 0);
+                }
+                if (!found)
+                    check_fail(__FILE__, __LINE__, "request %zu: tool_result %s without its tool_use",
+                               i, rid ? rid : "?");
+            }
+        }
+    }
+}
+
+static void native_only(hew_options *o)
+{
+    o->native_tools = 1;
+}
+
+static void test_native_truncation_keeps_pairs(void)
+{
+    /* Condensing off: the cut drops older messages; with native tools, the kept messages
+     * never hold a result whose call was cut, nor a call without its result. */
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP_NATIVE("toolu_t1", "a?", BIG) ","
+                          FOLLOWUP_NATIVE("toolu_t2", "b?", BIG) ","
+                          FOLLOWUP_NATIVE("toolu_t3", "c?", BIG) ","
+                          FOLLOWUP_NATIVE("toolu_t4", "d?", BIG) "," COMPLETE_NATIVE "]}",
+                      "a big task", native_only) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK(count_messages(&r, "deleted_api_reqs") >= 1);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 5);
+    for (size_t i = 0; i < 5; i++)
+        check_pairs(reqs, i);
+    CHECK(request_message_count(reqs, 4) < 9);
+    json_decref(reqs);
+    run_free(&r);
+}
+
 static void capable_model(hew_options *o)
 {
     o->model = "claude-sonnet-4-5"; /* 200k window, 160k usable; on by default */
@@ -765,6 +829,7 @@ int main(void)
     RUN(test_summary_replaces_the_older_messages);
     RUN(test_native_summary_survives_as_text);
     RUN(test_condensing_off_truncates_as_before);
+    RUN(test_native_truncation_keeps_pairs);
     RUN(test_on_by_default_for_capable_models_and_completion_allowed);
     RUN(test_no_summary_falls_back_to_truncation);
     RUN(test_summary_request_too_long_is_truncated_and_asked_again);

@@ -15,6 +15,9 @@
 # in an unmodified scenario resolve against the scenario file's directory.
 # fake_stop sends SIGTERM, waits, removes the temp dir; it is idempotent and safe in an
 # EXIT trap, and returns non-zero if the provider did not exit cleanly.
+# fake_violations prints, one per line, the messages of the requests the strict provider
+# refused (their record lines have "violation"; docs/fake-provider.md): empty output means
+# every request so far was valid.
 # Set HEW_FAKE_VERBOSE=1 to see the provider's per-request log on stderr.
 # Never kills anything but the provider it started.
 
@@ -85,4 +88,16 @@ fake_stop() {
     fi
     FAKE_DIR=
     return $rc
+}
+
+fake_violations() {
+    [[ -n ${FAKE_RECORD:-} && -f $FAKE_RECORD ]] || return 0
+    python3 - "$FAKE_RECORD" <<'PY'
+import json, sys
+for line in open(sys.argv[1], encoding="utf-8"):
+    if line.strip():
+        v = json.loads(line).get("violation")
+        if v is not None:
+            print(v)
+PY
 }

@@ -1,0 +1,292 @@
+/* task_totals — the task's totals through the public API (hew_task_totals,
+ * hew_history_json) against the fake provider (issue #16, "totals that add up"), with
+ * claude-sonnet-4-5's prices ($3 in, $15 out, $0.30 cache read, $3.75 cache write per
+ * million) and numbers pinned from the scenarios:
+ *   - a request that succeeds after a 500 keeps its tokens and cost, and its
+ *     api_req_started is no longer a failed one (no cancelReason / retryStatus /
+ *     streamingFailedMessage; retries: 1);
+ *   - a task aborted mid-stream keeps the usage of message_start, and resumed in the same
+ *     session it adds to it: the task's totals are the sum, the run's only what the
+ *     resumed run added, the stored row the same numbers;
+ *   - a resume that fails (a stored message is damaged) leaves the stored totals as they
+ *     were (before, the failure wrote zeros over them). */
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "fakeprov.h"
+#include "hew.h"
+#include "tmpdir.h"
+
+static char *data_dir;
+
+typedef struct run {
+    fakeprov fp;
+    hew_session *s;
+    hew_task *t;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    json_t *events;
+} run;
+
+static void on_event(void *ud, hew_task *t, const hew_event *ev)
+{
+    run *r = ud;
+    json_t *j = json_loads(ev->json, 0, NULL);
+    pthread_mutex_lock(&r->mu);
+    if (j)
+        json_array_append(r->events, j);
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    if (ev->is_ask && !ev->partial)
+        hew_task_respond(t, HEW_ANSWER_YES, NULL); /* accept, retry, go on */
+    json_decref(j);
+}
+
+static int run_start(run *r, const char *scenario)
+{
+    memset(r, 0, sizeof *r);
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->cv, NULL);
+    r->events = json_array();
+    if (fakeprov_start(&r->fp, scenario) != 0)
+        return -1;
+    hew_options o;
+    hew_options_init(&o);
+    o.provider = "anthropic";
+    o.model = "claude-sonnet-4-5";
+    o.api_key = "test-key";
+    o.base_url = r->fp.url;
+    o.native_tools = 0;
+    o.retry_base_delay_ms = 10;
+    o.checkpoints = 0;
+    o.data_dir = data_dir;
+    o.on_event = on_event;
+    o.event_ud = r;
+    char err[512];
+    r->s = hew_session_new(&o, err, sizeof err);
+    if (!r->s)
+        fprintf(stderr, "session: %s\n", err);
+    return r->s ? 0 : -1;
+}
+
+static void run_free(run *r)
+{
+    hew_task_free(r->t);
+    hew_session_free(r->s);
+    CHECK_INT(fakeprov_stop_status(&r->fp), 0);
+    json_decref(r->events);
+    pthread_cond_destroy(&r->cv);
+    pthread_mutex_destroy(&r->mu);
+}
+
+/* Wait (5 s at most, a safety net) for an event of the type. */
+static int wait_event(run *r, const char *type)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 5;
+    pthread_mutex_lock(&r->mu);
+    int ok = 0;
+    for (;;) {
+        size_t i;
+        json_t *ev;
+        json_array_foreach(r->events, i, ev)
+            if (strcmp(json_string_value(json_object_get(ev, "type")), type) == 0)
+                ok = 1;
+        if (ok || pthread_cond_timedwait(&r->cv, &r->mu, &until) != 0)
+            break;
+    }
+    pthread_mutex_unlock(&r->mu);
+    return ok;
+}
+
+/* The last state of the last api_req_started message (a new reference, or NULL). */
+static json_t *last_api_req(run *r)
+{
+    json_t *found = NULL;
+    pthread_mutex_lock(&r->mu);
+    size_t i;
+    json_t *ev;
+    json_array_foreach(r->events, i, ev)
+        if (strcmp(json_string_value(json_object_get(ev, "type")), "api_req_started") == 0)
+            found = ev;
+    json_incref(found);
+    pthread_mutex_unlock(&r->mu);
+    return found;
+}
+
+static double price(double in, double out, double cr, double cw)
+{
+    return (in * 3.0 + cr * 0.30 + cw * 3.75 + out * 15.0) / 1e6;
+}
+
+#define CHECK_COST(a, b) CHECK(fabs((a) - (b)) < 1e-12)
+
+static void check_totals(const hew_totals *t, long long in, long long out, long long cr,
+                         long long cw, double cost, long long requests)
+{
+    CHECK_INT(t->tokens_in, in);
+    CHECK_INT(t->tokens_out, out);
+    CHECK_INT(t->cache_reads, cr);
+    CHECK_INT(t->cache_writes, cw);
+    CHECK_COST(t->cost, cost);
+    CHECK_INT(t->requests, requests);
+}
+
+/* The stored row of a task agrees with t exactly. */
+static void check_stored(const char *id, const hew_totals *t)
+{
+    hew_options o;
+    hew_options_init(&o);
+    o.data_dir = data_dir;
+    char err[256];
+    char *js = hew_history_json(&o, id, NULL, 0, err, sizeof err);
+    REQUIRE(js != NULL);
+    json_t *list = json_loads(js, 0, NULL);
+    free(js);
+    json_t *row = json_array_get(list, 0);
+    REQUIRE(json_array_size(list) == 1);
+    CHECK_STR(json_string_value(json_object_get(row, "id")), id);
+    CHECK_INT(json_integer_value(json_object_get(row, "tokens_in")), t->tokens_in);
+    CHECK_INT(json_integer_value(json_object_get(row, "tokens_out")), t->tokens_out);
+    CHECK_INT(json_integer_value(json_object_get(row, "cache_reads")), t->cache_reads);
+    CHECK_INT(json_integer_value(json_object_get(row, "cache_writes")), t->cache_writes);
+    CHECK(json_real_value(json_object_get(row, "cost")) == t->cost);
+    CHECK_INT(json_integer_value(json_object_get(row, "requests")), t->requests);
+    json_decref(list);
+}
+
+#define COMPLETE_WITH(usage)                                                                \
+    "{\"protocol\":\"anthropic\",\"text\":\"<attempt_completion>\\n<result>\\nDone.\\n"     \
+    "</result>\\n</attempt_completion>\",\"usage\":" usage "}"
+
+static void test_retried_request_keeps_its_usage(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"status\":500,\"body\":{\"type\":\"error\","
+                          "\"error\":{\"type\":\"api_error\",\"message\":\"Internal server "
+                          "error\"}}}," COMPLETE_WITH("{\"input\":1200,\"output\":85,"
+                                                      "\"cache_read\":1024,\"cache_write\":300}")
+                          "]}") == 0);
+    char err[256];
+    r.t = hew_task_start(r.s, "Retry me", err, sizeof err);
+    REQUIRE(r.t != NULL);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    json_t *ev = last_api_req(&r);
+    REQUIRE(ev != NULL);
+    json_t *d = json_object_get(ev, "data");
+    CHECK(json_object_get(d, "cancelReason") == NULL);
+    CHECK(json_object_get(d, "retryStatus") == NULL);
+    CHECK(json_object_get(d, "streamingFailedMessage") == NULL);
+    CHECK_INT(json_integer_value(json_object_get(d, "retries")), 1);
+    CHECK_INT(json_integer_value(json_object_get(d, "tokensIn")), 1200);
+    CHECK_INT(json_integer_value(json_object_get(d, "tokensOut")), 85);
+    CHECK_COST(json_real_value(json_object_get(d, "cost")), 0.0063072);
+    json_decref(ev);
+    hew_totals task, run_tot;
+    hew_task_totals(r.t, &task, &run_tot);
+    check_totals(&task, 1200, 85, 1024, 300, 0.0063072, 1);
+    check_totals(&run_tot, 1200, 85, 1024, 300, 0.0063072, 1);
+    check_stored(hew_task_id(r.t), &task);
+    run_free(&r);
+}
+
+static void test_totals_grow_across_abort_and_resume(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"Reading the "
+                          "whole thing carefully first, this takes a while\",\"delta_size\":4,"
+                          "\"stall_after_bytes\":900,\"stall_ms\":30000,\"usage\":{\"input\":"
+                          "2000,\"output\":500,\"cache_read\":100,\"cache_write\":400}},"
+                          COMPLETE_WITH("{\"input\":3000,\"output\":40,\"cache_read\":2000,"
+                                        "\"cache_write\":0}") "]}") == 0);
+    char err[256];
+    r.t = hew_task_start(r.s, "a long job", err, sizeof err);
+    REQUIRE(r.t != NULL);
+    REQUIRE(wait_event(&r, "text"));
+    hew_task_abort(r.t, "Ctrl-C");
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
+    double first = price(2000, 0, 100, 400); /* message_start's usage */
+    CHECK_COST(first, 0.00753);
+    hew_totals task, run_tot;
+    hew_task_totals(r.t, &task, &run_tot);
+    check_totals(&task, 2000, 0, 100, 400, first, 1);
+    check_totals(&run_tot, 2000, 0, 100, 400, first, 1);
+    char id[64];
+    snprintf(id, sizeof id, "%s", hew_task_id(r.t));
+    check_stored(id, &task);
+    hew_task_free(r.t);
+
+    r.t = hew_task_resume(r.s, id, err, sizeof err);
+    REQUIRE(r.t != NULL);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    double second = price(3000, 40, 2000, 0);
+    CHECK_COST(second, 0.0102);
+    hew_task_totals(r.t, &task, &run_tot);
+    check_totals(&task, 5000, 40, 2100, 400, first + second, 2);
+    check_totals(&run_tot, 3000, 40, 2000, 0, second, 1);
+    check_stored(id, &task);
+    run_free(&r);
+}
+
+static void test_failed_resume_keeps_the_stored_totals(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" COMPLETE_WITH("{\"input\":1200,\"output\":85,"
+                                                           "\"cache_read\":1024,"
+                                                           "\"cache_write\":300}") "]}") == 0);
+    char err[256];
+    r.t = hew_task_start(r.s, "Keep my totals", err, sizeof err);
+    REQUIRE(r.t != NULL);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    hew_totals before;
+    hew_task_totals(r.t, &before, NULL);
+    check_totals(&before, 1200, 85, 1024, 300, 0.0063072, 1);
+    char id[64];
+    snprintf(id, sizeof id, "%s", hew_task_id(r.t));
+    hew_task_free(r.t);
+    r.t = NULL;
+
+    /* Damage one stored message: the task can no longer be loaded. */
+    char path[4200];
+    snprintf(path, sizeof path, "%s/hew.db", data_dir);
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "UPDATE api_messages SET json = 'not json' WHERE ord = 0 AND tid = "
+             "(SELECT tid FROM tasks WHERE id = '%s')", id);
+    CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+    CHECK_INT(sqlite3_changes(db), 1);
+    sqlite3_close(db);
+
+    r.t = hew_task_resume(r.s, id, err, sizeof err);
+    REQUIRE(r.t != NULL);
+    CHECK(hew_task_wait(r.t) != HEW_TASK_RUNNING); /* it could not go on */
+    hew_totals task, run_tot;
+    hew_task_totals(r.t, &task, &run_tot);
+    check_totals(&task, 1200, 85, 1024, 300, 0.0063072, 1);
+    check_totals(&run_tot, 0, 0, 0, 0, 0, 0);
+    check_stored(id, &before); /* never zeroed */
+    run_free(&r);
+}
+
+int main(void)
+{
+    data_dir = tmpdir_make("task-totals");
+    if (!data_dir)
+        return 1;
+    RUN(test_retried_request_keeps_its_usage);
+    RUN(test_totals_grow_across_abort_and_resume);
+    RUN(test_failed_resume_keeps_the_stored_totals);
+    tmpdir_remove(data_dir);
+    free(data_dir);
+    return check_report();
+}
