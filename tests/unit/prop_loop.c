@@ -85,6 +85,12 @@ static const known_bug known_bugs[] = {
       "a mode switch (/plan, /act) made while the api_req_failed ask waits does not reach the "
       "model: the retry sends the user message built before, whose environment details still "
       "name the old mode (include/hew.h: the switch takes effect from the next request)" },
+    { "KB5-mistake-feedback-drops-results", "*_unanswered", "mistake-feedback",
+      "feedback typed at the mistake_limit_reached ask replaces the next user message "
+      "(src/task/loop.c check_mistake_limit: json_decref(t->user_content)) and so drops the "
+      "tool results it already held (a tool refused as a mistake, a call of an answer cut "
+      "off by the provider): the next request leaves those calls unanswered and the real "
+      "APIs answer 400. Cline appends the feedback instead" },
     { NULL, NULL, NULL, NULL },
 };
 
@@ -183,7 +189,7 @@ static const tool_spec tool_specs[] = {
 
 typedef struct violation {
     char rule[64];
-    char where[16];
+    char where[24];
     char why[768];
     int phase;
 } violation;
@@ -195,6 +201,7 @@ typedef struct seq {
     rng r;
     const proto_def *proto;
     bool native;          /* the task's tool form as it started */
+    bool reused_ids;      /* the provider's ids repeat (each phase counts from 1 again) */
     char dir[200];        /* the sequence's scratch folder */
     char ws[256];         /* its workspace */
     const char *data_dir; /* the run's store */
@@ -377,8 +384,10 @@ static void add_call(seq *s, const tool_spec *spec, bool native, buf *text, json
         }
         char id[96];
         snprintf(id, sizeof id, "%ss%llu_%d", s->proto->id_prefix, s->seed, serial);
-        json_array_append_new(calls, json_pack("{s:s, s:s, s:o}", "id", id, "name", spec->name,
-                                               "arguments", args));
+        json_t *call = json_pack("{s:s, s:o}", "name", spec->name, "arguments", args);
+        if (!s->reused_ids)
+            json_object_set_new(call, "id", json_string(id));
+        json_array_append_new(calls, call);
         return;
     }
     buf_printf(text, "<%s>\n", spec->name);
@@ -395,10 +404,13 @@ static void add_call(seq *s, const tool_spec *spec, bool native, buf *text, json
 static json_t *answer_new(seq *s, bool native, const tool_spec *only)
 {
     json_t *resp = json_pack("{s:s}", "protocol", s->proto->fake);
-    /* a provider's response ids are unique (hew names Gemini's calls after them) */
+    /* Real providers' response and call ids are unique (hew names Gemini's calls after the
+     * response); some compatible servers count them from 0 on every response: those
+     * sequences keep the fake's ids, which start again with every phase's server. */
     char rid[64];
     snprintf(rid, sizeof rid, "resp_s%llu_%d", s->seed, ++s->serial);
-    json_object_set_new(resp, "id", json_string(rid));
+    if (!s->reused_ids)
+        json_object_set_new(resp, "id", json_string(rid));
     buf text = BUF_INIT(0);
     json_t *calls = json_array();
     unsigned kind = rng_below(&s->r, 100);
@@ -493,6 +505,8 @@ typedef struct phase {
         bool at_failure; /* chosen at api_req_failed: the retry is that request */
     } modes[8];
     int nmodes;
+    long after_feedback[8]; /* requests sent right after feedback at mistake_limit_reached */
+    int nafter_feedback;
     char refusal[512];
     hew_task *task;
     hew_task_status status;
@@ -622,6 +636,8 @@ static void policy(phase *p, hew_task *t, const hew_event *ev)
             respond(p, t, HEW_ANSWER_YES, NULL);
         }
     } else if (strcmp(type, "mistake_limit_reached") == 0) {
+        if (c < 70 && p->nafter_feedback < 8)
+            p->after_feedback[p->nafter_feedback++] = requests_so_far(p->record);
         respond(p, t, c < 70 ? HEW_ANSWER_MESSAGE : HEW_ANSWER_NO,
                 c < 70 ? "Use a tool, please." : NULL);
     } else {
@@ -821,8 +837,9 @@ static bool seen_rule(seq *s, const char *rule)
     return false;
 }
 
-/* Judge every request the phase's fake received. */
-static void check_requests(seq *s, ipfake *f, const char *first_where, const char *where)
+/* Judge every request the phase's fake received (p: what the user did in the phase). */
+static void check_requests(seq *s, ipfake *f, const phase *p, const char *first_where,
+                           const char *where)
 {
     json_t *reqs = fakeprov_requests(&f->rec_view);
     if (!reqs) {
@@ -838,6 +855,9 @@ static void check_requests(seq *s, ipfake *f, const char *first_where, const cha
         s->nreq++;
         const json_t *body = json_object_get(req, "body");
         const char *w = i == 0 ? first_where : where;
+        for (int k = 0; k < p->nafter_feedback; k++)
+            if ((size_t)p->after_feedback[k] == i)
+                w = "mistake-feedback";
         char rule[64], why[512];
         buf pic = BUF_INIT(0);
         describe_body(s->proto->check, body, &pic);
@@ -1049,7 +1069,7 @@ static void run_phase(seq *s, phase_kind kind, const char *id, const char *text,
     hew_session_free(sess);
     ipfake_stop(&f);
 
-    check_requests(s, &f, first_where, where);
+    check_requests(s, &f, &p, first_where, where);
     check_modes(s, &f, &p, first_where, where);
     if (p.refused)
         violate(s, "provider.refused", where, "a request was refused with HTTP 400: %s",
@@ -1139,10 +1159,12 @@ static void run_sequence(seq *s, const char *run_dir)
     s->r.s = s->seed * 0x2545f4914f6cdd1dULL + 1;
     s->proto = &protos[rng_below(&s->r, NPROTOS)];
     s->native = rng_pct(&s->r, 50);
+    s->reused_ids = rng_pct(&s->r, 20);
     snprintf(s->dir, sizeof s->dir, "%s/seq%llu", run_dir, s->seed);
     mkdir(s->dir, 0700);
     make_workspace(s);
-    note(s, "seed %llu: %s, %s tools", s->seed, s->proto->fake, s->native ? "native" : "xml");
+    note(s, "seed %llu: %s, %s tools%s", s->seed, s->proto->fake, s->native ? "native" : "xml",
+         s->reused_ids ? ", ids that repeat" : "");
 
     char ids[MAX_IDS][64];
     int nids = 0;
