@@ -1,11 +1,12 @@
 /* prop_loop — the seeded property test of the agent loop (issue #16). A seed becomes a
  * random sequence of what a user and a model do to a task: start it, stream answers
  * (text, reasoning, tool calls of real tools on a temporary workspace, in native or XML
- * form, on each of the four wire protocols), approve, deny, answer, abort at an ask or after a random event, resume the
- * stored task (with a new message, on another model, in another mode, with native tools
- * switched), switch mode at an ask, accept a new_task hand-over, condense; and what a
- * provider does to it: cut a stream at a random byte, fail with HTTP 500, refuse with a
- * context-window 400, report usage near the window. The sequence runs through the public
+ * form, on each of the four wire protocols), approve, deny, answer, abort at an ask or
+ * after a random event, resume the stored task (with a new message, on another model, in
+ * another mode, with native tools switched), switch mode at an ask, accept a new_task
+ * hand-over, condense (the tool, /smol); and what a provider does to it: cut a stream at
+ * a random byte, fail with HTTP 500, refuse with a context-window 400, report usage near
+ * the window, repeat its ids. The sequence runs through the public
  * API (include/hew.h) against the fake provider, which runs in this process (one server
  * per phase: a process per phase would cost more than the whole sequence).
  *
