@@ -1024,10 +1024,11 @@ static void run_phase(seq *s, phase_kind kind, const char *id, const char *text,
     const char *where = kind == PHASE_START ? "start" : kind == PHASE_RESUME ? "resume" : "final";
     if (t) {
         /* include/hew.h: the id is "stable across resumes" */
-        if (id && strcmp(hew_task_id(t), id) != 0)
+        char seen_id[64];
+        snprintf(seen_id, sizeof seen_id, "%s", hew_task_id(t)); /* read once: it may change */
+        if (id && strcmp(seen_id, id) != 0)
             violate(s, "api.task_id_unstable", "api",
-                    "hew_task_id right after hew_task_resume(\"%s\") is \"%s\"", id,
-                    hew_task_id(t));
+                    "hew_task_id right after hew_task_resume(\"%s\") is \"%s\"", id, seen_id);
         p.task = t;
         pthread_t waiter;
         pthread_create(&waiter, NULL, waiter_main, &p);
