@@ -305,7 +305,12 @@ static hew_task *task_launch(hew_session *s, const char *text, const char *resum
     t->abort = abort_new();
     t->stream.abort = abort_new();
     t->ckpt_abort = abort_new();
-    snprintf(t->task_id, sizeof t->task_id, "%lld", uimsg_now_ms());
+    /* The id is known before the thread starts (a resumed task keeps its own), so
+     * hew_task_id is stable from the first call and only this thread writes it. */
+    if (resume_id)
+        snprintf(t->task_id, sizeof t->task_id, "%s", resume_id);
+    else
+        snprintf(t->task_id, sizeof t->task_id, "%lld", uimsg_now_ms());
     t->task_text = strdup(text);
     t->resume_id = resume_id ? strdup(resume_id) : NULL;
     t->history = json_array();
@@ -356,6 +361,10 @@ hew_task *hew_task_resume(hew_session *s, const char *task_id, char *err, size_t
     }
     if (!s->settings.persist) {
         lib_set_err(err, errlen, "cannot resume: the task store is turned off (persist = 0)");
+        return NULL;
+    }
+    if (strlen(task_id) >= sizeof ((hew_task *)0)->task_id) {
+        lib_set_err(err, errlen, "no such task in the history: the id is too long (see `hew history`)");
         return NULL;
     }
     return task_launch(s, "", task_id, err, errlen);

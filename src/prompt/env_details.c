@@ -181,6 +181,21 @@ static void put_mode(const env_details *e, buf *out)
                       "the user does it once they are happy with the plan.\n");
 }
 
+bool env_details_remode(const char *details, const env_details *e, buf *out)
+{
+    static const char head[] = "\n# Current Mode\n", end[] = "</environment_details>";
+    const char *at = NULL;
+    for (const char *p = details; (p = strstr(p, head)); p++)
+        at = p;
+    const char *close = at ? strstr(at, end) : NULL;
+    if (!close)
+        return false;
+    buf_append(out, details, (size_t)(at - details));
+    put_mode(e, out);
+    buf_puts(out, close);
+    return true;
+}
+
 void env_details_build(const env_details *e, buf *out)
 {
     /* Each section starts with "\n#" and ends with "\n": a blank line between sections,

@@ -74,4 +74,9 @@ const char *env_details_tz_name(void);
 /* "12,345": n with thousands separators, into out. */
 void env_details_count(int64_t n, buf *out);
 
+/* details (a block env_details_build made) with its Current Mode section made anew
+ * from e (mode, yolo, ask_tool, strict_plan), the rest kept, appended to out; false (out
+ * untouched) when details has no such section. */
+bool env_details_remode(const char *details, const env_details *e, buf *out);
+
 #endif

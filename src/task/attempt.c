@@ -86,6 +86,8 @@ hew_code attempt_api_request(hew_task *t)
     task_totals_request(t);
     int failures = 0; /* attempts of this request that failed before their first chunk */
     for (;;) {
+        /* A retry goes in the mode the user chose meanwhile (hew_task_set_mode). */
+        task_env_refresh_mode(t);
         /* MCP servers still connecting are waited for (at most 10 s, never fatal). */
         task_mcp_before_request(t);
         hew_err err = HEW_ERR_INIT;

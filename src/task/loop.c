@@ -39,6 +39,7 @@ static void env_details_for(hew_task *t, bool first_turn, buf *out)
         .cwd = t->settings->cwd,
         .mode = mode,
         .yolo = t->settings->yolo,
+        .strict_plan = t->settings->strict_plan,
         .ask_tool = !t->settings->yolo,
         .now_epoch_s = (long long)time(NULL),
         .first_turn = first_turn,
@@ -68,6 +69,35 @@ static void env_details_for(hew_task *t, bool first_turn, buf *out)
         buf_puts(out, end_tag);
     }
     buf_release(&bg);
+}
+
+void task_env_refresh_mode(hew_task *t)
+{
+    size_t n = json_array_size(t->history);
+    json_t *last = n ? json_array_get(t->history, n - 1) : NULL;
+    const char *role = json_string_value(json_object_get(last, "role"));
+    if (!role || strcmp(role, "user") != 0)
+        return;
+    char mode[8];
+    prompt_ctx pc;
+    task_prompt_ctx(t, &pc, mode);
+    env_details e = { .mode = mode, .yolo = t->settings->yolo,
+                      .strict_plan = t->settings->strict_plan, .ask_tool = !t->settings->yolo };
+    static const char tag[] = "<environment_details>";
+    size_t i;
+    json_t *b;
+    json_array_foreach(json_object_get(last, "content"), i, b) {
+        const char *text = json_string_value(json_object_get(b, "text"));
+        if (!text || strncmp(text, tag, sizeof tag - 1) != 0)
+            continue;
+        buf fresh = BUF_INIT(0);
+        if (env_details_remode(text, &e, &fresh) && fresh.data && strcmp(fresh.data, text) != 0) {
+            json_object_set_new(b, "text", json_string(fresh.data));
+            if (t->store && t->api_stored == n)
+                store_api_put(t->store, t->task_id, n - 1, last, NULL);
+        }
+        buf_release(&fresh);
+    }
 }
 
 /* Slash commands and workflows in the user's text blocks (task, feedback, answers). */
@@ -503,8 +533,8 @@ static turn_outcome check_mistake_limit(hew_task *t)
         task_say(t, "user_feedback", answer.text, NULL, UIMSG_WHOLE);
         buf fb = BUF_INIT(0);
         resp_mistake_feedback(&fb, answer.text);
-        json_decref(t->user_content);
-        t->user_content = NULL;
+        /* added to the next user message, as Cline does: the tool results it holds
+         * answer the last answer's calls and must go too */
         task_push_user_text(t, fb.data);
         buf_release(&fb);
     }

@@ -53,9 +53,7 @@ hew_code task_persist_open(hew_task *t, const char *resume_id)
             snprintf(t->task_id, sizeof t->task_id, "%s", id);
             free(id);
         }
-    } else {
-        snprintf(t->task_id, sizeof t->task_id, "%s", resume_id);
-    }
+    } /* a resumed task's id is its own from the start (task_api.c) */
     if (rc == HEW_OK)
         rc = store_task_lock(t->store, t->task_id, 0, &t->store_lock, &err);
     if (rc == HEW_OK && !resume_id) {

@@ -222,6 +222,10 @@ void task_totals_request(hew_task *t);
 double task_totals_add(hew_task *t, const api_usage *u);
 void task_totals_get(hew_task *t, hew_totals *task, hew_totals *run);
 
+/* The mode changed while the request waited to be sent again (a retry): its user
+ * message's environment details say the mode the user chose now (history and store). */
+void task_env_refresh_mode(hew_task *t);
+
 /* Wait for the request's stream to end and record its usage and cost now (before a tool
  * asks the user something, so the front end shows the request's cost first). */
 void task_request_done(hew_task *t);

@@ -76,22 +76,8 @@ typedef struct known_bug {
 } known_bug;
 
 static const known_bug known_bugs[] = {
-    { "KB2-resume-id", "api.task_id_unstable", "api",
-      "hew_task_id of a resumed task is a new millisecond id until the task thread opens the "
-      "store (src/lib/task_api.c task_launch sets it before the thread copies resume_id), "
-      "though include/hew.h promises an id stable across resumes; a front end that reads it "
-      "at once (hew_history_task_json, hew_checkpoints_json) looks up a task that does not "
-      "exist, and the two threads race on the field" },
-    { "KB4-mode-on-retry", "mode.not_told_on_retry", "*",
-      "a mode switch (/plan, /act) made while the api_req_failed ask waits does not reach the "
-      "model: the retry sends the user message built before, whose environment details still "
-      "name the old mode (include/hew.h: the switch takes effect from the next request)" },
-    { "KB5-mistake-feedback-drops-results", "*_unanswered", "mistake-feedback",
-      "feedback typed at the mistake_limit_reached ask replaces the next user message "
-      "(src/task/loop.c check_mistake_limit: json_decref(t->user_content)) and so drops the "
-      "tool results it already held (a tool refused as a mistake, a call of an answer cut "
-      "off by the provider): the next request leaves those calls unanswered and the real "
-      "APIs answer 400. Cline appends the feedback instead" },
+    /* empty: KB1-KB5 are fixed (resume, completed status, stable resumed id, the mode at
+     * a retry, feedback at the mistake limit) */
     { NULL, NULL, NULL, NULL },
 };
 

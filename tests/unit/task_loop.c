@@ -534,6 +534,40 @@ static void test_backoff_doubles_then_asks_and_user_retry_resets(void)
     run_free(&r);
 }
 
+static int plan_then_retry(run *r, hew_task *t, const json_t *ev)
+{
+    if (strcmp(ev_type(ev), "api_req_failed") == 0) {
+        hew_task_set_mode(t, "plan"); /* /plan while the failed request waits */
+        return hew_task_respond(t, HEW_ANSWER_YES, NULL);
+    }
+    return default_policy(r, t, ev);
+}
+
+/* The mode the user chose at a failed request's ask is the one the retry tells the model
+ * (the retried request's environment details are made anew), in the store too. */
+static void test_mode_chosen_at_a_failed_request_reaches_the_retry(void)
+{
+    run r;
+    const char *err500 = "{\"status\":500,\"body\":{\"type\":\"error\",\"error\":{\"type\":"
+                         "\"api_error\",\"message\":\"Internal server error\"}}}";
+    char scenario[2048];
+    snprintf(scenario, sizeof scenario, "{\"responses\":[%s,%s,%s,%s,%s]}", err500, err500,
+             err500, err500, COMPLETE("ok"));
+    REQUIRE(run_start(&r, scenario, "x", NULL) == 0);
+    RUN_SET(&r, policy, plan_then_retry);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 5);
+    char *first = request_message_text(reqs, 3, -1), *retried = request_message_text(reqs, 4, -1);
+    CHECK(strstr(first, "# Current Mode\nACT MODE") != NULL);
+    CHECK(strstr(retried, "# Current Mode\nPLAN MODE") != NULL);
+    CHECK(strstr(retried, "# Current Mode\nACT MODE") == NULL);
+    free(first);
+    free(retried);
+    json_decref(reqs);
+    run_free(&r);
+}
+
 static void test_401_is_not_retried_and_explained(void)
 {
     run r;
@@ -1317,6 +1351,7 @@ int main(void)
     RUN(test_midstream_drop_is_retried_with_marker);
     RUN(test_429_retry_after_wins_over_backoff);
     RUN(test_backoff_doubles_then_asks_and_user_retry_resets);
+    RUN(test_mode_chosen_at_a_failed_request_reaches_the_retry);
     RUN(test_401_is_not_retried_and_explained);
     RUN(test_context_window_error_truncates_once_and_succeeds);
     RUN(test_bricked_conversation_is_explained);
