@@ -147,7 +147,8 @@ n_after=$("$HEW_BIN" history show --json "$id" | python3 -c 'import json,sys; pr
 #    task says so; after a task, /checkpoints, /diff and /restore work on it.
 if command -v tmux >/dev/null; then
     sock=hew-e2e-ckpt-$$
-    trap 'tmux -L "$sock" kill-server 2>/dev/null; fake_stop; rm -rf "$tmp"' EXIT
+    trap 'tmux -L hew-e2e-ckpt-$$ kill-server 2>/dev/null || true; tmux -L hew-e2e-ckpt10-$$ \
+        kill-server 2>/dev/null || true; fake_stop; rm -rf "$tmp"' EXIT
     pane() { tmux -L "$sock" capture-pane -p -t t -S -300; }
     wait_for() { local i; for ((i = 0; i < 200; i++)); do pane | grep -Eq -- "$1" && return 0; sleep 0.05; done
         pane >&2; return 1; }
@@ -187,6 +188,7 @@ if command -v tmux >/dev/null; then
 JSON
     fake_start "$tmp/s10.json"
     tmux -L "$sock" kill-server 2>/dev/null
+    sock=hew-e2e-ckpt10-$$ # a server of its own: the last one may still be going away
     tmux -L "$sock" -f /dev/null new-session -d -s t -x 120 -y 60 \
         "env ANTHROPIC_API_KEY=e2e-key XDG_DATA_HOME='$XDG_DATA_HOME' XDG_CONFIG_HOME='$tmp/cfg' \
          XDG_STATE_HOME='$tmp/state' TERM=xterm-256color '$HEW_BIN' --provider anthropic \

@@ -92,7 +92,10 @@ fake_start "$here/data/headless_stall_scenario.json"
 "$HEW_BIN" --provider anthropic --model claude-e2e --base-url "$FAKE_URL" --cwd "$work" \
     -p "Write the long essay" >/dev/null 2>"$tmp/err" </dev/null &
 pid=$!
-sleep 1
+for ((i = 0; i < 600; i++)); do # until the request is out: hew handles signals by then
+    [[ -s $FAKE_RECORD ]] && break
+    sleep 0.05
+done
 kill -TERM "$pid"
 set +e
 wait "$pid"; rc=$?

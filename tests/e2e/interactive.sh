@@ -24,6 +24,8 @@ start_hew() {
     rm -rf "$work/ws"; mkdir -p "$work/ws"
     printf 'hello\n' >"$work/ws/a.txt"
     tmux -L "$sock" kill-server 2>/dev/null
+    nsock=$((${nsock:-0} + 1)) # a server of its own: the last one may still be going away
+    sock=hew-e2e-$$-$nsock
     tmux -L "$sock" -f /dev/null new-session -d -s t -x 100 -y 40 \
         "env ANTHROPIC_API_KEY=e2e-key XDG_CONFIG_HOME='$work/cfg' XDG_STATE_HOME='$work/state' \
          TERM=xterm-256color '$HEW_BIN' --provider anthropic --model claude-sonnet-4-5 \

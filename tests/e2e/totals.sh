@@ -166,6 +166,8 @@ sock=hew-e2e-totals-$$
 start_hew() {
     fake_start "$1" || fail "fake_start $1"
     tmux -L "$sock" kill-server 2>/dev/null
+    nsock=$((${nsock:-0} + 1)) # a server of its own: the last one may still be going away
+    sock=hew-e2e-totals-$$-$nsock
     tmux -L "$sock" -f /dev/null new-session -d -s t -x 120 -y 40 \
         "env ANTHROPIC_API_KEY=e2e-key XDG_DATA_HOME='$work/data' XDG_CONFIG_HOME='$work/cfg' \
          XDG_STATE_HOME='$work/state' TERM=xterm-256color '$HEW_BIN' --provider anthropic \
