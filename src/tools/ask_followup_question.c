@@ -39,10 +39,15 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     tool_answer answer = { TOOL_ANSWER_YES, NULL };
     hew_code rc = env->ask(env, "followup", question, data, 0, &answer);
     json_decref(data);
-    if (rc == HEW_OK) {
-        const char *text = answer.text ? answer.text : "";
-        env->say(env, "user_feedback", text, NULL, 0);
-        tool_result_printf(out, "<answer>\n%s\n</answer>", text);
+    if (rc == HEW_OK && answer.text && *answer.text) {
+        env->say(env, "user_feedback", answer.text, NULL, 0);
+        tool_result_printf(out, "<answer>\n%s\n</answer>", answer.text);
+    } else if (rc == HEW_OK) { /* a yes or no with nothing typed: no empty answer */
+        tool_result_printf(out, answer.kind == TOOL_ANSWER_NO
+                                    ? "[The user declined to answer this question. Go on "
+                                      "without it, or ask in another way.]"
+                                    : "[The user gave no answer and wants you to go on: "
+                                      "decide with the information you have.]");
     }
     tool_answer_release(&answer);
     return rc;

@@ -48,10 +48,16 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     if (rc == HEW_OK) {
         if (strcmp(env->mode, "act") == 0) {
             tool_result_printf(out, "[The user switched to ACT MODE: carry out the plan now.]");
-        } else {
-            const char *text = answer.text ? answer.text : "";
-            env->say(env, "user_feedback", text, NULL, 0);
-            tool_result_printf(out, "<user_message>\n%s\n</user_message>", text);
+        } else if (answer.text && *answer.text) {
+            env->say(env, "user_feedback", answer.text, NULL, 0);
+            tool_result_printf(out, "<user_message>\n%s\n</user_message>", answer.text);
+        } else { /* a yes or no with nothing typed: no empty message */
+            tool_result_printf(out, answer.kind == TOOL_ANSWER_NO
+                                        ? "[The user does not agree with this plan. Ask what "
+                                          "to change, or propose another.]"
+                                        : "[The user has nothing to add to the plan. The user "
+                                          "switches to ACT MODE when it is agreed; until "
+                                          "then refine it or explore more.]");
         }
     }
     tool_answer_release(&answer);

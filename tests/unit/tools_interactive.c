@@ -76,6 +76,34 @@ static void test_followup_answer_and_options(void)
     toolenv_release(&te);
 }
 
+/* A yes or no with nothing typed never sends the model an empty answer. */
+static void test_empty_answers_say_what_happened(void)
+{
+    toolenv te;
+    toolenv_init(&te, "/tmp");
+    snprintf(te.mode, sizeof te.mode, "plan");
+    tool_result r;
+    toolenv_answer(&te, "no", NULL);
+    CHECK_INT(toolenv_run(&te, &tool_ask_followup_question, &r, "question", "Q?", NULL), HEW_OK);
+    CHECK_STR(r.text.data, "[The user declined to answer this question. Go on without it, or "
+                           "ask in another way.]");
+    buf_release(&r.text);
+    toolenv_answer(&te, "yes", NULL);
+    CHECK_INT(toolenv_run(&te, &tool_ask_followup_question, &r, "question", "Q?", NULL), HEW_OK);
+    CHECK(strstr(r.text.data, "gave no answer") != NULL);
+    buf_release(&r.text);
+    toolenv_answer(&te, "yes", NULL);
+    CHECK_INT(toolenv_run(&te, &tool_plan_mode_respond, &r, "response", "Plan.", NULL), HEW_OK);
+    CHECK(strstr(r.text.data, "nothing to add") != NULL);
+    buf_release(&r.text);
+    toolenv_answer(&te, "no", NULL);
+    CHECK_INT(toolenv_run(&te, &tool_plan_mode_respond, &r, "response", "Plan.", NULL), HEW_OK);
+    CHECK(strstr(r.text.data, "does not agree") != NULL);
+    buf_release(&r.text);
+    CHECK_INT(toolenv_count(&te, "say", "user_feedback"), 0);
+    toolenv_release(&te);
+}
+
 static void test_followup_in_yolo_tells_the_model_to_decide(void)
 {
     toolenv te;
@@ -120,6 +148,7 @@ int main(void)
     RUN(test_completion_in_yolo_needs_no_ask);
     RUN(test_followup_answer_and_options);
     RUN(test_followup_in_yolo_tells_the_model_to_decide);
+    RUN(test_empty_answers_say_what_happened);
     RUN(test_plan_mode_respond);
     return check_report();
 }
