@@ -107,11 +107,12 @@ static int run_session(run *r, const char *scenario, void (*tweak)(hew_options *
     return 0;
 }
 
-static int run_start(run *r, const char *scenario, const char *task,
-                     void (*tweak)(hew_options *))
+static int run_start_answering(run *r, const char *scenario, const char *task,
+                               void (*tweak)(hew_options *), const char *new_task)
 {
     if (run_session(r, scenario, tweak) != 0)
         return -1;
+    r->new_task = new_task; /* before the task thread starts: it reads it */
     char err[512];
     r->t = hew_task_start(r->s, task, err, sizeof err);
     if (!r->t) {
@@ -119,6 +120,12 @@ static int run_start(run *r, const char *scenario, const char *task,
         return -1;
     }
     return 0;
+}
+
+static int run_start(run *r, const char *scenario, const char *task,
+                     void (*tweak)(hew_options *))
+{
+    return run_start_answering(r, scenario, task, tweak, NULL);
 }
 
 static void run_free(run *r)
@@ -721,10 +728,9 @@ static void test_resume_before_the_answer_asks_again(void)
 static void test_confirmed_new_task_starts_the_successor(void)
 {
     run r;
-    REQUIRE(run_start(&r, "{\"responses\":[" NEW_TASK("CTX-77: paint the second coat.") ","
-                          COMPLETE("Second coat done.") "]}",
-                      "Paint the shed", NULL) == 0);
-    r.new_task = "yes";
+    REQUIRE(run_start_answering(&r, "{\"responses\":[" NEW_TASK("CTX-77: paint the second coat.")
+                                    "," COMPLETE("Second coat done.") "]}",
+                                "Paint the shed", NULL, "yes") == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     CHECK(strstr(hew_task_result(r.t), "new task") != NULL);
     const char *next = hew_task_successor(r.t);
@@ -761,9 +767,9 @@ static void test_confirmed_new_task_starts_the_successor(void)
 static void test_declined_new_task_goes_on(void)
 {
     run r;
-    REQUIRE(run_start(&r, "{\"responses\":[" NEW_TASK("CTX-78") "," COMPLETE("Stayed.") "]}",
-                      "Paint the shed", NULL) == 0);
-    r.new_task = "no";
+    REQUIRE(run_start_answering(&r, "{\"responses\":[" NEW_TASK("CTX-78") "," COMPLETE("Stayed.")
+                                    "]}",
+                                "Paint the shed", NULL, "no") == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     CHECK_STR(hew_task_result(r.t), "Stayed.");
     CHECK(hew_task_successor(r.t) == NULL);
