@@ -2,6 +2,7 @@
  * defaults, resolving the provider and the model, starting the task thread, answering
  * asks, aborting, waiting. The loop itself is in task/. Never prints or exits. */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,6 +264,19 @@ static void wake_task(void *ud)
     pthread_mutex_unlock(&t->mu);
 }
 
+/* A new task's id: the time in ms, never one this process gave out before (two tasks in
+ * the same millisecond get consecutive ones), so the store keeps it as is. */
+static long long next_task_id(void)
+{
+    static _Atomic long long last;
+    long long now = uimsg_now_ms(), prev = atomic_load(&last);
+    for (;;) {
+        long long id = now > prev ? now : prev + 1;
+        if (atomic_compare_exchange_weak(&last, &prev, id))
+            return id;
+    }
+}
+
 static void task_free_state(hew_task *t)
 {
     task_stream_reset(t);
@@ -310,7 +324,7 @@ static hew_task *task_launch(hew_session *s, const char *text, const char *resum
     if (resume_id)
         snprintf(t->task_id, sizeof t->task_id, "%s", resume_id);
     else
-        snprintf(t->task_id, sizeof t->task_id, "%lld", uimsg_now_ms());
+        snprintf(t->task_id, sizeof t->task_id, "%lld", next_task_id());
     t->task_text = strdup(text);
     t->resume_id = resume_id ? strdup(resume_id) : NULL;
     t->history = json_array();

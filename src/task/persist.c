@@ -50,7 +50,13 @@ hew_code task_persist_open(hew_task *t, const char *resume_id)
             rc = store_task_create(t->store, &init, &id, &err);
         }
         if (rc == HEW_OK) {
-            snprintf(t->task_id, sizeof t->task_id, "%s", id);
+            /* the id given out stays, but for a clash with another process's task in the
+             * same millisecond (the only write after hew_task_start returned) */
+            if (strcmp(t->task_id, id) != 0) {
+                pthread_mutex_lock(&t->mu);
+                snprintf(t->task_id, sizeof t->task_id, "%s", id);
+                pthread_mutex_unlock(&t->mu);
+            }
             free(id);
         }
     } /* a resumed task's id is its own from the start (task_api.c) */
