@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End to end: the paths a user takes back into a task with NATIVE tool calls, for each of
-# the four wire protocols — resume of a completed task (`hew --resume ID -p`, `--continue`),
+# the four wire protocols — resume of a completed task (`hew resume ID -p`, `--continue`),
 # resume after Ctrl-C while a command ran, resume in another mode (`--act` after a plan
 # task), resume on a model without native tools (XML), a resume whose request fails, and
 # a new_task hand-over (and a resume of the task that handed over). Every request must
@@ -73,7 +73,8 @@ for proto in anthropic openai-chat openai-responses gemini; do
     id=$(ids)
     scen "$tmp/s2.json" "$proto" attempt_completion '{"result": "Second done."}'
     fake_start "$tmp/s2.json"
-    out=$(hew --resume "$id" -p "add a summary" </dev/null) ||
+    common # `hew resume ID -p` (the subcommand form of --resume)
+    out=$("$HEW_BIN" resume "$id" "${args[@]}" -p "add a summary" </dev/null) ||
         fail "$proto: resume of a completed task failed: $out"
     [[ $out == "Second done." ]] || fail "$proto: resumed result: $out"
     valid || fail "$proto: resume -p sent an unanswered tool call"
