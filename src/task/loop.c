@@ -8,12 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/cost.h"
 #include "api/message.h"
 #include "checkpoint/checkpoint.h"
 #include "store/store.h"
 #include "prompt/env_details.h"
-#include "prompt/prompt.h"
 #include "prompt/slash.h"
 #include "tools/execute_command.h"
 #include "tools/workspace.h"
@@ -24,29 +22,33 @@
 
 /* ---- helpers --------------------------------------------------------------------------- */
 
+/* The mode section's inputs of the environment details: the task's mode now (copied
+ * into mode) and the settings that word it. */
+static env_details mode_details(hew_task *t, char mode[8])
+{
+    pthread_mutex_lock(&t->mu);
+    memcpy(mode, t->mode, 8);
+    pthread_mutex_unlock(&t->mu);
+    return (env_details){ .cwd = t->settings->cwd, .mode = mode, .yolo = t->settings->yolo,
+                          .strict_plan = t->settings->strict_plan,
+                          .ask_tool = !t->settings->yolo };
+}
+
 /* The <environment_details> block of a turn: time, the workspace listing on the first
  * turn, commands running in the background, context window usage, the mode. */
 static void env_details_for(hew_task *t, bool first_turn, buf *out)
 {
     char mode[8];
-    prompt_ctx pc;
-    task_prompt_ctx(t, &pc, mode);
+    env_details e = mode_details(t, mode);
     buf listing = BUF_INIT((size_t)1 << 20);
     if (first_turn)
         env_details_listing(t->settings->cwd, &listing, NULL);
     const api_usage *u = &t->request_usage;
-    env_details e = {
-        .cwd = t->settings->cwd,
-        .mode = mode,
-        .yolo = t->settings->yolo,
-        .strict_plan = t->settings->strict_plan,
-        .ask_tool = !t->settings->yolo,
-        .now_epoch_s = (long long)time(NULL),
-        .first_turn = first_turn,
-        .listing = first_turn && listing.data ? listing.data : NULL,
-        .tokens_used = (u->input_total > 0 ? u->input_total : 0) + (u->output > 0 ? u->output : 0),
-        .context_window = u->input_total >= 0 ? t->session->model.context_window : 0,
-    };
+    e.now_epoch_s = (long long)time(NULL);
+    e.first_turn = first_turn;
+    e.listing = first_turn && listing.data ? listing.data : NULL;
+    e.tokens_used = (u->input_total > 0 ? u->input_total : 0) + (u->output > 0 ? u->output : 0);
+    e.context_window = u->input_total >= 0 ? t->session->model.context_window : 0;
     char *changed[32];
     size_t nchanged = first_turn ? 0 : ws_read_cache_changed(&t->env, t->settings->cwd, changed, 32);
     e.changed_files = (const char *const *)changed;
@@ -79,10 +81,7 @@ void task_env_refresh_mode(hew_task *t)
     if (!role || strcmp(role, "user") != 0)
         return;
     char mode[8];
-    prompt_ctx pc;
-    task_prompt_ctx(t, &pc, mode);
-    env_details e = { .mode = mode, .yolo = t->settings->yolo,
-                      .strict_plan = t->settings->strict_plan, .ask_tool = !t->settings->yolo };
+    env_details e = mode_details(t, mode);
     static const char tag[] = "<environment_details>";
     size_t i;
     json_t *b;

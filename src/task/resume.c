@@ -100,11 +100,7 @@ hew_code task_resume_prepare(hew_task *t)
     t->deleted.has = l.task.has_deleted;
     t->deleted.start = (size_t)l.task.deleted_start;
     t->deleted.end = (size_t)l.task.deleted_end;
-    t->totals.input_uncached = l.task.tokens_in;
-    t->totals.output = l.task.tokens_out;
-    t->totals.cache_read = l.task.cache_reads;
-    t->totals.cache_write = l.task.cache_writes;
-    t->task_cost = l.task.cost;
+    /* (the totals were loaded when the store opened: task_persist_open) */
     context_rewrites_from_json(&t->rewrites, l.rewrites, NULL);
     /* The mode the user chose for this session wins; else the task's own. */
     if (l.task.mode && !t->settings->mode_chosen)
