@@ -176,7 +176,7 @@ hew_code parser_tool(parser *p, const parser_tool_delta *d, hew_err *err)
     return rc ? failed(p, rc, err) : HEW_OK;
 }
 
-hew_code parser_finish(parser *p, hew_err *err)
+static hew_code finish(parser *p, bool complete_calls, hew_err *err)
 {
     if (p->fail.code) {
         if (err)
@@ -188,9 +188,19 @@ hew_code parser_finish(parser *p, hew_err *err)
     p->finished = true;
     close_reasoning(p);
     hew_code rc = xmlcall_finish(&p->xml);
-    if (!rc)
+    if (!rc && complete_calls)
         rc = native_finish(&p->nv, before_native_block, p);
     return rc ? failed(p, rc, err) : HEW_OK;
+}
+
+hew_code parser_finish(parser *p, hew_err *err)
+{
+    return finish(p, true, err);
+}
+
+hew_code parser_finish_cut(parser *p, hew_err *err)
+{
+    return finish(p, false, err);
 }
 
 void parser_seal(parser *p)

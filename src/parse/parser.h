@@ -85,6 +85,9 @@ hew_code parser_tool(parser *p, const parser_tool_delta *d, hew_err *err);
 
 /* The stream ended: resolve what was held back, complete reasoning and native calls. */
 hew_code parser_finish(parser *p, hew_err *err);
+/* The stream was cut (aborted, failed): as parser_finish, but a native call the wire did
+ * not say complete stays partial — its arguments may be cut, it must never run. */
+hew_code parser_finish_cut(parser *p, hew_err *err);
 
 /* Mark every block complete. */
 void parser_seal(parser *p);

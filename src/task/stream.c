@@ -112,7 +112,12 @@ static void *stream_main(void *arg)
 
     pthread_mutex_lock(&t->mu);
     hew_err perr = HEW_ERR_INIT;
-    parser_finish(t->stream.parser, &perr);
+    /* A cut answer's native call that its wire did not close stays partial: never run,
+     * and a later tool after a rejection gets the "cut off" result, whatever the timing. */
+    if (rc == HEW_OK)
+        parser_finish(t->stream.parser, &perr);
+    else
+        parser_finish_cut(t->stream.parser, &perr);
     if (t->stream.parse_err.code != HEW_OK) {
         /* The parser refused the answer (too large, out of memory): api_stream saw that as
          * the consumer stopping; report the real reason. Retrying would hit it again. */

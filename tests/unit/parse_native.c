@@ -120,6 +120,25 @@ static void test_cut_off_arguments_show_partial_params(void)
     parser_free(p);
 }
 
+/* A stream that ended cleanly completes the calls it left open (OpenAI Chat never closes
+ * one); a cut stream leaves a call its wire did not close partial (its arguments may be
+ * cut: it must never run), while a closed call stays complete. */
+static void test_cut_stream_leaves_open_calls_partial(void)
+{
+    for (int cut = 0; cut < 2; cut++) {
+        parser *p = new_parser(false);
+        REQUIRE(p);
+        CHECK_INT(delta(p, "c1", 0, "read_file", "{\"path\": \"a.c\"}", true), HEW_OK);
+        CHECK_INT(delta(p, "c2", 1, "write_to_file", "{\"path\": \"b.c\", \"cont", false),
+                  HEW_OK);
+        CHECK_INT(cut ? parser_finish_cut(p, NULL) : parser_finish(p, NULL), HEW_OK);
+        REQUIRE(parser_count(p) == 2);
+        CHECK(!parser_block(p, 0)->partial);
+        CHECK(parser_block(p, 1)->partial == (cut == 1));
+        parser_free(p);
+    }
+}
+
 static void test_invalid_json_is_an_error(void)
 {
     parser *p = new_parser(false);
@@ -273,6 +292,7 @@ static void test_jsonpeek(void)
 int main(void)
 {
     RUN(test_interleaved_indexes);
+    RUN(test_cut_stream_leaves_open_calls_partial);
     RUN(test_whole_call_one_delta);
     RUN(test_cut_off_arguments_show_partial_params);
     RUN(test_invalid_json_is_an_error);
