@@ -160,6 +160,10 @@ if command -v tmux >/dev/null; then
     tmux -L "$sock" send-keys -t t "polish it" Enter
     wait_for "The essay is polished" || fail "interactive: the resumed task did not go on"
     grep -q "polish it" "$FAKE_RECORD" || fail "interactive: the instructions were not sent"
+    # leave cleanly: the resumed run's checkpoints are done when hew has exited (killing
+    # the tmux server instead could leave a checkpoint's git writing into $tmp)
+    tmux -L "$sock" send-keys -t t C-d
+    wait_for 'EXIT=0' || fail "interactive: Ctrl-D did not leave cleanly"
     fake_stop
 fi
 echo "history: ok"
