@@ -299,17 +299,10 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
 
     if (!path || !*path)
         path = ".";
-    if (ws_resolve(env->cwd, path, &wp, &err) != HEW_OK) {
-        ws_error_result(env, out, "Cannot list %s: %s", path, err.msg);
-        goto done;
-    }
-    if (ignore_load_cline(env->cwd, &ig, &err) != HEW_OK) {
-        ws_error_result(env, out, "%s", err.msg);
-        goto done;
-    }
-    if (ws_ignored(ig, &wp, true)) {
-        ws_blocked_result(env, wp.rel, out);
-        env->mistake(env, true);
+    ws_target_result tr = ws_target(env, path, true, "Cannot list", &wp, &ig, out);
+    if (tr != WS_TARGET_OK) {
+        if (tr == WS_TARGET_BLOCKED)
+            env->mistake(env, true);
         goto done;
     }
     struct stat st;

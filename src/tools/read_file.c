@@ -115,18 +115,8 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     hew_err err = HEW_ERR_INIT;
     hew_code rc = HEW_OK;
 
-    if (ws_resolve(env->cwd, path, &wp, &err) != HEW_OK) {
-        ws_error_result(env, out, "Cannot read %s: %s", path, err.msg);
+    if (ws_target(env, path, false, "Cannot read", &wp, &ig, out) != WS_TARGET_OK)
         goto done;
-    }
-    if (ignore_load_cline(env->cwd, &ig, &err) != HEW_OK) {
-        ws_error_result(env, out, "%s", err.msg);
-        goto done;
-    }
-    if (ws_ignored(ig, &wp, false)) {
-        ws_blocked_result(env, wp.rel, out);
-        goto done;
-    }
     /* Opened now, beneath the root, without following a symlink: what is approved and
      * read is the file that was checked (workspace.h). */
     struct stat st;

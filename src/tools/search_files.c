@@ -132,18 +132,8 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         ws_error_result(env, out, "Missing value for the required parameter 'regex'.");
         return HEW_OK;
     }
-    if (ws_resolve(env->cwd, path, &wp, &err) != HEW_OK) {
-        ws_error_result(env, out, "Cannot search %s: %s", path, err.msg);
+    if (ws_target(env, path, true, "Cannot search", &wp, &ig, out) != WS_TARGET_OK)
         goto done;
-    }
-    if (ignore_load_cline(env->cwd, &ig, &err) != HEW_OK) {
-        ws_error_result(env, out, "%s", err.msg);
-        goto done;
-    }
-    if (ws_ignored(ig, &wp, true)) {
-        ws_blocked_result(env, wp.rel, out);
-        goto done;
-    }
     struct stat st;
     if (ws_stat(env->cwd, &wp, &st, &err) != HEW_OK) {
         if (err.code == HEW_E_NOTFOUND)
