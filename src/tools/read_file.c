@@ -302,7 +302,7 @@ const tool_def tool_read_file = {
         "end_line to read other parts of a long file. Binary files cannot be read.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .flags = TOOL_READ_ONLY,
+    .flags = TOOL_READ_ONLY | TOOL_RESULT_IS_FILE,
     .run = run,
     .describe = describe,
 };

@@ -172,6 +172,11 @@ enum tool_flag {
     TOOL_MCP_GATEWAY = 1u << 7,
     /* Presents the task's result: a completed task that is resumed reopens the call. */
     TOOL_COMPLETES = 1u << 8,
+    /* Its result, after the header line, is the content of the file its `path` names:
+     * the context collapse may replace an older one by a note when a later view of the
+     * file covers it (context.h). Implies TOOL_READ_ONLY. (A TOOL_EDITS_FILES result
+     * holds the file's <final_file_content> the same way.) */
+    TOOL_RESULT_IS_FILE = 1u << 9,
 };
 
 typedef struct tool_def {

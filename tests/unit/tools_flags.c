@@ -11,7 +11,8 @@
 
 #define ALL_FLAGS                                                                          \
     (TOOL_READ_ONLY | TOOL_EDITS_FILES | TOOL_ASKS_USER | TOOL_NEEDS_ANSWER |              \
-     TOOL_PLAN_ONLY | TOOL_SUMMARY | TOOL_MCP | TOOL_MCP_GATEWAY | TOOL_COMPLETES)
+     TOOL_PLAN_ONLY | TOOL_SUMMARY | TOOL_MCP | TOOL_MCP_GATEWAY | TOOL_COMPLETES |         \
+     TOOL_RESULT_IS_FILE)
 
 static size_t count_with(unsigned flag)
 {
@@ -44,6 +45,8 @@ static void test_table_consistent(void)
             CHECK(tool_is(d, TOOL_MCP));
         if (tool_is(d, TOOL_COMPLETES))
             CHECK(tool_is(d, TOOL_ASKS_USER) && !tool_is(d, TOOL_READ_ONLY));
+        if (tool_is(d, TOOL_RESULT_IS_FILE))
+            CHECK(tool_is(d, TOOL_READ_ONLY));
         if (tool_is(d, TOOL_SUMMARY))
             CHECK(!tool_is(d, TOOL_ASKS_USER) && !tool_is(d, TOOL_EDITS_FILES));
         /* lookups find the same entry; names are unique */
@@ -73,7 +76,8 @@ static void test_builtin_facts(void)
     CHECK(tool_is(registry_find("replace_in_file"), TOOL_EDITS_FILES));
     CHECK(!tool_is(registry_find("execute_command"), TOOL_READ_ONLY));
     CHECK(!tool_is(registry_find("execute_command"), TOOL_EDITS_FILES));
-    CHECK(tool_is(registry_find("read_file"), TOOL_READ_ONLY));
+    CHECK(tool_is(registry_find("read_file"), TOOL_READ_ONLY | TOOL_RESULT_IS_FILE));
+    CHECK(!tool_is(registry_find("search_files"), TOOL_RESULT_IS_FILE));
     CHECK(tool_is(registry_find("ask_followup_question"), TOOL_NEEDS_ANSWER));
     CHECK(!tool_is(registry_find("new_task"), TOOL_NEEDS_ANSWER)); /* yolo accepts it */
     CHECK(tool_is(registry_find("plan_mode_respond"), TOOL_PLAN_ONLY));
