@@ -158,7 +158,7 @@ enum tool_flag {
     /* Useless without someone to answer it: not offered when every action is approved
      * automatically (yolo). Implies TOOL_ASKS_USER. */
     TOOL_NEEDS_ANSWER = 1u << 3,
-    /* Offered only in PLAN MODE; the prompt's ACT MODE V. PLAN MODE section is there
+    /* Offered only in PLAN MODE; the prompt's ACT MODE AND PLAN MODE section is there
      * when the table holds one. */
     TOOL_PLAN_ONLY = 1u << 4,
     /* Offered only while the task asks for a summary (automatic condensing); its
