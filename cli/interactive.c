@@ -30,6 +30,7 @@
 #include "sbuf.h"
 #include "screen.h"
 #include "sigflags.h"
+#include "slashcmd.h"
 #include "termsafe.h"
 
 #define DOUBLE_INT_MS 2000
@@ -1133,33 +1134,30 @@ static void show_cost(struct ui *u)
            u->session_out + run.tokens_out, u->session_cost + run.cost);
 }
 
-static void help(struct ui *u)
+/* /help: the commands from the table, then the keys. */
+void interactive_cmd_help(struct ui *u, const char *name, const char *arg)
 {
+    (void)name;
+    (void)arg;
+    sbuf cmds = SBUF_INIT;
+    slashcmd_help(&cmds);
     leave_live(u);
     printf("%s", sgr(u, "\033[1m"));
     printf("commands%s\n", sgr(u, "\033[0m"));
-    puts("  /plan, /act      switch mode (in plan mode the model discusses before it acts)\n"
-         "  /model NAME      use another model (a task waiting here goes on with it)\n"
-         "  /yolo            approve everything from now on (again: ask again)\n"
-         "  /cost            tokens and cost of this task and session\n"
-         "  /new             finish the current task; the next message starts a new one\n"
-         "  /history [SEARCH] the stored tasks (newest first)\n"
-         "  /resume [ID]     go on with a stored task (default: this workspace's latest)\n"
-         "  /checkpoints     the checkpoints of the task that ended last\n"
-         "  /diff N [M]      its changes from checkpoint N to M (or now)\n"
-         "  /restore N [files|task|both]  back to checkpoint N (default files; undoable)\n"
-         "  /mcp [reload]    the MCP servers and their tools; reload re-reads mcp.json\n"
-         "  /help, /exit\n"
-         "  other /commands go to the model's prompt layer (/newtask, /smol, workflows)\n"
+    fputs(cmds.data ? cmds.data : "", stdout);
+    sbuf_release(&cmds);
+    puts("  other /commands go to the model's prompt layer (/newtask, /smol, workflows)\n"
          "keys\n"
          "  Enter sends · Alt-Enter or a trailing \\ continues on a new line · pastes stay one\n"
          "  message · Ctrl-C stops the running request or command, twice leaves · Ctrl-D leaves\n"
+         "  Tab after / completes a command's name\n"
          "  approvals: y yes · n no · a always for this kind · anything else: what to do instead");
 }
 
 /* /mcp: the session's MCP servers; /mcp reload: read the settings again. */
-static void mcp_command(struct ui *u, const char *arg)
+void interactive_cmd_mcp(struct ui *u, const char *name, const char *arg)
 {
+    (void)name;
     if (ensure_session(u) != 0)
         return;
     if (strcmp(arg, "reload") == 0) {
@@ -1186,7 +1184,7 @@ static void mcp_command(struct ui *u, const char *arg)
  * (a running task holds its lock: /new ends it first). A finished task waiting at the
  * prompt (its result shown) is ended here, its completion checkpoint made; the next
  * message still goes on with it. */
-static void checkpoint_command(struct ui *u, const char *name, const char *arg)
+void interactive_cmd_checkpoint(struct ui *u, const char *name, const char *arg)
 {
     if (u->task && strcmp(u->pending, "completion_result") == 0) {
         hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
@@ -1232,7 +1230,135 @@ static void checkpoint_command(struct ui *u, const char *name, const char *arg)
     fflush(stdout);
 }
 
-/* 1 when the line was a command of this terminal. */
+/* /exit, /quit */
+void interactive_cmd_exit(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    (void)arg;
+    u->quit = 1;
+}
+
+/* /plan, /act: the mode of this and later tasks; /act on a waiting plan carries it out. */
+void interactive_cmd_mode(struct ui *u, const char *name, const char *arg)
+{
+    (void)arg;
+    snprintf(u->mode, sizeof u->mode, "%s", name[0] == 'p' ? "plan" : "act");
+    u->mode_chosen = 1;
+    u->session_dirty = 1;
+    if (u->task)
+        hew_task_set_mode(u->task, name);
+    say(u, "%s mode", name);
+    if (u->task && strcmp(name, "act") == 0 && strcmp(u->pending, "plan_mode_respond") == 0) {
+        hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+        u->pending[0] = '\0';
+        set_activity(u, "waiting for the model");
+        enter_live(u);
+    }
+}
+
+/* /model [NAME] */
+void interactive_cmd_model(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    if (!*arg) {
+        say(u, "model: %s", u->model ? u->model : u->base.model ? u->base.model
+                                                                 : "(the provider's default)");
+        return;
+    }
+    free(u->model);
+    u->model = strdup(arg);
+    u->session_dirty = 1;
+    if (u->task) {
+        /* The task waits at the prompt: stop it there; the next message goes on with
+         * it (resumed in a session on the new model). */
+        hew_task_abort(u->task, "the user switched the model");
+        hew_task_wait(u->task);
+        u->pending[0] = '\0';
+        finish_task(u);
+        screen_release(u->scr);
+        say(u, u->stopped_id[0] ? "model %s: your next message goes on with this task on it"
+                                : "model %s",
+            arg);
+    } else {
+        say(u, "model %s", arg);
+    }
+}
+
+/* /yolo */
+void interactive_cmd_yolo(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    (void)arg;
+    u->yolo = !u->yolo;
+    u->session_dirty = 1;
+    say(u, "%s", u->yolo ? "yolo: every action is approved without asking"
+                         : "yolo off: actions ask again");
+}
+
+/* /cost */
+void interactive_cmd_cost(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    (void)arg;
+    show_cost(u);
+}
+
+/* /new, /clear */
+void interactive_cmd_new(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    (void)arg;
+    u->stopped_id[0] = '\0';
+    if (u->task) {
+        if (strcmp(u->pending, "completion_result") == 0)
+            hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+        else
+            hew_task_abort(u->task, "the user started a new task");
+        hew_task_wait(u->task);
+        u->pending[0] = '\0';
+        finish_task(u);
+        screen_release(u->scr);
+    }
+    say(u, "%s", "the next message starts a new task");
+}
+
+/* /history [SEARCH] */
+void interactive_cmd_history(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    char err[512] = "";
+    char *table = cli_history_table(*arg ? arg : NULL, 20, err, sizeof err);
+    leave_live(u);
+    if (table)
+        fputs(table, stdout);
+    else
+        fprintf(stderr, "hew: %s\n", err);
+    fflush(stdout);
+    free(table);
+}
+
+/* /resume [ID] */
+void interactive_cmd_resume(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    u->stopped_id[0] = '\0';
+    if (u->task) {
+        say(u, "%s", "a task is running: /new finishes it first");
+        return;
+    }
+    char err[512] = "";
+    char *id = *arg ? strdup(arg) : hew_history_latest(&u->base, NULL, err, sizeof err);
+    if (!id) {
+        say(u, "%s", *err ? err : "out of memory");
+        return;
+    }
+    say(u, "resuming task %s", id);
+    resume_task(u, id);
+    free(id);
+}
+
+/* 1 when the line was a command of this terminal (slashcmd.c's table), run now; 0 for a
+ * line the prompt layer gets (/newtask, /smol, workflows). */
 static int command(struct ui *u, const char *line)
 {
     char name[32];
@@ -1244,99 +1370,10 @@ static int command(struct ui *u, const char *line)
     const char *arg = line + 1 + n;
     while (*arg == ' ' || *arg == '\t')
         arg++;
-    if (strcmp(name, "help") == 0 || strcmp(name, "?") == 0) {
-        help(u);
-    } else if (strcmp(name, "exit") == 0 || strcmp(name, "quit") == 0) {
-        u->quit = 1;
-    } else if (strcmp(name, "plan") == 0 || strcmp(name, "act") == 0) {
-        snprintf(u->mode, sizeof u->mode, "%s", name[0] == 'p' ? "plan" : "act");
-        u->mode_chosen = 1;
-        u->session_dirty = 1;
-        if (u->task)
-            hew_task_set_mode(u->task, name);
-        say(u, "%s mode", name);
-        if (u->task && strcmp(name, "act") == 0 && strcmp(u->pending, "plan_mode_respond") == 0) {
-            hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
-            u->pending[0] = '\0';
-            set_activity(u, "waiting for the model");
-            enter_live(u);
-        }
-    } else if (strcmp(name, "model") == 0) {
-        if (!*arg) {
-            say(u, "model: %s", u->model ? u->model : u->base.model ? u->base.model
-                                                                     : "(the provider's default)");
-            return 1;
-        }
-        free(u->model);
-        u->model = strdup(arg);
-        u->session_dirty = 1;
-        if (u->task) {
-            /* The task waits at the prompt: stop it there; the next message goes on with
-             * it (resumed in a session on the new model). */
-            hew_task_abort(u->task, "the user switched the model");
-            hew_task_wait(u->task);
-            u->pending[0] = '\0';
-            finish_task(u);
-            screen_release(u->scr);
-            say(u, u->stopped_id[0] ? "model %s: your next message goes on with this task on it"
-                                    : "model %s",
-                arg);
-        } else {
-            say(u, "model %s", arg);
-        }
-    } else if (strcmp(name, "yolo") == 0) {
-        u->yolo = !u->yolo;
-        u->session_dirty = 1;
-        say(u, "%s", u->yolo ? "yolo: every action is approved without asking"
-                             : "yolo off: actions ask again");
-    } else if (strcmp(name, "cost") == 0) {
-        show_cost(u);
-    } else if (strcmp(name, "new") == 0 || strcmp(name, "clear") == 0) {
-        u->stopped_id[0] = '\0';
-        if (u->task) {
-            if (strcmp(u->pending, "completion_result") == 0)
-                hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
-            else
-                hew_task_abort(u->task, "the user started a new task");
-            hew_task_wait(u->task);
-            u->pending[0] = '\0';
-            finish_task(u);
-            screen_release(u->scr);
-        }
-        say(u, "%s", "the next message starts a new task");
-    } else if (strcmp(name, "history") == 0) {
-        char err[512] = "";
-        char *table = cli_history_table(*arg ? arg : NULL, 20, err, sizeof err);
-        leave_live(u);
-        if (table)
-            fputs(table, stdout);
-        else
-            fprintf(stderr, "hew: %s\n", err);
-        fflush(stdout);
-        free(table);
-    } else if (strcmp(name, "resume") == 0) {
-        u->stopped_id[0] = '\0';
-        if (u->task) {
-            say(u, "%s", "a task is running: /new finishes it first");
-            return 1;
-        }
-        char err[512] = "";
-        char *id = *arg ? strdup(arg) : hew_history_latest(&u->base, NULL, err, sizeof err);
-        if (!id) {
-            say(u, "%s", *err ? err : "out of memory");
-            return 1;
-        }
-        say(u, "resuming task %s", id);
-        resume_task(u, id);
-        free(id);
-    } else if (strcmp(name, "checkpoints") == 0 || strcmp(name, "diff") == 0 ||
-               strcmp(name, "restore") == 0) {
-        checkpoint_command(u, name, arg);
-    } else if (strcmp(name, "mcp") == 0) {
-        mcp_command(u, arg);
-    } else {
-        return 0; /* the prompt layer's: /newtask, /smol, workflows */
-    }
+    const slashcmd *c = slashcmd_find(name);
+    if (!c)
+        return 0;
+    c->run(u, name, arg);
     return 1;
 }
 
@@ -1439,6 +1476,8 @@ int cli_interactive(const cli_options *co)
     u->scr = screen_new(1, u->color);
     char *hist = history_path();
     u->ed = lined_new(stdin, stdout, hist);
+    if (u->ed)
+        lined_set_complete(u->ed, slashcmd_complete_line, NULL);
     free(hist);
     int rc = 0;
     if (!u->q || !u->scr || !u->ed) {

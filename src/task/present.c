@@ -111,7 +111,7 @@ static hew_code present_tool(hew_task *t, const snapshot *s)
     /* The checkpoint gate (seed 000): a tool that may change the workspace waits for the
      * initial checkpoint commit; read-only tools go ahead. */
     const tool_def *def = registry_find(call.name);
-    if (!task_tools_blocked(t) && (!def || !def->read_only)) {
+    if (!task_tools_blocked(t) && !tool_is(def, TOOL_READ_ONLY)) {
         hew_code rc = task_checkpoint_wait(t);
         if (rc != HEW_OK)
             return rc;

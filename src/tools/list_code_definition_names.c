@@ -32,7 +32,7 @@ static const tool_param params[] = {
     { "path", true,
       "The directory whose top-level source files to look at, relative to the current "
       "working directory.",
-      "Directory path here" },
+      "Directory path here", NULL },
 };
 
 static const char *const source_exts[] = {
@@ -321,6 +321,6 @@ const tool_def tool_list_code_definition_names = {
         "code before reading files.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = true,
+    .flags = TOOL_READ_ONLY,
     .run = run,
 };

@@ -24,10 +24,10 @@
 static const tool_param params[] = {
     { "path", true,
       "The directory to list, relative to the current working directory.",
-      "Directory path here" },
+      "Directory path here", NULL },
     { "recursive", false,
       "'true' to list the subdirectories' content too; otherwise only the top level.",
-      "true or false (optional)" },
+      "true or false (optional)", NULL },
 };
 
 /* Directories listed but not entered by a recursive listing (Cline's list). */
@@ -395,6 +395,6 @@ const tool_def tool_list_files = {
         "just created: the result of that tool already tells you.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = true,
+    .flags = TOOL_READ_ONLY,
     .run = run,
 };

@@ -22,13 +22,13 @@
 static const tool_param params[] = {
     { "path", true,
       "The path of the file to read, relative to the current working directory.",
-      "File path here" },
+      "File path here", NULL },
     { "start_line", false,
       "The first line to show (1-based). Optional; defaults to 1.",
-      "Starting line number (optional)" },
+      "Starting line number (optional)", NULL },
     { "end_line", false,
       "The last line to show (inclusive). Optional; at most 1000 lines are shown per read.",
-      "Ending line number (optional)" },
+      "Ending line number (optional)", NULL },
 };
 
 /* Parse an optional positive line number; 0 when absent. -1 when malformed. */
@@ -292,7 +292,7 @@ const tool_def tool_read_file = {
         "end_line to read other parts of a long file. Binary files cannot be read.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = true,
+    .flags = TOOL_READ_ONLY | TOOL_RESULT_IS_FILE,
     .run = run,
     .describe = describe,
 };

@@ -14,14 +14,14 @@
 static const tool_param params[] = {
     { "path", true,
       "The path of the file to change, relative to the current working directory.",
-      "File path here" },
+      "File path here", NULL },
     { "diff", true,
       "One or more SEARCH/REPLACE blocks:\n"
       "------- SEARCH\n[exact lines from the file, whole lines, with their indentation]\n"
       "=======\n[the lines to put instead]\n+++++++ REPLACE\n"
       "Blocks are applied in file order; each replaces the first match only. Keep SEARCH "
       "sections short but unique. To delete lines, leave the replacement empty.",
-      "Search and replace blocks here" },
+      "Search and replace blocks here", NULL },
 };
 
 static const char *path_param(const tool_call *call)
@@ -146,7 +146,7 @@ const tool_def tool_replace_in_file = {
         "blocks in file order for several changes. The result shows the file as saved.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = false,
+    .flags = TOOL_EDITS_FILES,
     .run = run,
     .partial = partial,
     .describe = describe,

@@ -19,15 +19,15 @@ static const tool_param params[] = {
     { "path", true,
       "The directory to search, relative to the current working directory; its "
       "subdirectories are searched too.",
-      "Directory path here" },
+      "Directory path here", NULL },
     { "regex", true,
       "The regular expression to search for (PCRE2 syntax, case-sensitive, matched line "
       "by line).",
-      "Your regex pattern here" },
+      "Your regex pattern here", NULL },
     { "file_pattern", false,
       "A glob that limits the files searched, e.g. '*.ts' or '*.{c,h}'. Optional; all "
       "files by default.",
-      "file pattern here (optional)" },
+      "file pattern here (optional)", NULL },
 };
 
 static void describe(const tool_call *call, buf *out)
@@ -216,7 +216,7 @@ const tool_def tool_search_files = {
         "skipped. Use it to find where something is defined or used.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = true,
+    .flags = TOOL_READ_ONLY,
     .run = run,
     .describe = describe,
 };

@@ -14,11 +14,11 @@
 static const tool_param params[] = {
     { "path", true,
       "The path of the file to write, relative to the current working directory.",
-      "File path here" },
+      "File path here", NULL },
     { "content", true,
       "The complete content of the file: every line, nothing left out or abbreviated, "
       "also the parts that do not change.",
-      "Your file content here" },
+      "Your file content here", NULL },
 };
 
 /* The path: "path", or "absolutePath" (Cline's native variant). */
@@ -141,7 +141,7 @@ const tool_def tool_write_to_file = {
         "file prefer replace_in_file.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = false,
+    .flags = TOOL_EDITS_FILES,
     .run = run,
     .partial = partial,
     .describe = describe,
