@@ -29,14 +29,14 @@ import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 events = [json.loads(l) for l in lines]          # every line is JSON
 for e in events:
-    assert e["v"] == 1, e
+    assert e["v"] == 2, e
     assert e["kind"] in ("say", "ask", "end"), e
 end = events[-1]
 task = end.pop("task")                           # the task's id; every event carries it
 totals = end.pop("totals")                       # the task's totals (unpriced model: $0)
 assert totals == {"tokens_in": 1900, "tokens_out": 50, "cache_reads": 0, "cache_writes": 0,
                   "cost": 0.0, "requests": 2}, totals
-assert end == {"v": 1, "kind": "end", "type": "task_end", "status": "completed",
+assert end == {"v": 2, "kind": "end", "type": "task_end", "status": "completed",
                "result": "The shed is blue."}, end
 msgs = [e for e in events[:-1]]
 assert all(e["task"] == task for e in msgs), msgs
