@@ -46,6 +46,8 @@ static int set_text(uimsg *m, const char *text)
         size_t max = n < m->text.len ? n : m->text.len;
         while (same < max && text[same] == m->text.data[same])
             same++;
+        while (same > 0 && ((unsigned char)text[same] & 0xC0) == 0x80)
+            same--; /* an append starts on a character, never inside one */
         lower_dirty(m, same);
         buf_truncate(&m->text, same);
         buf_append(&m->text, text + same, n - same);
