@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End to end: `hew -p` through the real binary against the fake provider — a task that
 # completes (result on stdout, exit 0), --json events (one valid object per line, schema
-# version 1, nothing else on stdout, a final task_end line), a failure (exit 1, the reason
+# version 2, nothing else on stdout, a final task_end line), a failure (exit 1, the reason
 # on stderr), a question answered by policy without a TTY, SIGINT (exit 130), --timeout,
 # usage errors (exit 2).
 set -euo pipefail
@@ -21,7 +21,7 @@ out=$(hew -p "Paint the shed" </dev/null)
 [[ $out == "The shed is blue." ]] || fail "result: got '$out'"
 fake_stop
 
-# 2. The same with --json: every line one event, schema v1, a final task_end line.
+# 2. The same with --json: every line one event, schema v2, a final task_end line.
 fake_start "$here/data/headless_scenario.json"
 hew -p "Paint the shed" --json </dev/null >"$work/events.jsonl"
 python3 - "$work/events.jsonl" "$FAKE_RECORD" <<'PY'
