@@ -174,6 +174,7 @@ int evq_push(evq *q, const hew_event *ev)
     it->is_ask = ev->is_ask;
     it->partial = ev->partial;
     it->type = type;
+    it->kind = ev->kind;
     it->live = has_text;
     it->data_json = data;
     int wake = !q->head;

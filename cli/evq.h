@@ -18,6 +18,7 @@ typedef struct evq_item {
     long index;
     long long ts; /* when the message was first made (ms since the epoch) */
     int is_ask, partial;
+    hew_event_kind kind; /* the type as an enum (hew.h) */
     char *type, *text, *data_json;
     int live; /* internal: the text is the queue's growing copy, filled in at evq_pop */
     struct evq_item *next;
