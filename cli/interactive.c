@@ -412,7 +412,7 @@ static long ask_kind(const evq_item *it, const json_t *d, const char **name, con
         *how = "/yolo (or --yolo)";
         return 0; /* each one asks: "always for file edits" does not cover them */
     }
-    if (strcmp(it->type, "command") == 0) {
+    if (it->kind == HEW_EV_COMMAND) {
         if (json_is_true(json_object_get(d, "requires_approval"))) {
             *name = "commands the model marks risky";
             return 0; /* only --auto-approve all-commands or /yolo */
@@ -427,7 +427,7 @@ static long ask_kind(const evq_item *it, const json_t *d, const char **name, con
         return AA_COMMANDS;
     }
     const char *tool = jstr(d, "tool");
-    if (strcmp(it->type, "use_mcp_server") == 0 || strstr(tool, "Mcp") || strstr(tool, "mcp")) {
+    if (it->kind == HEW_EV_USE_MCP_SERVER || strstr(tool, "Mcp") || strstr(tool, "mcp")) {
         *name = "MCP tools";
         return AA_MCP;
     }
@@ -497,13 +497,13 @@ static void tool_summary(struct ui *u, const evq_item *it, const json_t *d, int 
     stream_end(u);
     gap(u, 2);
     const char *dot = asking ? "\033[33m" : "\033[32m";
-    if (strcmp(it->type, "command") == 0) {
+    if (it->kind == HEW_EV_COMMAND) {
         screen_commitf(u->scr, "%s●%s %s$ %s%s", sgr(u, dot), sgr(u, "\033[0m"),
                        sgr(u, "\033[1m"), d ? jstr(d, "command") : (it->text ? it->text : ""),
                        sgr(u, "\033[0m"));
         return;
     }
-    if (strcmp(it->type, "use_mcp_server") == 0) {
+    if (it->kind == HEW_EV_USE_MCP_SERVER) {
         bool resource = strcmp(jstr(d, "type"), "access_mcp_resource") == 0;
         screen_commitf(u->scr, "%s●%s %s%s%s %s %s", sgr(u, dot), sgr(u, "\033[0m"),
                        sgr(u, "\033[1m"), jstr(d, "serverName"), sgr(u, "\033[0m"),
@@ -542,7 +542,7 @@ static void mcp_line(struct ui *u, const evq_item *it)
         shown--; /* never half a character */
     stream_end(u);
     screen_commitf(u->scr, "%s  %s%.*s%s%s", sgr(u, "\033[2m"),
-                   strcmp(it->type, "mcp_server_response") == 0 ? "→ " : "", (int)shown,
+                   it->kind == HEW_EV_MCP_SERVER_RESPONSE ? "→ " : "", (int)shown,
                    text, n > 200 || text[n] ? " …" : "", sgr(u, "\033[0m"));
 }
 
@@ -578,7 +578,7 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
         return;
     }
     const char *reason = jstr(json_object_get(d, "policy"), "reason");
-    if (strcmp(it->type, "command") == 0 && *reason) /* why hew asks */
+    if (it->kind == HEW_EV_COMMAND && *reason) /* why hew asks */
         screen_commitf(u->scr, "  %s%s%s", sgr(u, "\033[2m"), reason, sgr(u, "\033[0m"));
     char prompt[300];
     snprintf(prompt, sizeof prompt,
@@ -661,9 +661,9 @@ static void yes_no(struct ui *u, const char *question)
 
 /* ---- events ------------------------------------------------------------------------------- */
 
-static int is(const evq_item *it, const char *type)
+static int is(const evq_item *it, hew_event_kind kind)
 {
-    return strcmp(it->type, type) == 0;
+    return it->kind == kind;
 }
 
 static void error_line(struct ui *u, const char *mark, const char *text)
@@ -692,7 +692,7 @@ static void handle_event(struct ui *u, evq_item *it)
     json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
     sanitise_event(it, d);
     if (u->replaying && u->continue_text && !it->partial && it->ts >= u->resume_ms &&
-        (is(it, "resume_task") || is(it, "resume_completed_task"))) {
+        (is(it, HEW_EV_RESUME_TASK) || is(it, HEW_EV_RESUME_COMPLETED_TASK))) {
         /* Going on after Ctrl-C (or after a finished task was ended by /checkpoints,
          * /diff): the conversation is already on the screen; the user's message is the
          * new instruction. */
@@ -709,12 +709,12 @@ static void handle_event(struct ui *u, evq_item *it)
         return;
     }
     if (u->replaying && !it->partial && it->ts >= u->resume_ms &&
-        (is(it, "resume_task") || is(it, "resume_completed_task"))) {
+        (is(it, HEW_EV_RESUME_TASK) || is(it, HEW_EV_RESUME_COMPLETED_TASK))) {
         u->replaying = 0; /* the conversation so far is on the screen: go on? */
         stream_end(u);
         gap(u, 2);
         screen_commitf(u->scr, "%s↻ %s%s", sgr(u, "\033[1;33m"),
-                       is(it, "resume_task") ? "this task was interrupted"
+                       is(it, HEW_EV_RESUME_TASK) ? "this task was interrupted"
                                              : "this task was completed",
                        sgr(u, "\033[0m"));
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
@@ -724,7 +724,7 @@ static void handle_event(struct ui *u, evq_item *it)
     }
     if (u->replaying) {
         it->is_ask = 0; /* an ask of the past: shown, never answered again */
-        if ((is(it, "task") || is(it, "user_feedback")) && it->text) {
+        if ((is(it, HEW_EV_TASK) || is(it, HEW_EV_USER_FEEDBACK)) && it->text) {
             stream_end(u);
             gap(u, 2);
             screen_commitf(u->scr, "%s›%s %s", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"),
@@ -733,19 +733,19 @@ static void handle_event(struct ui *u, evq_item *it)
             return;
         }
     }
-    if (is(it, "text") && !it->is_ask) {
+    if (is(it, HEW_EV_TEXT) && !it->is_ask) {
         set_activity(u, "writing");
         stream_feed(u, it->index, K_MD, &it->text, it->partial, NULL);
-    } else if (is(it, "reasoning")) {
+    } else if (is(it, HEW_EV_REASONING)) {
         set_activity(u, "thinking");
         stream_feed(u, it->index, K_DIM, &it->text, it->partial, NULL);
-    } else if (is(it, "command_output")) {
+    } else if (is(it, HEW_EV_COMMAND_OUTPUT)) {
         stream_feed(u, it->index, K_OUT, &it->text, it->partial, NULL);
-    } else if (is(it, "completion_result") && !it->is_ask) {
+    } else if (is(it, HEW_EV_COMPLETION_RESULT) && !it->is_ask) {
         char header[64];
         snprintf(header, sizeof header, "%s✓ Done%s", sgr(u, "\033[1;32m"), sgr(u, "\033[0m"));
         stream_feed(u, it->index, K_MD, &it->text, it->partial, header);
-    } else if (is(it, "plan_mode_respond") && it->is_ask) {
+    } else if (is(it, HEW_EV_PLAN_MODE_RESPOND) && it->is_ask) {
         char header[64];
         snprintf(header, sizeof header, "%s◆ Plan%s", sgr(u, "\033[1;35m"), sgr(u, "\033[0m"));
         stream_feed(u, it->index, K_MD, &it->text, it->partial, header);
@@ -754,13 +754,13 @@ static void handle_event(struct ui *u, evq_item *it)
             u->hint = "reply to discuss the plan, /act to carry it out";
         }
     } else if (it->partial) {
-        if (is(it, "tool") && d)
+        if (is(it, HEW_EV_TOOL) && d)
             set_activity(u, "preparing a tool call");
-    } else if (is(it, "api_req_started")) {
+    } else if (is(it, HEW_EV_API_REQ_STARTED)) {
         on_api_req(u, it);
-    } else if (is(it, "api_req_retried")) {
+    } else if (is(it, HEW_EV_API_REQ_RETRIED)) {
         set_activity(u, "waiting for the model (retried)");
-    } else if (is(it, "error_retry") && d) {
+    } else if (is(it, HEW_EV_ERROR_RETRY) && d) {
         double delay = json_number_value(json_object_get(d, "delaySeconds"));
         u->retry_k = (int)json_integer_value(json_object_get(d, "attempt"));
         u->retry_n = (int)json_integer_value(json_object_get(d, "maxAttempts"));
@@ -774,38 +774,38 @@ static void handle_event(struct ui *u, evq_item *it)
             screen_commitf(u->scr, "%s! %s%s", sgr(u, "\033[33m"), jstr(d, "errorMessage"),
                            sgr(u, "\033[0m"));
         }
-    } else if (is(it, "error")) {
+    } else if (is(it, HEW_EV_ERROR)) {
         error_line(u, "✗", it->text);
-    } else if (is(it, "notice")) {
+    } else if (is(it, HEW_EV_NOTICE)) {
         error_line(u, "!", it->text);
-    } else if (is(it, "task") || is(it, "user_feedback")) {
+    } else if (is(it, HEW_EV_TASK) || is(it, HEW_EV_USER_FEEDBACK)) {
         /* the user's own words: already on the screen */
-    } else if (is(it, "condensing") || is(it, "condensed")) {
+    } else if (is(it, HEW_EV_CONDENSING) || is(it, HEW_EV_CONDENSED)) {
         stream_end(u);
         screen_commitf(u->scr, "%s  (%s)%s", sgr(u, "\033[2m"),
-                       is(it, "condensing")
+                       is(it, HEW_EV_CONDENSING)
                            ? "the conversation is near the context limit: the model summarises it"
                            : "condensed: the model goes on from its summary",
                        sgr(u, "\033[0m"));
-    } else if (is(it, "deleted_api_reqs")) {
+    } else if (is(it, HEW_EV_DELETED_API_REQS)) {
         stream_end(u);
         screen_commitf(u->scr, "%s  (older messages left the model's context window)%s",
                        sgr(u, "\033[2m"), sgr(u, "\033[0m"));
-    } else if (is(it, "mcp_notification") || is(it, "mcp_server_response")) {
+    } else if (is(it, HEW_EV_MCP_NOTIFICATION) || is(it, HEW_EV_MCP_SERVER_RESPONSE)) {
         mcp_line(u, it);
-    } else if (!it->is_ask && (is(it, "tool") || is(it, "command") || is(it, "use_mcp_server"))) {
+    } else if (!it->is_ask && (is(it, HEW_EV_TOOL) || is(it, HEW_EV_COMMAND) || is(it, HEW_EV_USE_MCP_SERVER))) {
         tool_summary(u, it, d, 0);
-        if (is(it, "command"))
+        if (is(it, HEW_EV_COMMAND))
             set_activity(u, "running the command");
-    } else if (it->is_ask && (is(it, "tool") || is(it, "command") || is(it, "use_mcp_server"))) {
+    } else if (it->is_ask && (is(it, HEW_EV_TOOL) || is(it, HEW_EV_COMMAND) || is(it, HEW_EV_USE_MCP_SERVER))) {
         approval(u, it, d);
-        if (is(it, "command"))
+        if (is(it, HEW_EV_COMMAND))
             set_activity(u, "running the command");
-    } else if (it->is_ask && is(it, "completion_result")) {
+    } else if (it->is_ask && is(it, HEW_EV_COMPLETION_RESULT)) {
         stream_end(u);
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
         u->hint = "reply to go on with this task · /new starts another";
-    } else if (it->is_ask && is(it, "followup")) {
+    } else if (it->is_ask && is(it, HEW_EV_FOLLOWUP)) {
         stream_end(u);
         gap(u, K_MD);
         screen_commitf(u->scr, "%s?%s %s", sgr(u, "\033[1;33m"), sgr(u, "\033[0m"),
@@ -821,17 +821,17 @@ static void handle_event(struct ui *u, evq_item *it)
         free(u->pending_options);
         u->pending_options = opts ? json_dumps(opts, 0) : NULL;
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
-    } else if (it->is_ask && is(it, "new_task")) {
+    } else if (it->is_ask && is(it, HEW_EV_NEW_TASK)) {
         char header[64];
         snprintf(header, sizeof header, "%s↪ New task%s", sgr(u, "\033[1;35m"), sgr(u, "\033[0m"));
         stream_feed(u, it->index, K_MD, &it->text, 0, header);
         stream_end(u);
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
         u->hint = "y starts a new task from this context · n keeps working here · or type a reply";
-    } else if (it->is_ask && is(it, "api_req_failed")) {
+    } else if (it->is_ask && is(it, HEW_EV_API_REQ_FAILED)) {
         error_line(u, "✗", it->text);
         yes_no(u, "Retry?");
-    } else if (it->is_ask && is(it, "mistake_limit_reached")) {
+    } else if (it->is_ask && is(it, HEW_EV_MISTAKE_LIMIT_REACHED)) {
         error_line(u, "!", it->text);
         u->hint = "type guidance for the model, or y to let it try again, n to stop";
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
