@@ -53,19 +53,3 @@ const tool_def *registry_find(const char *name)
             return builtin_tools[i];
     return NULL;
 }
-
-size_t registry_param_names(const char **out, size_t cap)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof builtin_tools / sizeof builtin_tools[0]; i++) {
-        const tool_def *t = builtin_tools[i];
-        for (size_t p = 0; p < t->nparams; p++) {
-            size_t j = 0;
-            while (j < n && strcmp(out[j], t->params[p].name) != 0)
-                j++;
-            if (j == n && n < cap)
-                out[n++] = t->params[p].name;
-        }
-    }
-    return n;
-}
