@@ -22,12 +22,14 @@ done
 # A sanitizer build's libraries need the program built with the same runtime.
 san=()
 if nm "$stage/lib/libhew.a" 2>/dev/null | grep ' U __asan_' >/dev/null; then
+    # shellcheck disable=SC2054 # one flag naming two sanitizers
     san=(-fsanitize=address,undefined -fno-omit-frame-pointer)
 fi
 cflags=$(pkg-config --cflags hew) || fail "pkg-config --cflags hew"
+libs=$(pkg-config --libs hew) || fail "pkg-config --libs hew"
 # shellcheck disable=SC2086 # word splitting of pkg-config output is intended
-cc -std=c17 -Wall -Wextra -Werror "${san[@]}" $cflags "$here/data/embed.c" \
-    $(pkg-config --libs hew) -o "$stage/embed_so" || fail "embed.c does not build against libhew.so"
+cc -std=c17 -Wall -Wextra -Werror "${san[@]}" $cflags "$here/data/embed.c" $libs \
+    -o "$stage/embed_so" || fail "embed.c does not build against libhew.so"
 static_libs=$(pkg-config --static --libs hew) || fail "pkg-config --static --libs hew"
 # shellcheck disable=SC2086
 cc -std=c17 -Wall -Wextra -Werror "${san[@]}" $cflags "$here/data/embed.c" \
