@@ -2,7 +2,8 @@
 # End to end: scripts/check-symbols — passes on this build's libhew.so and libhew.a (they
 # export only hew_ names), and fails, naming the symbol, on a tiny .so and a tiny .a built
 # here that export one non-hew_ name beside a hew_ one (so the check can fail at all),
-# while the same libraries without it pass.
+# while the same libraries without it pass; and fails, naming the function, on a build
+# directory whose libhew lacks a function the public headers declare (a forgotten HEW_API).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 check=$here/../../scripts/check-symbols
@@ -30,4 +31,13 @@ for lib in libleak.so libleak.a; do
 done
 "$check" "$work/libclean.so" "$work/libclean.a" >"$work/out" 2>&1 ||
     fail "check-symbols refused clean libraries: $(cat "$work/out")"
+
+# A build whose libhew exports only hew_ names, but not hew_version (declared in hew.h).
+mkdir "$work/build"
+cp "$work/libclean.so" "$work/build/libhew.so"
+cp "$work/libclean.a" "$work/build/libhew.a"
+if "$check" "$work/build" >"$work/out" 2>&1; then
+    fail "check-symbols passed a libhew without the declared API"
+fi
+grep -q '^  hew_version$' "$work/out" || fail "check-symbols did not name hew_version: $(cat "$work/out")"
 echo "check_symbols: ok"
