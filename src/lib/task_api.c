@@ -154,10 +154,11 @@ static void session_thinking(hew_session *s)
 
 hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, size_t errlen)
 {
+    if (out)
+        *out = NULL;
     if (!out || !o)
         return lib_fail(HEW_E_INVALID, err, errlen,
                         "no options or no place for the session (NULL)");
-    *out = NULL;
     hew_session *s = calloc(1, sizeof *s);
     if (!s)
         return lib_fail(HEW_E_NOMEM, err, errlen, "out of memory");

@@ -100,7 +100,9 @@ static void test_session_and_task(void)
     CHECK_INT(hew_session_new(&o, &s, err, sizeof err), HEW_E_INVALID);
     CHECK(strstr(err, "context_window") != NULL);
     o.model_info = NULL;
+    s = (hew_session *)&o;
     CHECK_INT(hew_session_new(NULL, &s, err, sizeof err), HEW_E_INVALID);
+    CHECK(s == NULL);
 
     REQUIRE(hew_session_new(&o, &s, err, sizeof err) == HEW_OK && s);
     hew_task *t = (hew_task *)s;
