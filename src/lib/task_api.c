@@ -101,15 +101,13 @@ static hew_code apply_model_info(api_model *m, const char *info, hew_err *err)
     return rc;
 }
 
-int hew_model_info_check(const char *json, char *err, size_t errlen)
+hew_code hew_model_info_check(const char *json, char *err, size_t errlen)
 {
     api_model m = api_model_lookup(NULL, NULL);
     hew_err e = HEW_ERR_INIT;
-    if (!json || apply_model_info(&m, json, &e) != HEW_OK) {
-        lib_set_err(err, errlen, json ? e.msg : "no model description");
-        return -1;
-    }
-    return 0;
+    if (!json || apply_model_info(&m, json, &e) != HEW_OK)
+        return lib_fail(HEW_E_INVALID, err, errlen, json ? e.msg : "no model description");
+    return HEW_OK;
 }
 
 /* The model o names, as a session would see it; false when o->model_info is wrong. */
@@ -154,13 +152,16 @@ static void session_thinking(hew_session *s)
         s->reasoning_effort = asked < 4096 ? "low" : asked < 16384 ? "medium" : "high";
 }
 
-hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
+hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, size_t errlen)
 {
+    if (out)
+        *out = NULL;
+    if (!out || !o)
+        return lib_fail(HEW_E_INVALID, err, errlen,
+                        "no options or no place for the session (NULL)");
     hew_session *s = calloc(1, sizeof *s);
-    if (!s) {
-        lib_set_err(err, errlen, "out of memory");
-        return NULL;
-    }
+    if (!s)
+        return lib_fail(HEW_E_NOMEM, err, errlen, "out of memory");
     task_settings *st = &s->settings;
     char cwd[PATH_MAX];
     const char *dir = o->cwd;
@@ -168,9 +169,9 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
         dir = getcwd(cwd, sizeof cwd);
     char *real = dir ? realpath(dir, NULL) : NULL;
     if (!real) {
-        lib_set_err(err, errlen, "the workspace directory does not exist or cannot be read");
         free(s);
-        return NULL;
+        return lib_fail(HEW_E_NOTFOUND, err, errlen,
+                        "the workspace directory does not exist or cannot be read");
     }
     st->cwd = real;
     st->provider = dup_opt(o->provider ? o->provider : "anthropic");
@@ -212,19 +213,19 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     if (!dup_list(o->env_allow, &st->env_allow) ||
         !dup_list(o->command_allow, &st->command_allow) ||
         !dup_list(o->command_deny, &st->command_deny)) {
-        lib_set_err(err, errlen, "out of memory");
         settings_release(st);
         free(s);
-        return NULL;
+        return lib_fail(HEW_E_NOMEM, err, errlen, "out of memory");
     }
 
     hew_err e = HEW_ERR_INIT;
     api_provider_opts po = { st->base_url, st->api_key, st->model, st->protocol };
-    if (api_provider_init(&s->provider, st->provider, &po, &e) != HEW_OK) {
+    hew_code rc = api_provider_init(&s->provider, st->provider, &po, &e);
+    if (rc != HEW_OK) {
         lib_set_err(err, errlen, e.msg);
         settings_release(st);
         free(s);
-        return NULL;
+        return rc;
     }
     /* the key is redacted from everything stored, shown or logged from now on */
     redact_secret_add(s->provider.api_key);
@@ -233,17 +234,17 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     s->provider.idle_timeout_ms = st->idle_timeout_ms;
     s->model = api_model_lookup(st->provider, s->provider.model);
     if (o->model_info && apply_model_info(&s->model, o->model_info, &e) != HEW_OK) {
-        lib_set_err(err, errlen, e.msg);
         settings_release(st);
         free(s);
-        return NULL;
+        return lib_fail(HEW_E_INVALID, err, errlen, e.msg);
     }
     s->native_tools = st->native_tools < 0 ? s->model.native_tools : st->native_tools != 0;
     s->auto_condense = st->auto_condense < 0 ? s->model.next_gen : st->auto_condense != 0;
     session_thinking(s);
     lib_pending_start(st->data_dir); /* what killed writes left goes; this one's are listed */
     lib_session_mcp_start(s, o);
-    return s;
+    *out = s;
+    return HEW_OK;
 }
 
 void hew_session_free(hew_session *s)
@@ -364,30 +365,40 @@ static hew_task *task_launch(hew_session *s, const char *text, const char *resum
     return t;
 }
 
-hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t errlen)
+/* task_launch's answer as the API's: a task, or the code of its failure (it fails only
+ * for memory or a thread that cannot start). */
+static hew_code launched(hew_task *t, hew_task **out)
 {
-    if (!s || !text || !*text) {
-        lib_set_err(err, errlen, "no task text given");
-        return NULL;
-    }
-    return task_launch(s, text, NULL, err, errlen);
+    *out = t;
+    return t ? HEW_OK : HEW_E_NOMEM;
 }
 
-hew_task *hew_task_resume(hew_session *s, const char *task_id, char *err, size_t errlen)
+hew_code hew_task_start(hew_session *s, const char *text, hew_task **out, char *err,
+                        size_t errlen)
 {
-    if (!s || !task_id || !*task_id) {
-        lib_set_err(err, errlen, "no task id given");
-        return NULL;
-    }
-    if (!s->settings.persist) {
-        lib_set_err(err, errlen, "cannot resume: the task store is turned off (persist = 0)");
-        return NULL;
-    }
-    if (strlen(task_id) >= sizeof ((hew_task *)0)->task_id) {
-        lib_set_err(err, errlen, "no such task in the history: the id is too long (see `hew history`)");
-        return NULL;
-    }
-    return task_launch(s, "", task_id, err, errlen);
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the task (out is NULL)");
+    *out = NULL;
+    if (!s || !text || !*text)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no task text given");
+    return launched(task_launch(s, text, NULL, err, errlen), out);
+}
+
+hew_code hew_task_resume(hew_session *s, const char *task_id, hew_task **out, char *err,
+                         size_t errlen)
+{
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the task (out is NULL)");
+    *out = NULL;
+    if (!s || !task_id || !*task_id)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no task id given");
+    if (!s->settings.persist)
+        return lib_fail(HEW_E_STATE, err, errlen,
+                        "cannot resume: the task store is turned off (persist = 0)");
+    if (strlen(task_id) >= sizeof ((hew_task *)0)->task_id)
+        return lib_fail(HEW_E_NOTFOUND, err, errlen,
+                        "no such task in the history: the id is too long (see `hew history`)");
+    return launched(task_launch(s, "", task_id, err, errlen), out);
 }
 
 const char *hew_task_id(const hew_task *t)
@@ -395,12 +406,15 @@ const char *hew_task_id(const hew_task *t)
     return t->task_id;
 }
 
-int hew_task_respond(hew_task *t, hew_answer answer, const char *text)
+hew_code hew_task_respond(hew_task *t, hew_answer answer, const char *text)
 {
+    if (!t || (answer != HEW_ANSWER_YES && answer != HEW_ANSWER_NO &&
+               answer != HEW_ANSWER_MESSAGE))
+        return HEW_E_INVALID;
     pthread_mutex_lock(&t->mu);
     if (!t->ask_waiting || t->ask_answered) {
         pthread_mutex_unlock(&t->mu);
-        return -1;
+        return HEW_E_STATE;
     }
     tool_answer_release(&t->ask_answer);
     t->ask_answer.kind = answer == HEW_ANSWER_YES  ? TOOL_ANSWER_YES
@@ -410,17 +424,17 @@ int hew_task_respond(hew_task *t, hew_answer answer, const char *text)
     t->ask_answered = true;
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
-    return 0;
+    return HEW_OK;
 }
 
-int hew_task_set_mode(hew_task *t, const char *mode)
+hew_code hew_task_set_mode(hew_task *t, const char *mode)
 {
-    if (!mode || (strcmp(mode, "act") != 0 && strcmp(mode, "plan") != 0))
-        return -1;
+    if (!t || !mode || (strcmp(mode, "act") != 0 && strcmp(mode, "plan") != 0))
+        return HEW_E_INVALID;
     pthread_mutex_lock(&t->mu);
     snprintf(t->mode, sizeof t->mode, "%s", mode);
     pthread_mutex_unlock(&t->mu);
-    return 0;
+    return HEW_OK;
 }
 
 void hew_task_abort(hew_task *t, const char *reason)
