@@ -85,6 +85,12 @@ static bool read_u4(const char *p, const char *end, uint32_t *out)
     return true;
 }
 
+/* The one-letter escapes and what they stand for (0: not one). */
+static const char SIMPLE_ESCAPE[256] = {
+    ['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b',
+    ['f'] = '\f', ['n'] = '\n', ['r'] = '\r', ['t'] = '\t',
+};
+
 /* The escape at p (just after its backslash): its UTF-8 bytes into out (1 to 4) and *n;
  * returns the byte after it, or NULL when it is not a valid escape (an unknown letter,
  * bad hex, a lone surrogate). The only place that knows JSON's escapes. */
@@ -93,18 +99,13 @@ static const char *escape(const char *p, const char *end, char out[4], size_t *n
     if (p >= end)
         return NULL;
     *n = 1;
-    switch (*p) {
-    case '"': out[0] = '"'; return p + 1;
-    case '\\': out[0] = '\\'; return p + 1;
-    case '/': out[0] = '/'; return p + 1;
-    case 'b': out[0] = '\b'; return p + 1;
-    case 'f': out[0] = '\f'; return p + 1;
-    case 'n': out[0] = '\n'; return p + 1;
-    case 'r': out[0] = '\r'; return p + 1;
-    case 't': out[0] = '\t'; return p + 1;
-    case 'u': break;
-    default: return NULL;
+    char c = SIMPLE_ESCAPE[(unsigned char)*p];
+    if (c) {
+        out[0] = c;
+        return p + 1;
     }
+    if (*p != 'u')
+        return NULL;
     uint32_t cp;
     if (!read_u4(p + 1, end, &cp))
         return NULL;
@@ -537,16 +538,38 @@ size_t jscan_unescape(const jscan_val *v, char *out)
         memcpy(out, p, (size_t)(end - p));
         return (size_t)(end - p);
     }
+    /* Decoded text never runs ahead of the JSON text: w - out <= p - (v->start + 1), so a
+     * 16-byte store at w while 16 bytes of input are left stays inside out's v->len. */
     char *w = out;
-    for (;;) {
-        const char *b = memchr(p, '\\', (size_t)(end - p));
-        const char *stop = b ? b : end;
-        memcpy(w, p, (size_t)(stop - p));
-        w += stop - p;
-        if (!b)
+    while (p < end) {
+#ifdef __SSE2__
+        const __m128i bslash = _mm_set1_epi8('\\');
+        if (end - p >= 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+            _mm_storeu_si128((__m128i *)(void *)w, x);
+            unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, bslash));
+            if (!m) {
+                p += 16;
+                w += 16;
+                continue;
+            }
+            unsigned k = (unsigned)__builtin_ctz(m);
+            p += k;
+            w += k;
+        }
+#endif
+        while (p < end && *p != '\\')
+            *w++ = *p++;
+        if (p >= end)
             break;
+        char c = SIMPLE_ESCAPE[(unsigned char)p[1]];
+        if (c) {
+            *w++ = c;
+            p += 2;
+            continue;
+        }
         size_t n;
-        p = escape(b + 1, end, w, &n);
+        p = escape(p + 1, end, w, &n);
         if (!p) /* not from a scan: stop at what was good */
             break;
         w += n;

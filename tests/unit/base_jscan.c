@@ -235,8 +235,40 @@ static void test_agrees_with_jansson(void)
     }
 }
 
+/* Long strings with escapes at every offset (the decoder copies sixteen bytes at a time):
+ * the same text as jansson's. */
+static void test_long_strings_decode_as_jansson(void)
+{
+    static const char *const pieces[] = { "a", "bcdefgh", "\\n", "\\\"", "\\u00e9",
+                                          "\\ud83d\\ude80", "\xc3\xa9", "\\\\", "0123456789abcdef",
+                                          "\\/", "\\u0000" };
+    srand(11);
+    for (int k = 0; k < 2000; k++) {
+        buf j = BUF_INIT(0);
+        buf_putc(&j, '"');
+        int n = rand() % 60;
+        for (int i = 0; i < n; i++)
+            buf_puts(&j, pieces[rand() % (int)(sizeof pieces / sizeof pieces[0])]);
+        buf_putc(&j, '"');
+        json_error_t e;
+        json_t *want = json_loadb(j.data, j.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+        jscan_reader r;
+        jscan_reader_init(&r, j.data, j.len);
+        jscan_tok tok;
+        jscan_val v;
+        REQUIRE(want && jscan_next(&r, &tok, &v) == 1);
+        buf out = BUF_INIT(0);
+        CHECK(jscan_string(&v, &out));
+        CHECK_MEM(out.data, out.len, json_string_value(want), json_string_length(want));
+        buf_release(&out);
+        buf_release(&j);
+        json_decref(want);
+    }
+}
+
 int main(void)
 {
+    RUN(test_long_strings_decode_as_jansson);
     RUN(test_tokens);
     RUN(test_numbers);
     RUN(test_strings);
