@@ -142,11 +142,15 @@ static const char *lex_string(const char *p, const char *end, jscan_val *v)
         if (c == '"')
             break;
         if (c == '\\') {
+            v->escaped = true;
+            if (end - q > 1 && SIMPLE_ESCAPE[(unsigned char)q[1]]) { /* the common case */
+                q += 2;
+                continue;
+            }
             char one[4];
             size_t n;
             if (!(q = escape(q + 1, end, one, &n)))
                 return NULL;
-            v->escaped = true;
             if (n == 1 && one[0] == '\0')
                 v->nul = true;
         } else if (c < 0x20) {
