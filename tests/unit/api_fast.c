@@ -1,4 +1,4 @@
-/* The decoders' jansson-free fast paths (api/decode_fast.c, api/jscan.c): jscan's
+/* The decoders' jansson-free fast paths (api/decode_fast.c, base/jscan.c): jscan's
  * strictness, and the same chunks with and without the fast paths for every fixture stream
  * and for hand-made events with escapes, surrogates, odd key orders, extra keys and broken
  * JSON. */
