@@ -14,7 +14,7 @@
 #include "lib/lib_store.h"
 #include "net/http.h"
 #include "store/store.h"
-#include "tools/proc.h"
+#include "sys/proc.h"
 
 #define PROBE_CONNECT_MS 3000
 #define PROBE_DEADLINE_MS 5000

@@ -1,5 +1,5 @@
 /* execute_command — runs a shell command the model asked for (see execute_command.h for
- * the behaviour): approval, `$SHELL -c` through tools/proc, streamed output, head + tail
+ * the behaviour): approval, `$SHELL -c` through sys/proc, streamed output, head + tail
  * capture, the result text, and the registry of commands left running in the background.
  * It must never run a command that was not approved, never start a process any other
  * way than through proc, never keep more output than its caps, and never let a command
@@ -18,7 +18,7 @@
 #include "base/utf8.h"
 #include "tools/cmdpolicy.h"
 #include "tools/ignore.h"
-#include "tools/proc.h"
+#include "sys/proc.h"
 #include "tools/workspace.h"
 
 /* ---- limits ------------------------------------------------------------------------ */

@@ -23,7 +23,7 @@
 #include "mcp/transport.h"
 #include "tools/mcp_common.h"
 #include "tmpdir.h"
-#include "tools/proc.h"
+#include "sys/proc.h"
 
 /* ---- framing ----------------------------------------------------------------------------- */
 

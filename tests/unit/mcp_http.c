@@ -24,7 +24,7 @@
 #include "mcpsrv.h"
 #include "mcp/http_url.h"
 #include "mcp/transport.h"
-#include "tools/proc.h"
+#include "sys/proc.h"
 
 
 /* ---- what the transport handed back ------------------------------------------------------ */

@@ -4,7 +4,7 @@
  * grace). It must never block without waking on the abort token, never leave a zombie,
  * never let a descriptor or a secret into the child, and never signal a group it has not
  * checked still exists. */
-#include "tools/proc.h"
+#include "sys/proc.h"
 
 #include <dirent.h>
 #include <errno.h>
