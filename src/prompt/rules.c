@@ -18,7 +18,7 @@
 #include "base/utf8.h"
 #include "prompt/frontmatter.h"
 #include "tools/ignore.h"
-#include "tools/walk.h"
+#include "sys/walk.h"
 
 #define MAX_DEPTH 8
 #define MAX_DIR_FILES 1000

@@ -19,7 +19,7 @@
 #include "base/path.h"
 #include "base/utf8.h"
 #include "sys/proc.h"
-#include "tools/walk.h"
+#include "sys/walk.h"
 #include "tools/workspace.h"
 
 #define DEFS_FILES_MAX 50

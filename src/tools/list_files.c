@@ -15,7 +15,7 @@
 
 #include "base/fsat.h"
 #include "base/path.h"
-#include "tools/walk.h"
+#include "sys/walk.h"
 #include "tools/workspace.h"
 
 #define LIST_MAX 200

@@ -17,7 +17,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/utf8.h"
-#include "tools/walk.h"
+#include "sys/walk.h"
 
 hew_code ws_resolve(const char *root, const char *path, ws_path *out, hew_err *err)
 {

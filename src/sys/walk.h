@@ -11,8 +11,8 @@
  * "/" outside it) with base/fsat.h, every directory below it with openat(O_NOFOLLOW) from
  * its parent's descriptor, and .gitignore files from their directory's descriptor, so a
  * folder swapped for a symlink during a walk is never entered. */
-#ifndef HEW_TOOLS_WALK_H
-#define HEW_TOOLS_WALK_H
+#ifndef HEW_SYS_WALK_H
+#define HEW_SYS_WALK_H
 
 #include <stdbool.h>
 #include <stddef.h>
