@@ -17,7 +17,7 @@
 #include "base/path.h"
 #include "base/utf8.h"
 #include "prompt/frontmatter.h"
-#include "tools/ignore.h"
+#include "sys/ignore.h"
 #include "sys/walk.h"
 
 #define MAX_DEPTH 8

@@ -19,7 +19,7 @@
 
 #include "base/abort.h"
 #include "base/err.h"
-#include "tools/ignore.h"
+#include "sys/ignore.h"
 
 typedef enum walk_kind { WALK_FILE, WALK_DIR, WALK_LINK, WALK_OTHER } walk_kind;
 

@@ -17,7 +17,7 @@
 
 #include "base/utf8.h"
 #include "tools/cmdpolicy.h"
-#include "tools/ignore.h"
+#include "sys/ignore.h"
 #include "sys/proc.h"
 #include "tools/workspace.h"
 

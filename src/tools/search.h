@@ -19,7 +19,7 @@
 
 #include "base/abort.h"
 #include "base/err.h"
-#include "tools/ignore.h"
+#include "sys/ignore.h"
 
 typedef struct search_opts {
     const char *dir;       /* absolute directory to search (required); canonical (no

@@ -1,7 +1,7 @@
 /* ignore — gitignore-syntax pattern sets and the wildcard matcher (see ignore.h). Reads no
  * file except the ignore files it is asked to load; never resolves paths itself beyond
  * checking that an `!include` stays in the workspace. */
-#include "tools/ignore.h"
+#include "sys/ignore.h"
 
 #include <ctype.h>
 #include <stdlib.h>
