@@ -17,7 +17,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "checkpoint/pathlist.h"
 #include "checkpoint/shadow.h"
 #include "checkpoint/stage.h"

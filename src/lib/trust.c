@@ -16,7 +16,7 @@
 #include "base/buf.h"
 #include "base/fs.h"
 #include "base/json.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "base/wsroot.h"
 #include "hew.h"
 #include "lib/lib_store.h"

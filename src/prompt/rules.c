@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "base/fsat.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "base/utf8.h"
 #include "prompt/frontmatter.h"
 #include "sys/ignore.h"

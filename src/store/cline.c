@@ -9,7 +9,7 @@
 
 #include "base/fs.h"
 #include "base/json.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "store/jload.h"
 #include "store/store_internal.h"
 

@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "base/fs.h"
-#include "base/path.h"
+#include "sys/path.h"
 
 #define IGNORE_FILE_MAX ((size_t)1 << 20)
 #define INCLUDE_DEPTH_MAX 16

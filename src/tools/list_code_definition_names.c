@@ -16,7 +16,7 @@
 
 #include "base/fs.h"
 #include "base/fsat.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "base/utf8.h"
 #include "sys/proc.h"
 #include "sys/walk.h"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "base/fsat.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "sys/walk.h"
 #include "tools/workspace.h"
 

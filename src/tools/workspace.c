@@ -15,7 +15,7 @@
 
 #include "base/fsat.h"
 #include "base/json.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "base/utf8.h"
 #include "sys/walk.h"
 

@@ -15,7 +15,7 @@
 
 #include "base/buf.h"
 #include "base/fs.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "check.h"
 #include "checkpoint/checkpoint.h"
 #include "tmpdir.h"

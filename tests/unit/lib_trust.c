@@ -17,7 +17,7 @@
 
 #include "base/fs.h"
 #include "base/hash.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "base/wsroot.h"
 #include "check.h"
 #include "hew.h"
