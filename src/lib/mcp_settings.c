@@ -13,7 +13,7 @@
 
 #include "base/fs.h"
 #include "base/json.h"
-#include "base/wsroot.h"
+#include "sys/wsroot.h"
 #include "hew.h"
 #include "lib/lib_store.h"
 #include "mcp/config.h"
@@ -27,7 +27,7 @@ char *hew_mcp_settings_path(const char *cwd, int project)
         cwd = getcwd(here, sizeof here);
     if (project && !cwd)
         return NULL;
-    /* The workspace's file is the root's (base/wsroot.h), where the session reads it. */
+    /* The workspace's file is the root's (sys/wsroot.h), where the session reads it. */
     char *root = project ? wsroot_find(cwd, geteuid(), NULL) : NULL;
     if (project && !root)
         return NULL;

@@ -17,7 +17,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "sys/path.h"
-#include "base/wsroot.h"
+#include "sys/wsroot.h"
 #include "hew.h"
 #include "lib/lib_store.h"
 #include "lib/trust_store.h"

@@ -18,7 +18,7 @@
 #include "base/fs.h"
 #include "base/hash.h"
 #include "sys/path.h"
-#include "base/wsroot.h"
+#include "sys/wsroot.h"
 #include "check.h"
 #include "hew.h"
 #include "lib/trust.h"
