@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
-#include "base/clock.h"
+#include "sys/clock.h"
 #include "base/log.h"
 #include "sys/path.h"
 #include "checkpoint/pathlist.h"

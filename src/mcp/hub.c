@@ -16,7 +16,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "base/clock.h"
+#include "sys/clock.h"
 #include "base/log.h"
 
 #define CONNECT_TIMEOUT_MS 60000L   /* initialize: npx may download the server first */

@@ -1,8 +1,8 @@
 /* clock — the monotonic clock for timeouts: now in milliseconds, and a wait on a
  * condition variable for at most some milliseconds. Condition variables waited on this
  * way must be made with pthread_condattr_setclock(CLOCK_MONOTONIC) (clock_cond_init). */
-#ifndef HEW_BASE_CLOCK_H
-#define HEW_BASE_CLOCK_H
+#ifndef HEW_SYS_CLOCK_H
+#define HEW_SYS_CLOCK_H
 
 #include <pthread.h>
 

@@ -1,5 +1,5 @@
 /* clock — monotonic milliseconds and bounded condition waits (see clock.h). */
-#include "base/clock.h"
+#include "sys/clock.h"
 
 #include <time.h>
 
