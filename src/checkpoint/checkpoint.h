@@ -80,7 +80,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/err.h"
 
 #define CHECKPOINT_HASH_MAX 65                        /* 40 (sha1) or 64 (sha256) + NUL */

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/err.h"
 #include "mcp/client.h"
 #include "mcp/config.h"

@@ -38,7 +38,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/buf.h"
 #include "base/log.h"
 #include "mcp/http_rpc.h"

@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/buf.h"
 #include "base/err.h"
 

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/err.h"
 #include "sys/ignore.h"
 

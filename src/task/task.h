@@ -20,7 +20,7 @@
 #include "api/chunk.h"
 #include "api/error.h"
 #include "api/turn.h"
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/buf.h"
 #include "context/context.h"
 #include "hew.h"

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/err.h"
 #include "sys/ignore.h"
 

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/buf.h"
 #include "check.h"
 #include "hew.h"

@@ -1,6 +1,6 @@
 /* abort — cancellation token: a flag, a condition variable for sleepers and a small table
  * of wake-up listeners (see abort.h). Never blocks for long while holding its lock. */
-#include "base/abort.h"
+#include "sys/abort.h"
 
 #include <errno.h>
 #include <pthread.h>
