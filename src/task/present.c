@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "task/task.h"
+#include "sys/clock.h"
 #include "task/text_clean.h"
 #include "tools/registry.h"
 
@@ -147,7 +148,7 @@ hew_code present_assistant_message(hew_task *t)
                 return HEW_OK;
             }
             if (b->type != BLOCK_TOOL_USE &&
-                task_now_ms() - t->last_partial_say_ms < partial_interval_ms(b->content.text.len)) {
+                clock_now_ms() - t->last_partial_say_ms < partial_interval_ms(b->content.text.len)) {
                 pthread_mutex_unlock(&t->mu); /* shown a moment ago: coalesce */
                 return HEW_OK;
             }
@@ -186,7 +187,7 @@ hew_code present_assistant_message(hew_task *t)
             else if (!blocked && (t->say_scratch.len || !partial))
                 task_say(t, say_type, t->say_scratch.data ? t->say_scratch.data : "", NULL, up);
             if (partial)
-                t->last_partial_say_ms = task_now_ms();
+                t->last_partial_say_ms = clock_now_ms();
             if (partial && !task_tools_blocked(t))
                 return HEW_OK;
             t->current_index++;

@@ -291,8 +291,6 @@ void task_stream_reset(hew_task *t);
  * once the answer is in the history; the rest (error, rc) stays until the reset. */
 void task_stream_drop_answer(hew_task *t);
 
-long long task_now_ms(void);
-
 /* The prompt context of the task as it stands (stream.c): mode, tools, model facts. mode
  * is the caller's buffer the context points into. */
 struct prompt_ctx;

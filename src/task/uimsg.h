@@ -78,7 +78,4 @@ const char *uimsg_text(const uimsg_list *l, size_t i);
  * {"v":1,"index":i,"ts":…,"kind":"say","type":"text","partial":false,"text":…,"data":…}. */
 void uimsg_to_json(const uimsg_list *l, size_t i, buf *out);
 
-/* The current time in ms since the epoch. */
-long long uimsg_now_ms(void);
-
 #endif
