@@ -2,12 +2,10 @@
  * of wake-up listeners (see abort.h). Never blocks for long while holding its lock. */
 #include "sys/abort.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sys/clock.h"
 
