@@ -23,7 +23,9 @@ mk src/tools/run.c '#include "sys/proc.h"' '#include "hew.h"'
 mk src/lib/api.c '#include "tools/run.h"' '#include "hew.h"'
 mk cli/cli.h '#include "hew.h"'
 mk cli/main.c '#include "cli.h"' '#include "hew.h"' '#include <stdlib.h>'
-mk include/hew.h '#include <stddef.h>'
+mk include/hew.h '#include <stddef.h>' '#include "hew_code.h"'
+mk include/hew_code.h '/* any header of include/ is public */'
+mk src/base/err.h '#include "hew_code.h"'
 out=$("$check" "$tmp" 2>&1) || fail "a tree that follows the layers is refused: $out"
 
 # expect_refused FILE LINE... : add the lines to FILE, expect exit 1 naming what (a
@@ -55,7 +57,7 @@ expect_refused "cli/main.c:4: cli -> base" cli/main.c '#include "base/buf.h"'
 # cli/ includes a flat header that is not its own (a src/ header by a -I path).
 expect_refused "cli/main.c:4: cli -> proc.h" cli/main.c '#include "proc.h"'
 # A public header includes src/.
-expect_refused "include/hew.h:2: include -> base" include/hew.h '#include "base/buf.h"'
+expect_refused "include/hew.h:3: include -> base" include/hew.h '#include "base/buf.h"'
 # A folder of src/ the table does not know.
 expect_refused "src/extra/e.c:1: extra -> ?" src/extra/e.c '#include "base/buf.h"'
 # A folder outside the table as a target.
