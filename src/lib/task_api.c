@@ -294,6 +294,8 @@ static void task_free_state(hew_task *t)
     tool_answer_release(&t->ask_answer);
     buf_release(&t->say_scratch);
     buf_release(&t->event_line);
+    buf_release(&t->persist_line);
+    text_cleaner_release(&t->cleaner);
     free(t->loop_signature);
     free(t->task_text);
     free(t->resume_id);
@@ -333,6 +335,10 @@ static hew_task *task_launch(hew_session *s, const char *text, const char *resum
     t->api_req_index = -1;
     buf_init(&t->say_scratch, 0);
     buf_init(&t->event_line, 0);
+    buf_init(&t->persist_line, 0);
+    t->persist_pending = -1;
+    text_cleaner_init(&t->cleaner, false);
+    t->clean_msg = -1;
     t->request_usage = (api_usage)API_USAGE_UNKNOWN;
     api_turn_init(&t->stream.turn);
     t->totals = (api_usage){ 0, 0, 0, 0, 0, 0, -1.0 };

@@ -192,8 +192,7 @@ static void begin_request(hew_task *t, bool first_turn)
     t->did_reject_tool = false;
     t->did_already_use_tool = false;
     t->did_auto_truncate = false;
-    t->current_index = 0;
-    t->presented_seq = 0;
+    task_present_reset(t);
 }
 
 /* Usage and cost of the request onto its api_req_started message (once per request). */

@@ -27,6 +27,7 @@
 #include "parse/parser.h"
 #include "prompt/rules.h"
 #include "task/settings.h"
+#include "task/text_clean.h"
 #include "task/uimsg.h"
 #include "tools/tool.h"
 
@@ -147,8 +148,14 @@ struct hew_task {
     char *resume_id;                   /* [const] the stored task to resume, or NULL */
     char *completed_result;            /* resumed a completed task: its stored result (it
                                           stays completed unless this run completes it) */
-    buf say_scratch;                   /* presenter: the cleaned text of a block */
+    buf say_scratch;                   /* presenter: a text's cleaned start before it
+                                          makes a message (then moved into it) */
+    text_cleaner cleaner;              /* presenter: the text block being shown */
+    long clean_msg;                    /* presenter: the message it cleans into, or -1 */
+    bool clean_started;
     buf event_line;                    /* task_emit: the event's JSON line */
+    buf persist_line;                  /* persist: a message's whole JSON, when written */
+    long persist_pending;              /* persist: a partial message not written yet, or -1 */
     struct mcp_snapshot *mcp_snap;     /* [task] what the MCP servers offered at the last
                                           request (prompt, native tools, name mapping) */
     buf mcp_notices;                   /* [mu] MCP notices not yet said, one per line */
@@ -185,6 +192,8 @@ double task_retry_delay_s(const hew_task *t, const api_error *e, int attempt);
 
 /* Present as many blocks as are ready (seed 000). HEW_E_ABORTED when aborted. */
 hew_code present_assistant_message(hew_task *t);
+/* A new answer: the presenter starts at its first block (present.c). */
+void task_present_reset(hew_task *t);
 
 /* The checkpoint gate (seed 000): wait, without holding mu afterwards, while checkpoint
  * commits (the initial one, a turn's) are in progress. HEW_E_ABORTED when aborted. */
@@ -202,7 +211,12 @@ void task_ckpt_close(hew_task *t);
  * event, new history entries, the task row, close; and the note when it cannot work. */
 hew_code task_persist_open(hew_task *t, const char *resume_id);
 void task_persist_note_failure(hew_task *t);
-void task_persist_ui(hew_task *t, long index, const char *json, size_t len, bool partial);
+/* Message index was made or changed: store it. json[0..len) is its whole JSON form
+ * (uimsg_to_json) when the caller has it, else NULL (built here when written). A partial
+ * message is written at most once per store interval; task_persist_flush writes the
+ * latest version of one not written yet (done before any other write, and at close). */
+void task_persist_ui(hew_task *t, long index, const char *json, size_t len);
+void task_persist_flush(hew_task *t);
 void task_persist_api(hew_task *t);
 void task_persist_row(hew_task *t, unsigned fields);
 void task_persist_close(hew_task *t);
