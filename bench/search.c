@@ -18,7 +18,7 @@
 
 #include "base/buf.h"
 #include "base/fs.h"
-#include "tools/proc.h"
+#include "sys/proc.h"
 #include "tools/search.h"
 
 #define NFILES 20000

@@ -12,15 +12,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clockms.h"
 #include "sbuf.h"
 #include "termsafe.h"
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void age(char *out, size_t n, long long ms)
 {
@@ -83,7 +77,7 @@ char *cli_history_table(const char *search, int limit, char *err, size_t errlen)
     } else {
         sbuf_printf(&b, "%-14s %5s  %-9s %7s %8s  %s\n", "ID", "AGE", "STATUS", "TOKENS", "COST",
                     "TITLE");
-        long long now = now_ms();
+        long long now = clockms_wall();
         size_t i;
         json_t *t;
         json_array_foreach(arr, i, t) {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clockms.h"
 #include "config.h"
 #include "evq.h"
 #include "lineedit.h"
@@ -94,13 +95,6 @@ struct ui {
     char *continue_text; /* that message, the answer to its resume ask (owned) */
     int quit;
 };
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static const char *sgr(const struct ui *u, const char *code)
 {
@@ -288,7 +282,7 @@ static void set_activity(struct ui *u, const char *what)
 {
     if (strcmp(u->activity, what) != 0) {
         snprintf(u->activity, sizeof u->activity, "%s", what);
-        u->activity_ms = now_ms();
+        u->activity_ms = clockms_mono();
     }
 }
 
@@ -299,7 +293,7 @@ static void update_status(struct ui *u)
         screen_set_status(u->scr, NULL);
         return;
     }
-    long long now = now_ms();
+    long long now = clockms_mono();
     char line[400];
     const char *spin = frames[(u->spin++ / 1) % 10];
     if (u->retry_until_ms > now) {
@@ -593,7 +587,7 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
                 hew_task_respond(u->task, HEW_ANSWER_NO, NULL);
             } else {
                 stop_task(u, "interrupted by the user");
-                u->last_int_ms = now_ms();
+                u->last_int_ms = clockms_mono();
             }
             break;
         }
@@ -768,7 +762,7 @@ static void handle_event(struct ui *u, evq_item *it)
             error_line(u, "!", jstr(d, "errorMessage"));
             u->retry_until_ms = 0;
         } else {
-            u->retry_until_ms = now_ms() + (long long)(delay * 1000);
+            u->retry_until_ms = clockms_mono() + (long long)(delay * 1000);
             stream_end(u);
             gap(u, 2);
             screen_commitf(u->scr, "%s! %s%s", sgr(u, "\033[33m"), jstr(d, "errorMessage"),
@@ -972,9 +966,7 @@ static void resume_task(struct ui *u, const char *id)
     sigset_t old;
     sigflags_block(&old);
     char err[512] = "";
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now); /* the clock of the events' ts */
-    u->resume_ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+    u->resume_ms = clockms_wall(); /* the clock of the events' ts */
     (void)hew_task_resume(u->session, id, &u->task, err, sizeof err);
     sigflags_unblock(&old);
     if (!u->task) {
@@ -1061,7 +1053,7 @@ static void pump(struct ui *u)
             break;
         }
         if (sigflags_take(SIGF_INT)) {
-            long long now = now_ms();
+            long long now = clockms_mono();
             if (u->last_int_ms && now - u->last_int_ms < DOUBLE_INT_MS) {
                 u->quit = 1;
                 break;
@@ -1088,7 +1080,7 @@ static void pump(struct ui *u)
     }
     if (u->pending[0] && u->task) {
         /* the task waits for the prompt: what it still says (the request's cost) first */
-        long long until = now_ms() + 60;
+        long long until = clockms_mono() + 60;
         for (;;) {
             evq_item *it = evq_pop(u->q);
             if (it) {
@@ -1096,7 +1088,7 @@ static void pump(struct ui *u)
                 evq_item_free(it);
                 continue;
             }
-            long long left = until - now_ms();
+            long long left = until - clockms_mono();
             if (left <= 0)
                 break;
             struct pollfd p = { .fd = evq_fd(u->q), .events = POLLIN };
@@ -1524,7 +1516,7 @@ int cli_interactive(const cli_options *co)
         if (!line) {
             if (why == LINED_INTERRUPT) {
                 sigflags_take(SIGF_INT);
-                long long now = now_ms();
+                long long now = clockms_mono();
                 if (u->last_int_ms && now - u->last_int_ms < DOUBLE_INT_MS)
                     break;
                 u->last_int_ms = now;

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "field.h"
+#include "sys/clock.h"
 
 #define MAX_MS (10LL * 60 * 1000)
 #define MAX_BYTES ((long long)PLAN_BODY_MAX)
@@ -159,18 +160,11 @@ hew_code faults_apply(fp_plan *p, const char *path, hew_err *err)
     return plan_finish(p, path, err);
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 faults_wait_result faults_wait(int client_fd, int stop_fd, long ms)
 {
-    long long deadline = now_ms() + ms;
+    long long deadline = clock_now_ms() + ms;
     for (;;) {
-        long long left = deadline - now_ms();
+        long long left = deadline - clock_now_ms();
         if (left <= 0)
             return FAULTS_WAIT_DONE;
         struct pollfd pf[2];

@@ -11,6 +11,7 @@
 
 #include "base/buf.h"
 #include "base/redact.h"
+#include "sys/clock.h"
 
 struct recorder {
     FILE *f;
@@ -117,9 +118,7 @@ json_t *recorder_entry(size_t index, const char *method, const char *uri,
 json_t *recorder_outcome_entry(size_t index, const char *outcome, unsigned status,
                                size_t bytes_sent, size_t bytes_total)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    json_int_t ms = (json_int_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    json_int_t ms = (json_int_t)clock_wall_ms();
     return json_pack("{s:I,s:s,s:I,s:I,s:I,s:I}", "index", (json_int_t)index, "outcome", outcome,
                      "status", (json_int_t)status, "bytes_sent", (json_int_t)bytes_sent,
                      "bytes_total", (json_int_t)bytes_total, "finished_ms", ms);

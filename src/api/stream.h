@@ -28,7 +28,7 @@
 #include "api/error.h"
 #include "api/provider.h"
 #include "api/request.h"
-#include "base/abort.h"
+#include "sys/abort.h"
 
 hew_code api_stream(const api_provider *p, const api_request *r, api_chunk_fn fn, void *ud,
                     hew_abort *abort, api_error *err_out);

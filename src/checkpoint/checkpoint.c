@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "base/buf.h"
-#include "base/clock.h"
+#include "sys/clock.h"
 #include "base/log.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "checkpoint/pathlist.h"
 #include "checkpoint/shadow.h"
 #include "checkpoint/stage.h"

@@ -6,7 +6,7 @@
  * branches, stash, config, hooks), never delete or overwrite a file whose current content
  * is not saved in a checkpoint, never run `git clean` or `reset --hard` on anything, never
  * write outside the workspace and hew's data directory, and never run git except through
- * tools/proc with an argv.
+ * sys/proc with an argv.
  *
  * ---- The shadow repository --------------------------------------------------------------
  * One per workspace, shared by all its tasks: <data>/checkpoints/<hash of the workspace's
@@ -80,7 +80,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/err.h"
 
 #define CHECKPOINT_HASH_MAX 65                        /* 40 (sha1) or 64 (sha256) + NUL */

@@ -7,7 +7,7 @@
 
 #include "base/buf.h"
 #include "base/fs.h"
-#include "base/path.h"
+#include "sys/path.h"
 
 static const char *const fixed[] = {
     "# Written by hew before every checkpoint; edits are replaced.",

@@ -18,7 +18,7 @@
 
 #include "base/fs.h"
 #include "base/log.h"
-#include "base/path.h"
+#include "sys/path.h"
 
 #define SHADOW_OUT_MAX ((size_t)64 << 20)
 #define SHADOW_ERR_MAX ((size_t)8 << 10)

@@ -13,7 +13,7 @@
  * against the workspace's own repository: every call names --git-dir=<shadow>/git and,
  * when it needs files, --work-tree=<workspace>.
  *
- * How git runs (shadow_git): through tools/proc with an argv (never a shell), cwd the
+ * How git runs (shadow_git): through sys/proc with an argv (never a shell), cwd the
  * workspace (work tree calls) or the shadow directory, an explicit environment and no
  * inherited variable but PATH: HOME and XDG_CONFIG_HOME = the shadow directory,
  * GIT_CONFIG_NOSYSTEM=1, GIT_CONFIG_GLOBAL=/dev/null, GIT_ATTR_NOSYSTEM=1, a fixed
@@ -35,11 +35,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "checkpoint/pathlist.h"
-#include "tools/proc.h"
+#include "sys/proc.h"
 
 typedef struct shadow {
     char *workspace;     /* real path, no trailing slash */

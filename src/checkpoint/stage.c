@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "checkpoint/excludes.h"
 
 #define STAGE_NESTED_MAX 512 /* nested repositories followed per workspace */

@@ -8,7 +8,7 @@
 
 #include "api/message.h"
 #include "base/buf.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "context/context.h"
 
 const char CONTEXT_DUPLICATE_READ_NOTE[] =

@@ -14,20 +14,14 @@
 #include "lib/lib_store.h"
 #include "net/http.h"
 #include "store/store.h"
-#include "tools/proc.h"
+#include "sys/clock.h"
+#include "sys/proc.h"
 
 #define PROBE_CONNECT_MS 3000
 #define PROBE_DEADLINE_MS 5000
 #define PROBE_BODY_MAX ((size_t)64 << 10)
 #define VERSION_TIMEOUT_MS 3000
 #define VERSION_OUTPUT_MAX ((size_t)16 << 10)
-
-static long elapsed_ms(const struct timespec *since)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (long)(now.tv_sec - since->tv_sec) * 1000L + (now.tv_nsec - since->tv_nsec) / 1000000L;
-}
 
 /* The provider o names, set up as a session would; with no key when none is known (the
  * probe then goes without one). -1 with the reason in detail when o names no provider. */
@@ -112,13 +106,12 @@ hew_code hew_probe_provider(const hew_options *o, long *http_status, char *detai
     http_response resp = HTTP_RESPONSE_INIT;
     buf body = BUF_INIT(PROBE_BODY_MAX);
     hew_err e = HEW_ERR_INIT;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long long t0 = clock_now_ms();
     hew_code rc = http_perform_collect(&req, &resp, &body, &e);
     memset(hdrs, 0, sizeof hdrs); /* the key leaves no copy behind */
     int status = rc == HEW_OK ? (int)resp.status : 0;
     if (status > 0)
-        snprintf(detail, n, "HTTP %d from GET %s in %ld ms%s", status, url, elapsed_ms(&t0),
+        snprintf(detail, n, "HTTP %d from GET %s in %lld ms%s", status, url, clock_now_ms() - t0,
                  p.api_key[0] ? "" : " (no key sent)");
     else
         snprintf(detail, n, "%s", e.msg[0] ? e.msg : "no answer");

@@ -7,7 +7,7 @@
 
 #include "base/fsat.h"
 #include "base/log.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "store/store.h"
 
 void lib_pending_start(const char *data_dir)

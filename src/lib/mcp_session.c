@@ -10,7 +10,7 @@
 
 #include "base/hash.h"
 #include "base/log.h"
-#include "base/wsroot.h"
+#include "sys/wsroot.h"
 #include "lib/lib_store.h"
 #include "lib/trust.h"
 #include "lib/trust_store.h"
@@ -21,7 +21,7 @@
 
 /* Where a session's MCP settings are read from. */
 typedef struct mcp_src {
-    char *root;       /* the workspace root (base/wsroot.h): its .hew/mcp.json */
+    char *root;       /* the workspace root (sys/wsroot.h): its .hew/mcp.json */
     char *user_file;  /* the user's file; NULL: the default one */
     char *data_dir;   /* the trust store's data directory; NULL: the default */
     bool pin_next;    /* hew_options.trust_workspace: trust the project file as the next

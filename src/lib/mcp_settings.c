@@ -13,7 +13,7 @@
 
 #include "base/fs.h"
 #include "base/json.h"
-#include "base/wsroot.h"
+#include "sys/wsroot.h"
 #include "hew.h"
 #include "lib/lib_store.h"
 #include "mcp/config.h"
@@ -31,7 +31,7 @@ hew_code hew_mcp_settings_path(const char *cwd, int project, char **out, char *e
         cwd = getcwd(here, sizeof here);
     if (project && !cwd)
         return lib_fail(HEW_E_IO, err, errlen, "the current directory cannot be read");
-    /* The workspace's file is the root's (base/wsroot.h), where the session reads it. */
+    /* The workspace's file is the root's (sys/wsroot.h), where the session reads it. */
     hew_err e = HEW_ERR_INIT;
     char *root = project ? wsroot_find(cwd, geteuid(), &e) : NULL;
     if (project && !root) {

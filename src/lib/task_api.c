@@ -16,6 +16,7 @@
 #include "lib/lib_pending.h"
 #include "lib/lib_store.h"
 #include "net/http.h"
+#include "sys/clock.h"
 #include "lib/mcp_session.h"
 #include "task/task.h"
 
@@ -270,7 +271,7 @@ static void wake_task(void *ud)
 static long long next_task_id(void)
 {
     static _Atomic long long last;
-    long long now = uimsg_now_ms(), prev = atomic_load(&last);
+    long long now = clock_wall_ms(), prev = atomic_load(&last);
     for (;;) {
         long long id = now > prev ? now : prev + 1;
         if (atomic_compare_exchange_weak(&last, &prev, id))
@@ -318,7 +319,7 @@ static hew_task *task_launch(hew_session *s, const char *text, const char *resum
     t->session = s;
     t->settings = &s->settings;
     pthread_mutex_init(&t->mu, NULL);
-    pthread_cond_init(&t->cv, NULL);
+    clock_cond_init(&t->cv);
     t->abort = abort_new();
     t->stream.abort = abort_new();
     t->ckpt_abort = abort_new();

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "base/fs.h"
 #include "base/hash.h"
 #include "base/json.h"
 #include "store/store.h"
+#include "sys/clock.h"
 
 #define TRUST_FILE_MAX ((size_t)8 << 20)
 
@@ -146,9 +146,7 @@ const json_t *trust_store_workspaces(const trust_store *ts)
 hew_code trust_store_put(trust_store *ts, const char *root, const char *rel,
                          const char *digest, hew_err *err)
 {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    long long ms = (long long)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+    long long ms = clock_wall_ms();
     json_t *w = workspace(ts, root);
     if (!w) {
         w = json_pack("{s:I, s:{}}", "trusted_ms", (json_int_t)ms, "files");

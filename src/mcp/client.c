@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/clock.h"
+#include "sys/clock.h"
 #include "base/log.h"
 #include "hew.h"
 

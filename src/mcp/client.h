@@ -18,7 +18,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/err.h"
 #include "mcp/transport.h"
 

@@ -17,7 +17,7 @@
 
 #include "base/fs.h"
 #include "base/json.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "base/redact.h"
 #include "net/url.h"
 

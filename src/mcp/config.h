@@ -107,7 +107,7 @@ hew_code mcp_config_load_file(mcp_config *c, const char *path, mcp_trust trust,
 /* The default files for a workspace: *user (malloc'd; NULL when neither XDG_CONFIG_HOME
  * nor HOME is set; a relative XDG_CONFIG_HOME is ignored, as the XDG rules say) and
  * *project (malloc'd, <root>/.hew/mcp.json; NULL when root is NULL). root is the
- * workspace's root (base/wsroot.h), not any folder in it. Either out pointer may be NULL
+ * workspace's root (sys/wsroot.h), not any folder in it. Either out pointer may be NULL
  * when that path is not wanted. */
 hew_code mcp_config_default_paths(const char *root, char **user, char **project,
                                   hew_err *err);

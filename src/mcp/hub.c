@@ -16,7 +16,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "base/clock.h"
+#include "sys/clock.h"
 #include "base/log.h"
 
 #define CONNECT_TIMEOUT_MS 60000L   /* initialize: npx may download the server first */
@@ -919,13 +919,13 @@ static const char *server_command(json_t *keep, const mcp_server_config *c)
     return out;
 }
 
-static prompt_mcp_resource *resources_of(json_t *list, bool templates, size_t *n)
+static mcp_offer_resource *resources_of(json_t *list, bool templates, size_t *n)
 {
     *n = 0;
     size_t count = json_array_size(list);
     if (!count)
         return NULL;
-    prompt_mcp_resource *r = calloc(count, sizeof *r);
+    mcp_offer_resource *r = calloc(count, sizeof *r);
     if (!r)
         return NULL;
     size_t i;
@@ -967,18 +967,18 @@ mcp_snapshot *mcp_hub_snapshot(mcp_hub *h)
         json_array_append_new(snap->keep, tools_copy);
         json_array_append_new(snap->keep, resources_copy);
         json_array_append_new(snap->keep, templates_copy);
-        prompt_mcp_server *ps = &snap->servers[snap->nservers++];
+        mcp_offer_server *ps = &snap->servers[snap->nservers++];
         ps->name = keep_string(snap->keep, s->cfg.name);
         ps->command = server_command(snap->keep, &s->cfg);
         size_t count = json_array_size(tools_copy);
-        prompt_mcp_tool *tools = count ? calloc(count, sizeof *tools) : NULL;
+        mcp_offer_tool *tools = count ? calloc(count, sizeof *tools) : NULL;
         size_t j;
         json_t *t;
         json_array_foreach(tools_copy, j, t) {
             const char *name = json_string_value(json_object_get(t, "name"));
             if (!name || !tools)
                 continue;
-            prompt_mcp_tool *pt = &tools[ps->ntools++];
+            mcp_offer_tool *pt = &tools[ps->ntools++];
             pt->name = name;
             pt->description = json_string_value(json_object_get(t, "description"));
             pt->input_schema = json_object_get(t, "inputSchema");
@@ -995,9 +995,9 @@ mcp_snapshot *mcp_hub_snapshot(mcp_hub *h)
             }
         }
         ps->tools = tools;
-        prompt_mcp_resource *res = resources_of(resources_copy, false, &ps->nresources);
+        mcp_offer_resource *res = resources_of(resources_copy, false, &ps->nresources);
         ps->resources = res;
-        prompt_mcp_resource *tpl = resources_of(templates_copy, true, &ps->ntemplates);
+        mcp_offer_resource *tpl = resources_of(templates_copy, true, &ps->ntemplates);
         ps->templates = tpl;
     }
     pthread_mutex_unlock(&h->mu);

@@ -22,11 +22,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/err.h"
 #include "mcp/client.h"
 #include "mcp/config.h"
-#include "prompt/prompt.h"
+#include "mcp/offer.h"
 
 typedef struct mcp_hub mcp_hub;
 
@@ -114,7 +114,7 @@ typedef struct mcp_native_tool {
 } mcp_native_tool;
 
 typedef struct mcp_snapshot {
-    prompt_mcp_server *servers; /* connected servers only, in settings order */
+    mcp_offer_server *servers; /* connected servers only, in settings order */
     size_t nservers;
     mcp_native_tool *native;    /* every tool of them */
     size_t nnative;

@@ -38,7 +38,8 @@
 #include <strings.h>
 #include <time.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
+#include "sys/clock.h"
 #include "base/buf.h"
 #include "base/log.h"
 #include "mcp/http_rpc.h"
@@ -163,26 +164,6 @@ static bool is_blank(const char *s, size_t n)
         if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
             return false;
     return true;
-}
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-static struct timespec deadline_after(long ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
 }
 
 static bool stopping(const worker *w)
@@ -788,10 +769,10 @@ static void join_all(worker *list)
  * when the transport is closing or gone. */
 static bool wait_turn(http_transport *t, worker *w)
 {
-    struct timespec until = deadline_after(t->connect_timeout_ms);
+    long long until = clock_now_ms() + t->connect_timeout_ms;
     pthread_mutex_lock(&t->mu);
     while (!t->closing && !t->gone && t->released_upto < w->wait_for) {
-        if (pthread_cond_timedwait(&t->cond, &t->mu, &until) == ETIMEDOUT) {
+        if (!clock_cond_wait_until(&t->cond, &t->mu, until)) {
             hew_log(HEW_LOG_WARN, "mcp", "%s: an earlier message got no answer in %ld s; "
                     "sending the next one anyway", t->shown, t->connect_timeout_ms / 1000);
             break;
@@ -978,9 +959,9 @@ static void *events_main(void *arg)
     while (!stopping(w)) {
         reader r;
         hew_err err = HEW_ERR_INIT;
-        long started = now_ms();
+        long long started = clock_now_ms();
         get_events(t, w, false, &r, &err);
-        long lived = now_ms() - started;
+        long long lived = clock_now_ms() - started;
         long status = r.status;
         bool sent_session = r.sent_session;
         bool streamed = status / 100 == 2 && r.kind == BODY_EVENTS;
@@ -1053,10 +1034,10 @@ static void set_endpoint(http_transport *t, const char *data)
  * when it did not come (or the transport is closing or gone). */
 static char *wait_for_endpoint(http_transport *t)
 {
-    struct timespec until = deadline_after(t->connect_timeout_ms);
+    long long until = clock_now_ms() + t->connect_timeout_ms;
     pthread_mutex_lock(&t->mu);
     while (!t->endpoint && !t->closing && !t->gone)
-        if (pthread_cond_timedwait(&t->cond, &t->mu, &until) == ETIMEDOUT)
+        if (!clock_cond_wait_until(&t->cond, &t->mu, until))
             break;
     char *url = t->closing || t->gone ? NULL : dup_str(t->endpoint);
     pthread_mutex_unlock(&t->mu);
@@ -1333,11 +1314,7 @@ static void init_locks(http_transport *t)
 {
     pthread_mutex_init(&t->cb_mu, NULL);
     pthread_mutex_init(&t->mu, NULL);
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&t->cond, &attr);
-    pthread_condattr_destroy(&attr);
+    clock_cond_init(&t->cond);
 }
 
 hew_code mcp_http_open(const mcp_http_opts *o, const mcp_sink *sink, mcp_transport **out,

@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "mcp/framing.h"
-#include "tools/proc.h"
+#include "sys/proc.h"
 
 #define STDERR_TAIL_MAX 2048       /* stderr kept for the "it exited" message */
 #define POLITE_EXIT_MS 300L        /* after stdin is closed, before the group is killed */

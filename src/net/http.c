@@ -17,19 +17,13 @@
 
 #include "net/curl_lib.h"
 #include "net/url.h"
+#include "sys/clock.h"
 
 #define HTTP_DEFAULT_CONNECT_MS 10000L
 #define HTTP_DEFAULT_IDLE_MS 120000L
 #define HTTP_DEFAULT_DEADLINE_MS 600000L
 #define HTTP_MAX_HEADERS 256
 #define HTTP_POLL_MAX_MS 1000L
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 http_request http_request_defaults(void)
 {
@@ -77,7 +71,7 @@ struct transfer {
     http_response *resp;
     CURL *easy;
     CURLM *multi;
-    long last_byte_ms;
+    long long last_byte_ms;
     int response_announced;
     int stopped_by_sink;
     int out_of_memory;
@@ -99,7 +93,7 @@ static size_t on_header_line(char *line, size_t size, size_t count, void *ud)
 {
     struct transfer *t = ud;
     size_t n = size * count;
-    t->last_byte_ms = now_ms();
+    t->last_byte_ms = clock_now_ms();
     if (n >= 5 && memcmp(line, "HTTP/", 5) == 0) {
         headers_clear(t->resp);
         return n;
@@ -160,7 +154,7 @@ static size_t on_body_bytes(char *bytes, size_t size, size_t count, void *ud)
 {
     struct transfer *t = ud;
     size_t n = size * count;
-    t->last_byte_ms = now_ms();
+    t->last_byte_ms = clock_now_ms();
     if (announce_response(t) != 0)
         return 0;
     t->resp->body_bytes += n;
@@ -285,7 +279,7 @@ static void configure(CURL *easy, const http_request *req, struct transfer *t,
 static hew_code run_transfer(const http_request *req, struct transfer *t, const char *curl_msg,
                              hew_err *err)
 {
-    long start = now_ms();
+    long long start = clock_now_ms();
     long idle_ms = req->idle_timeout_ms > 0 ? req->idle_timeout_ms : HTTP_DEFAULT_IDLE_MS;
     long deadline_ms = req->deadline_ms > 0 ? req->deadline_ms : HTTP_DEFAULT_DEADLINE_MS;
     char shown[512];
@@ -304,7 +298,7 @@ static hew_code run_transfer(const http_request *req, struct transfer *t, const 
                                abort_reason(req->abort));
         if (!running)
             break;
-        long now = now_ms();
+        long long now = clock_now_ms();
         if (now - start >= deadline_ms)
             return hew_err_set(err, HEW_E_TIMEOUT,
                                "%s did not finish within %ld s (overall deadline) — the server "

@@ -24,7 +24,7 @@
 
 #include <stddef.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/buf.h"
 #include "base/err.h"
 

@@ -298,14 +298,14 @@ static void section_mcp(const prompt_ctx *ctx, buf *out)
         buf_puts(out, "These servers and what they offer are listed for your information.");
     }
     for (size_t s = 0; s < ctx->nmcp; s++) {
-        const prompt_mcp_server *srv = &ctx->mcp[s];
+        const mcp_offer_server *srv = &ctx->mcp[s];
         buf_printf(out, "\n\n## %s", srv->name ? srv->name : "(unnamed)");
         if (set(srv->command))
             buf_printf(out, " (`%s`)", srv->command);
         if (srv->ntools) {
             buf_puts(out, "\n\n### Available Tools");
             for (size_t i = 0; i < srv->ntools; i++) {
-                const prompt_mcp_tool *t = &srv->tools[i];
+                const mcp_offer_tool *t = &srv->tools[i];
                 buf_printf(out, "\n- %s: %s", t->name ? t->name : "",
                            t->description ? t->description : "");
                 if (t->input_schema && !ctx->native_tools) {

@@ -37,32 +37,8 @@
 #include <stddef.h>
 
 #include "base/buf.h"
+#include "mcp/offer.h"
 #include "tools/tool.h"
-
-/* What an MCP server offers, as the MCP client reports it (borrowed data). */
-typedef struct prompt_mcp_tool {
-    const char *name;
-    const char *description;      /* may be NULL */
-    const json_t *input_schema;   /* JSON Schema object; may be NULL */
-} prompt_mcp_tool;
-
-typedef struct prompt_mcp_resource {
-    const char *uri;              /* for templates: the URI template */
-    const char *name;             /* may be NULL */
-    const char *description;      /* may be NULL */
-} prompt_mcp_resource;
-
-typedef struct prompt_mcp_server {
-    const char *name;
-    const char *command;          /* how it is started ("npx -y server"), for the reader;
-                                     may be NULL */
-    const prompt_mcp_tool *tools;
-    size_t ntools;
-    const prompt_mcp_resource *templates;
-    size_t ntemplates;
-    const prompt_mcp_resource *resources;
-    size_t nresources;
-} prompt_mcp_server;
 
 typedef struct prompt_ctx {
     const char *cwd;
@@ -80,7 +56,7 @@ typedef struct prompt_ctx {
     bool condensing;         /* this request asks the model for a summary (summarize_task) */
     const tool_def *const *tools;  /* the tool table (registry_tools), filtered here */
     size_t ntools;
-    const prompt_mcp_server *mcp;  /* connected MCP servers, in display order */
+    const mcp_offer_server *mcp;   /* connected MCP servers, in display order */
     size_t nmcp;
     const char *language;    /* preferred language ("German"); NULL or "": none */
     const char *rules;       /* rendered rules (rules_render); NULL or "": none */

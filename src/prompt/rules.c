@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include "base/fsat.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "base/utf8.h"
 #include "prompt/frontmatter.h"
-#include "tools/ignore.h"
-#include "tools/walk.h"
+#include "sys/ignore.h"
+#include "sys/walk.h"
 
 #define MAX_DEPTH 8
 #define MAX_DIR_FILES 1000

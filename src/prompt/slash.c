@@ -11,7 +11,7 @@
 
 #include "base/buf.h"
 #include "base/fs.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "base/utf8.h"
 
 const char *const slash_builtins[] = { "newtask", "smol", "compact", "newrule", "reportbug",

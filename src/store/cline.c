@@ -9,7 +9,8 @@
 
 #include "base/fs.h"
 #include "base/json.h"
-#include "base/path.h"
+#include "sys/clock.h"
+#include "sys/path.h"
 #include "store/jload.h"
 #include "store/store_internal.h"
 
@@ -375,7 +376,7 @@ static hew_code put_rewrite(store *s, sqlite3_int64 tid, const json_t *rw, hew_e
     sqlite3_bind_int64(st, 1, tid);
     sqlite3_bind_int64(st, 2, json_integer_value(msg));
     sqlite3_bind_int64(st, 3, json_integer_value(block));
-    sqlite3_bind_int64(st, 4, store_now_ms());
+    sqlite3_bind_int64(st, 4, clock_wall_ms());
     sqlite3_bind_text(st, 5, text, -1, SQLITE_STATIC);
     int src = sqlite3_step(st);
     st_done(st);

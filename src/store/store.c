@@ -19,7 +19,8 @@
 
 #include "base/fs.h"
 #include "base/json.h"
-#include "base/path.h"
+#include "sys/clock.h"
+#include "sys/path.h"
 #include "store/jload.h"
 #include "store/store_internal.h"
 
@@ -134,13 +135,6 @@ static const char *const sql[ST__COUNT] = {
 };
 
 /* ---- small helpers ------------------------------------------------------------------------ */
-
-long long store_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 hew_code st_err(store *s, int rc, const char *what, hew_err *err)
 {
@@ -291,7 +285,7 @@ static hew_code id_taken(store *s, const char *id, bool *taken, hew_err *err)
 
 hew_code store_new_id(store *s, char out[STORE_ID_MAX + 1], hew_err *err)
 {
-    long long t = store_now_ms();
+    long long t = clock_wall_ms();
     for (int tries = 0; tries < 100000; tries++, t++) {
         snprintf(out, STORE_ID_MAX + 1, "%lld", t);
         bool taken = false;
@@ -536,7 +530,7 @@ hew_code store_insert_task(store *s, const store_task *t, const char *id, hew_er
     sqlite3_stmt *st = st_get(s, ST_INSERT_TASK, err);
     if (!st)
         return err ? err->code : HEW_E_IO;
-    long long now = store_now_ms();
+    long long now = clock_wall_ms();
     st_bind_text(st, 1, id, true);
     st_bind_text(st, 2, t->workspace, true);
     st_bind_text(st, 3, t->title, true);
@@ -656,7 +650,7 @@ static void bind_title(sqlite3_stmt *st, const store_task *t)
 static void bind_now(sqlite3_stmt *st, const store_task *t)
 {
     (void)t;
-    sqlite3_bind_int64(st, 2, store_now_ms());
+    sqlite3_bind_int64(st, 2, clock_wall_ms());
 }
 
 static hew_code touch(store *s, sqlite3_int64 tid, hew_err *err)
@@ -896,7 +890,7 @@ hew_code store_flush_held(store *s, hew_err *err)
     if (!s->held)
         return HEW_OK;
     s->held = false;
-    s->last_partial_ms = store_now_ms();
+    s->last_partial_ms = clock_now_ms();
     hew_code rc = ui_write(s, s->held_id, s->held_index,
                            s->held_json.data ? s->held_json.data : "", s->held_json.len, err);
     trim(&s->held_json);
@@ -923,13 +917,13 @@ hew_code store_ui_put(store *s, const char *id, long index, const char *json, si
     if (s->held && !same && (rc = store_flush_held(s, err)) != HEW_OK)
         return rc;
     bool due = partial && s->partial_ms >= 0 &&
-               store_now_ms() - s->last_partial_ms >= s->partial_ms;
+               clock_now_ms() - s->last_partial_ms >= s->partial_ms;
     if (!partial || s->partial_ms < 0 || due) {
         s->held = false; /* superseded */
         if (!partial) /* the message is complete: no later update will reuse the buffer */
             trim(&s->held_json);
         if (due) /* a partial written at once: straight from json, not via a held copy */
-            s->last_partial_ms = store_now_ms();
+            s->last_partial_ms = clock_now_ms();
         return ui_write(s, id, index, json, len, err);
     }
     buf_reset(&s->held_json);
@@ -944,7 +938,7 @@ hew_code store_ui_put(store *s, const char *id, long index, const char *json, si
 
 bool store_ui_partial_due(const store *s)
 {
-    return s->partial_ms < 0 || store_now_ms() - s->last_partial_ms >= s->partial_ms;
+    return s->partial_ms < 0 || clock_now_ms() - s->last_partial_ms >= s->partial_ms;
 }
 
 hew_code store_ui_truncate(store *s, const char *id, size_t len, hew_err *err)
@@ -985,7 +979,7 @@ hew_code store_rewrite_add(store *s, const char *id, size_t msg, size_t block,
     sqlite3_bind_int64(st, 1, tid);
     sqlite3_bind_int64(st, 2, (sqlite3_int64)msg);
     sqlite3_bind_int64(st, 3, (sqlite3_int64)block);
-    sqlite3_bind_int64(st, 4, store_now_ms());
+    sqlite3_bind_int64(st, 4, clock_wall_ms());
     sqlite3_bind_text(st, 5, text, -1, SQLITE_STATIC);
     int src = sqlite3_step(st);
     st_done(st);
@@ -1104,7 +1098,7 @@ static hew_code load_parallel(store *s, sqlite3_stmt *st, size_t count, size_t h
 {
     load_queue q = { .vals = vals, .what = what, .rc = HEW_OK };
     pthread_mutex_init(&q.mu, NULL);
-    pthread_cond_init(&q.cv, NULL);
+    clock_cond_init(&q.cv);
     json_object_seed(0); /* jansson's hash seed, before any thread makes objects */
     pthread_t th[LOAD_THREADS];
     size_t started = 0;
@@ -1431,7 +1425,7 @@ hew_code store_task_lock(store *s, const char *id, int wait_ms, store_lock **out
         store_lock_free(l);
         return rc;
     }
-    long long deadline = store_now_ms() + (wait_ms > 0 ? wait_ms : 0);
+    long long deadline = clock_now_ms() + (wait_ms > 0 ? wait_ms : 0);
     while (flock(l->fd, LOCK_EX | LOCK_NB) != 0) {
         if (errno == EINTR)
             continue;
@@ -1440,7 +1434,7 @@ hew_code store_task_lock(store *s, const char *id, int wait_ms, store_lock **out
             store_lock_free(l);
             return rc;
         }
-        if (store_now_ms() >= deadline) {
+        if (clock_now_ms() >= deadline) {
             char pid[32] = "";
             ssize_t r = pread(l->fd, pid, sizeof pid - 1, 0);
             pid[r > 0 ? r : 0] = '\0';

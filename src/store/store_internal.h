@@ -88,8 +88,6 @@ hew_code store_new_id(store *s, char out[STORE_ID_MAX + 1], hew_err *err);
 /* Bind a string, or NULL as "" (not_null) / SQL NULL. */
 int st_bind_text(sqlite3_stmt *st, int i, const char *v, bool not_null);
 
-long long store_now_ms(void);
-
 /* Commit the held partial UI message (if any). */
 hew_code store_flush_held(store *s, hew_err *err);
 

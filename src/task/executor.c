@@ -10,7 +10,7 @@
 #include "prompt/prompt.h"
 #include "task/responses.h"
 #include "task/task.h"
-#include "tools/proc.h"
+#include "sys/proc.h"
 #include "tools/registry.h"
 
 #define RESULT_MAX ((size_t)8 << 20)

@@ -11,6 +11,7 @@
 #include "api/message.h"
 #include "checkpoint/checkpoint.h"
 #include "store/store.h"
+#include "sys/clock.h"
 #include "prompt/env_details.h"
 #include "prompt/slash.h"
 #include "tools/execute_command.h"
@@ -429,15 +430,9 @@ static hew_code consume_stream(hew_task *t)
         /* Woken at once for new or completed blocks (stream.c); otherwise every 40 ms to
          * show a growing block. */
         if (!done && !abort_is_set(t->abort) && t->stream.shape == seen) {
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_nsec += CONSUME_WAIT_MS * 1000000L;
-            if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-            }
+            long long until = clock_now_ms() + CONSUME_WAIT_MS;
             while (t->stream.shape == seen && !t->stream.done && !abort_is_set(t->abort))
-                if (pthread_cond_timedwait(&t->cv, &t->mu, &until) != 0)
+                if (!clock_cond_wait_until(&t->cv, &t->mu, until))
                     break;
         }
         pthread_mutex_unlock(&t->mu);

@@ -10,7 +10,7 @@
 #include "base/log.h"
 #include "mcp/hub.h"
 #include "task/task.h"
-#include "tools/ignore.h"
+#include "sys/ignore.h"
 
 #define MCP_WAIT_MS 10000L          /* attemptApiRequest waits at most this for servers,
                                        once per task */

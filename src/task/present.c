@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "task/task.h"
+#include "sys/clock.h"
 #include "task/text_clean.h"
 #include "tools/registry.h"
 
@@ -200,7 +201,7 @@ hew_code present_assistant_message(hew_task *t)
                 return HEW_OK;
             }
             if (b->type != BLOCK_TOOL_USE &&
-                task_now_ms() - t->last_partial_say_ms < PARTIAL_TEXT_INTERVAL_MS) {
+                clock_now_ms() - t->last_partial_say_ms < PARTIAL_TEXT_INTERVAL_MS) {
                 pthread_mutex_unlock(&t->mu); /* shown a moment ago: coalesce */
                 return HEW_OK;
             }
@@ -216,7 +217,7 @@ hew_code present_assistant_message(hew_task *t)
             if (said >= 0)
                 task_emit(t, said);
             if (partial)
-                t->last_partial_say_ms = task_now_ms();
+                t->last_partial_say_ms = clock_now_ms();
             if (partial && !task_tools_blocked(t))
                 return HEW_OK;
             next_block(t);

@@ -11,6 +11,7 @@
 
 #include "api/message.h"
 #include "store/store.h"
+#include "sys/clock.h"
 #include "task/responses.h"
 #include "task/task.h"
 #include "tools/registry.h"
@@ -174,7 +175,7 @@ hew_code task_resume_prepare(hew_task *t)
     task_condense_resume(t); /* stopped while condensing: go on with it */
     buf note = BUF_INIT(0);
     buf_puts(&note, "[TASK RESUMPTION] This task was interrupted ");
-    ago(uimsg_now_ms() - last_ms, &note);
+    ago(clock_wall_ms() - last_ms, &note);
     buf_puts(&note, ". It may or may not be finished: look at where it stopped before going "
                     "on. The workspace may have changed since, so read files again before "
                     "relying on what you saw earlier. If the last tool use was not answered, "

@@ -10,6 +10,7 @@
 #include "mcp/hub.h"
 #include "prompt/prompt.h"
 #include "prompt/rules.h"
+#include "sys/clock.h"
 #include "task/task.h"
 #include "tools/registry.h"
 
@@ -240,7 +241,7 @@ hew_code task_stream_start(hew_task *t, hew_err *err)
     /* The rule files: read again when older than RULES_TTL_MS (reading walks the
      * workspace for AGENTS.md files, which a big tree makes slow), rendered every time
      * for the paths in play. */
-    if (!t->rules_loaded || task_now_ms() - t->rules_loaded_ms > RULES_TTL_MS) {
+    if (!t->rules_loaded || clock_now_ms() - t->rules_loaded_ms > RULES_TTL_MS) {
         rules_opts ro = rules_defaults();
         const task_settings *st = t->settings;
         ro.global = st->rules_global;
@@ -252,7 +253,7 @@ hew_code task_stream_start(hew_task *t, hew_err *err)
         if (t->rules_loaded)
             rules_set_release(&t->rules);
         t->rules_loaded = rules_load(t->settings->cwd, &ro, &t->rules, NULL) == HEW_OK;
-        t->rules_loaded_ms = task_now_ms();
+        t->rules_loaded_ms = clock_now_ms();
     }
     buf rules_text = BUF_INIT(0);
     char *paths[64];

@@ -15,13 +15,6 @@
 #include "task/evkind.h"
 #include "tools/execute_command.h"
 
-long long task_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000LL + ts.tv_nsec / 1000000L;
-}
-
 void task_emit(hew_task *t, long i)
 {
     if (i < 0 || (size_t)i >= t->ui.len)

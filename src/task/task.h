@@ -20,7 +20,7 @@
 #include "api/chunk.h"
 #include "api/error.h"
 #include "api/turn.h"
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/buf.h"
 #include "context/context.h"
 #include "hew.h"
@@ -304,8 +304,6 @@ void task_stream_reset(hew_task *t);
 /* Free the joined stream's copies of the answer (the parser and its blocks, the turn)
  * once the answer is in the history; the rest (error, rc) stays until the reset. */
 void task_stream_drop_answer(hew_task *t);
-
-long long task_now_ms(void);
 
 /* The prompt context of the task as it stands (stream.c): mode, tools, model facts. mode
  * is the caller's buffer the context points into. */

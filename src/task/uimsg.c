@@ -6,13 +6,7 @@
 #include <time.h>
 
 #include "base/json.h"
-
-long long uimsg_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (long long)ts.tv_sec * 1000LL + ts.tv_nsec / 1000000L;
-}
+#include "sys/clock.h"
 
 static void uimsg_release_one(uimsg *m)
 {
@@ -92,7 +86,7 @@ static uimsg *put_slot(uimsg_list *l, uimsg_kind kind, const char *type, json_t 
     }
     uimsg *m = &l->items[l->len];
     memset(m, 0, sizeof *m);
-    m->ts = uimsg_now_ms();
+    m->ts = clock_wall_ms();
     m->kind = kind;
     m->type = strdup(type);
     m->partial = partial == UIMSG_PARTIAL;

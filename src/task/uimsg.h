@@ -106,7 +106,4 @@ const char *uimsg_take_append(uimsg_list *l, size_t i, size_t *offset, size_t *l
  * "append":{"offset":offset,"text":text[offset..)} instead of "text". */
 void uimsg_to_json_append(const uimsg_list *l, size_t i, size_t offset, buf *out);
 
-/* The current time in ms since the epoch. */
-long long uimsg_now_ms(void);
-
 #endif

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/buf.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "base/utf8.h"
 #include "tools/cmdpolicy_internal.h"
 

@@ -1,5 +1,5 @@
 /* execute_command — runs a shell command the model asked for (see execute_command.h for
- * the behaviour): approval, `$SHELL -c` through tools/proc, streamed output, head + tail
+ * the behaviour): approval, `$SHELL -c` through sys/proc, streamed output, head + tail
  * capture, the result text, and the registry of commands left running in the background.
  * It must never run a command that was not approved, never start a process any other
  * way than through proc, never keep more output than its caps, and never let a command
@@ -17,8 +17,9 @@
 
 #include "base/utf8.h"
 #include "tools/cmdpolicy.h"
-#include "tools/ignore.h"
-#include "tools/proc.h"
+#include "sys/ignore.h"
+#include "sys/clock.h"
+#include "sys/proc.h"
 #include "tools/workspace.h"
 
 /* ---- limits ------------------------------------------------------------------------ */
@@ -511,13 +512,6 @@ static const char *shell_path(void)
     return "/bin/sh";
 }
 
-static long long mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000LL + ts.tv_nsec / 1000000L;
-}
-
 struct run {
     tool_env *env;
     const char *command;
@@ -554,7 +548,7 @@ static void show(struct run *r, int partial)
     if (partial == 1)
         r->shown = true;
     r->pending = 0;
-    r->last_update = mono_ms();
+    r->last_update = clock_now_ms();
     json_decref(data);
     buf_release(&view);
 }
@@ -792,11 +786,11 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
 
     /* a command may change any file: earlier reads are no longer known to be current */
     ws_read_cache_forget(env, NULL);
-    r.last_update = mono_ms();
+    r.last_update = clock_now_ms();
     tool_answer ans = { TOOL_ANSWER_YES, NULL };
     bool answered = false;
     while (!proc_pump(p, 50)) {
-        long long now = mono_ms();
+        long long now = clock_now_ms();
         if (now - r.last_update >= lim.update_ms && (r.pending || (r.interactive && !r.shown)))
             show(&r, 1);
         if (r.interactive && r.shown && env->ask_nowait(env, NULL, NULL, NULL, 1, &ans)) {

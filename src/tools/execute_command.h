@@ -6,7 +6,7 @@
  *
  * What the tool does (the manual for the model-facing behaviour):
  *   - runs `$SHELL -c COMMAND` (/bin/sh when SHELL is unset or not executable) in the
- *     workspace through tools/proc.h: its own process group, stdin /dev/null, pagers off,
+ *     workspace through sys/proc.h: its own process group, stdin /dev/null, pagers off,
  *     no API keys in the environment;
  *   - hew judges the command itself (tools/cmdpolicy.h) with the user's allow and deny
  *     rules (env->command_allow, command_deny): a command a deny rule matches is refused,

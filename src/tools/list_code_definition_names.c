@@ -1,6 +1,6 @@
 /* list_code_definition_names — the definitions (functions, classes, types, methods …) of
  * the source files at the top level of a directory, found by universal-ctags run as a
- * child process through tools/proc, and shown as the first line of each definition. It
+ * child process through sys/proc, and shown as the first line of each definition. It
  * must never start ctags other than through proc (argv, no shell, no user ctags options
  * file), never look at more than 50 files, never show a file .clineignore blocks (nor a
  * hard link of one), and never show lines read through a symlink swapped in (they are
@@ -16,10 +16,10 @@
 
 #include "base/fs.h"
 #include "base/fsat.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "base/utf8.h"
-#include "tools/proc.h"
-#include "tools/walk.h"
+#include "sys/proc.h"
+#include "sys/walk.h"
 #include "tools/workspace.h"
 
 #define DEFS_FILES_MAX 50

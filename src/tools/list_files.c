@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "base/fsat.h"
-#include "base/path.h"
-#include "tools/walk.h"
+#include "sys/path.h"
+#include "sys/walk.h"
 #include "tools/workspace.h"
 
 #define LIST_MAX 200

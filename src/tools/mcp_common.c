@@ -11,7 +11,7 @@
 #include "api/message.h"
 #include "base/buf.h"
 #include "base/hex.h"
-#include "tools/ignore.h"
+#include "sys/ignore.h"
 #include "tools/workspace.h"
 
 hew_code mcp_tool_approve(tool_env *env, bool listed, json_t *data, tool_result *out,

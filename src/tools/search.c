@@ -16,7 +16,7 @@
 
 #include "base/buf.h"
 #include "base/fsat.h"
-#include "tools/walk.h"
+#include "sys/walk.h"
 
 #define SEARCH_THREADS_MAX 16
 #define SEARCH_FILE_MAX ((size_t)1 << 30) /* larger files are skipped */

@@ -17,9 +17,9 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/err.h"
-#include "tools/ignore.h"
+#include "sys/ignore.h"
 
 typedef struct search_opts {
     const char *dir;       /* absolute directory to search (required); canonical (no

@@ -15,9 +15,9 @@
 
 #include "base/fsat.h"
 #include "base/json.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "base/utf8.h"
-#include "tools/walk.h"
+#include "sys/walk.h"
 
 hew_code ws_resolve(const char *root, const char *path, ws_path *out, hew_err *err)
 {

@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 
 #include "base/err.h"
-#include "tools/ignore.h"
+#include "sys/ignore.h"
 #include "tools/tool.h"
 
 typedef struct ws_path {

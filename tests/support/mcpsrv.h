@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "base/buf.h"
-#include "tools/proc.h"
+#include "sys/proc.h"
 
 typedef struct node_server {
     proc *p;

@@ -12,7 +12,7 @@
 #include "api/request.h"
 #include "api/stream.h"
 #include "api/turn.h"
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "check.h"
 #include "fakeprov.h"
 

@@ -18,7 +18,7 @@
 #include "api/request.h"
 #include "api/stream.h"
 #include "api/turn.h"
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/json.h"
 #include "check.h"
 #include "fakeprov.h"

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "checkpoint_util.h"
 
 static long long ms_now(void)

@@ -1,6 +1,6 @@
 /* checkpoint_util — helpers shared by the checkpoint_*.c unit tests: scratch workspaces
  * with a private data dir and home, small file helpers, and running git in a test (through
- * tools/proc, with an argv) to inspect a user repository. Test-only. */
+ * sys/proc, with an argv) to inspect a user repository. Test-only. */
 #ifndef HEW_TEST_CHECKPOINT_UTIL_H
 #define HEW_TEST_CHECKPOINT_UTIL_H
 
@@ -15,11 +15,11 @@
 
 #include "base/buf.h"
 #include "base/fs.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "check.h"
 #include "checkpoint/checkpoint.h"
 #include "tmpdir.h"
-#include "tools/proc.h"
+#include "sys/proc.h"
 
 typedef struct tws {
     char *root;  /* the scratch directory */

@@ -17,8 +17,8 @@
 
 #include "base/fs.h"
 #include "base/hash.h"
-#include "base/path.h"
-#include "base/wsroot.h"
+#include "sys/path.h"
+#include "sys/wsroot.h"
 #include "check.h"
 #include "hew.h"
 #include "lib/trust.h"

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/buf.h"
 #include "check.h"
 #include "hew.h"
@@ -23,7 +23,7 @@
 #include "mcp/transport.h"
 #include "tools/mcp_common.h"
 #include "tmpdir.h"
-#include "tools/proc.h"
+#include "sys/proc.h"
 
 /* ---- framing ----------------------------------------------------------------------------- */
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "base/fs.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "check.h"
 #include "mcp/config.h"
 #include "tmpdir.h"

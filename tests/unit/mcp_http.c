@@ -23,7 +23,7 @@
 #include "check.h"
 #include "mcpsrv.h"
 #include "mcp/transport.h"
-#include "tools/proc.h"
+#include "sys/proc.h"
 
 
 /* ---- what the transport handed back ------------------------------------------------------ */

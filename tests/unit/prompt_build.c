@@ -221,12 +221,12 @@ static void test_golden_rules_mcp(void)
                                 "[\"city\"]}",
                                 0, NULL);
     REQUIRE(schema != NULL);
-    prompt_mcp_tool tools[] = { { "get_forecast", "Weather forecast for a city.", schema },
+    mcp_offer_tool tools[] = { { "get_forecast", "Weather forecast for a city.", schema },
                                 { "ping", "Check the server.", NULL } };
-    prompt_mcp_resource templates[] = { { "weather://{city}/now", "Current weather",
+    mcp_offer_resource templates[] = { { "weather://{city}/now", "Current weather",
                                           "Conditions now." } };
-    prompt_mcp_resource resources[] = { { "weather://stations", "Stations", "All stations." } };
-    prompt_mcp_server servers[] = { { "weather", "node weather.js", tools, 2, templates, 1,
+    mcp_offer_resource resources[] = { { "weather://stations", "Stations", "All stations." } };
+    mcp_offer_server servers[] = { { "weather", "node weather.js", tools, 2, templates, 1,
                                       resources, 1 } };
     prompt_ctx c = base_ctx();
     c.tools = table_mcp;

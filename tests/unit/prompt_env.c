@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "base/fs.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "check.h"
 #include "prompt/env_details.h"
 #include "tmpdir.h"

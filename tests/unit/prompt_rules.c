@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "base/fs.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "check.h"
 #include "prompt/frontmatter.h"
 #include "prompt/rules.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/fs.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "check.h"
 #include "prompt/slash.h"
 #include "tmpdir.h"

@@ -17,7 +17,7 @@
 #include "check.h"
 #include "tmpdir.h"
 #include "tools/cmdpolicy.h"
-#include "tools/proc.h"
+#include "sys/proc.h"
 
 /* Programs that are not read-only: if bash runs one for a safe line, the policy is wrong. */
 static const char *const standins[] = { "evil", "rm", "touch", "curl", "make", "tee",

@@ -1,7 +1,7 @@
 /* wsroot — the workspace root of a start folder (see wsroot.h). Walks up with lstat and
  * stat only; never follows a `.git` symlink, never crosses into another file system,
  * never returns a folder above the start unless a repository the user owns is there. */
-#include "base/wsroot.h"
+#include "sys/wsroot.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* path — workspace confinement by real resolution, plus lexical helpers (see path.h).
  * Never decides containment on unresolved strings, never creates anything. */
-#include "base/path.h"
+#include "sys/path.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,13 +1,13 @@
 /* abort — cancellation token: a flag, a condition variable for sleepers and a small table
  * of wake-up listeners (see abort.h). Never blocks for long while holding its lock. */
-#include "base/abort.h"
+#include "sys/abort.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "sys/clock.h"
 
 #define ABORT_MAX_LISTENERS 16
 #define ABORT_REASON_MAX 256
@@ -33,11 +33,7 @@ hew_abort *abort_new(void)
     if (!a)
         return NULL;
     pthread_mutex_init(&a->lock, NULL);
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&a->cond, &attr);
-    pthread_condattr_destroy(&attr);
+    clock_cond_init(&a->cond);
     atomic_init(&a->set, false);
     a->next_id = 1;
     return a;
@@ -91,23 +87,14 @@ void abort_reset(hew_abort *a)
 
 bool abort_sleep(hew_abort *a, long ms)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
     if (!a) {
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
-            ;
+        clock_sleep_ms(ms);
         return false;
     }
+    long long deadline = clock_now_ms() + (ms > 0 ? ms : 0);
     pthread_mutex_lock(&a->lock);
-    int rc = 0;
-    while (!atomic_load(&a->set) && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&a->cond, &a->lock, &until);
+    while (!atomic_load(&a->set) && clock_cond_wait_until(&a->cond, &a->lock, deadline))
+        ;
     bool aborted = atomic_load(&a->set);
     pthread_mutex_unlock(&a->lock);
     return aborted;

@@ -9,8 +9,8 @@
  * changes (git's discovery stops there too) or at `/`, the root is the start folder
  * itself. Never an arbitrary ancestor. It only looks (lstat/stat); it never reads or
  * runs git. */
-#ifndef HEW_BASE_WSROOT_H
-#define HEW_BASE_WSROOT_H
+#ifndef HEW_SYS_WSROOT_H
+#define HEW_SYS_WSROOT_H
 
 #include <sys/types.h>
 

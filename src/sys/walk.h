@@ -11,15 +11,15 @@
  * "/" outside it) with base/fsat.h, every directory below it with openat(O_NOFOLLOW) from
  * its parent's descriptor, and .gitignore files from their directory's descriptor, so a
  * folder swapped for a symlink during a walk is never entered. */
-#ifndef HEW_TOOLS_WALK_H
-#define HEW_TOOLS_WALK_H
+#ifndef HEW_SYS_WALK_H
+#define HEW_SYS_WALK_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/err.h"
-#include "tools/ignore.h"
+#include "sys/ignore.h"
 
 typedef enum walk_kind { WALK_FILE, WALK_DIR, WALK_LINK, WALK_OTHER } walk_kind;
 

@@ -10,8 +10,8 @@
  * Thread-safe. A listener runs on the triggering thread, under the token's lock: it must
  * be quick and must not call back into the token. After abort_unlisten() returns, the
  * listener will never run again. abort_free(NULL) is a no-op. */
-#ifndef HEW_BASE_ABORT_H
-#define HEW_BASE_ABORT_H
+#ifndef HEW_SYS_ABORT_H
+#define HEW_SYS_ABORT_H
 
 #include <stdbool.h>
 

@@ -1,4 +1,4 @@
-/* Unit tests of tools/proc: exit codes and signals, timeouts and kills that reach the
+/* Unit tests of sys/proc: exit codes and signals, timeouts and kills that reach the
  * whole process group (grandchildren included), abort within 100 ms, output caps, large
  * output without deadlock, the child's environment (secrets removed), descriptors,
  * signal mask, process group, cwd, EINTR, and no zombies. */
@@ -17,7 +17,7 @@
 #include "base/redact.h"
 #include "check.h"
 #include "tmpdir.h"
-#include "tools/proc.h"
+#include "sys/proc.h"
 
 static long long ms_now(void)
 {

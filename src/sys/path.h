@@ -21,8 +21,8 @@
  *   HEW_E_INVALID   empty path, root that is not a directory, symlink loop, path too long;
  *   HEW_E_IO        the file system refused to look (permission denied on a directory);
  *   HEW_E_NOMEM     out of memory. */
-#ifndef HEW_BASE_PATH_H
-#define HEW_BASE_PATH_H
+#ifndef HEW_SYS_PATH_H
+#define HEW_SYS_PATH_H
 
 #include <stdbool.h>
 

@@ -4,7 +4,7 @@
  * grace). It must never block without waking on the abort token, never leave a zombie,
  * never let a descriptor or a secret into the child, and never signal a group it has not
  * checked still exists. */
-#include "tools/proc.h"
+#include "sys/proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "base/redact.h"
+#include "sys/clock.h"
 
 extern char **environ;
 
@@ -58,13 +59,6 @@ struct proc {
     unsigned long long bytes;
     char rbuf[PROC_READ_CHUNK];
 };
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000LL + ts.tv_nsec / 1000000L;
-}
 
 static void close_fd(int *fd)
 {
@@ -347,7 +341,7 @@ hew_code proc_start(const proc_opts *o, proc **out, hew_err *err)
     }
 
     p->pid = pid;
-    p->start_ms = now_ms();
+    p->start_ms = clock_now_ms();
     close_fd(&outp[1]);
     close_fd(&errp[1]);
     close_fd(&inp[0]);
@@ -613,9 +607,9 @@ static long min_wait(long w, long long until, long long now)
 
 bool proc_pump(proc *p, long wait_ms)
 {
-    long long start = now_ms();
+    long long start = clock_now_ms();
     for (;;) {
-        long long now = now_ms();
+        long long now = clock_now_ms();
         step(p, now);
         if (p->finished)
             return true;
@@ -667,10 +661,10 @@ bool proc_pump(proc *p, long wait_ms)
                 news = true;
         }
         if (news) {
-            step(p, now_ms());
+            step(p, clock_now_ms());
             return p->finished;
         }
-        if (now_ms() - start >= wait_ms)
+        if (clock_now_ms() - start >= wait_ms)
             return p->finished;
     }
 }
@@ -689,7 +683,7 @@ void proc_status_get(const proc *p, proc_status *st)
     st->exit_code = p->reaped ? p->exit_code : -1;
     st->signal = p->reaped ? p->signal : 0;
     st->output_bytes = p->bytes;
-    st->elapsed_ms = (p->reaped ? p->end_ms : now_ms()) - p->start_ms;
+    st->elapsed_ms = (p->reaped ? p->end_ms : clock_now_ms()) - p->start_ms;
     if (!p->reaped)
         st->end = PROC_RUNNING;
     else if (p->reason != PROC_RUNNING)

@@ -24,8 +24,8 @@
  * workspace, one level per include, at most 16 deep); `.clineignore` itself is always
  * ignored. A workspace without the file gets an empty matcher (nothing ignored except
  * the file itself). */
-#ifndef HEW_TOOLS_IGNORE_H
-#define HEW_TOOLS_IGNORE_H
+#ifndef HEW_SYS_IGNORE_H
+#define HEW_SYS_IGNORE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* ignore — gitignore-syntax pattern sets and the wildcard matcher (see ignore.h). Reads no
  * file except the ignore files it is asked to load; never resolves paths itself beyond
  * checking that an `!include` stays in the workspace. */
-#include "tools/ignore.h"
+#include "sys/ignore.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "base/fs.h"
-#include "base/path.h"
+#include "sys/path.h"
 
 #define IGNORE_FILE_MAX ((size_t)1 << 20)
 #define INCLUDE_DEPTH_MAX 16

@@ -1,4 +1,4 @@
-/* Unit tests for base/path: confinement by real resolution (.., absolute paths, symlinks
+/* Unit tests for sys/path: confinement by real resolution (.., absolute paths, symlinks
  * in and out, dangling links, missing tails, odd roots) and the lexical helpers. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "base/fs.h"
-#include "base/path.h"
+#include "sys/path.h"
 #include "check.h"
 #include "tmpdir.h"
 

@@ -1,7 +1,7 @@
 /* walk — sorted directory reads and the ignore-aware depth-first file walk (see walk.h).
  * Never follows symlinks (directories are opened from their parent's descriptor), never
  * reads files other than .gitignore. */
-#include "tools/walk.h"
+#include "sys/walk.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -29,14 +29,14 @@
  * Errors: proc_start fails (HEW_E_NOTFOUND / HEW_E_IO / HEW_E_NOMEM with a message naming
  * the program and the directory) only when the child could not be started; how the child
  * ended is never an error, it is a proc_status. */
-#ifndef HEW_TOOLS_PROC_H
-#define HEW_TOOLS_PROC_H
+#ifndef HEW_SYS_PROC_H
+#define HEW_SYS_PROC_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "base/buf.h"
 #include "base/err.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests of the gitignore matcher (tools/ignore): the wildcard table and the
+/* Unit tests of the gitignore matcher (sys/ignore): the wildcard table and the
  * gitignore cases kept as data in tests/fixtures/ignore/, and .clineignore loading with
  * `!include`. */
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include "base/fs.h"
 #include "check.h"
 #include "tmpdir.h"
-#include "tools/ignore.h"
+#include "sys/ignore.h"
 
 static char *slurp(const char *name)
 {

@@ -1,8 +1,8 @@
-/* Unit tests for base/abort: flag, reason, sleepers woken at once, listeners, reset. */
+/* Unit tests for sys/abort: flag, reason, sleepers woken at once, listeners, reset. */
 #include <pthread.h>
 #include <time.h>
 
-#include "base/abort.h"
+#include "sys/abort.h"
 #include "check.h"
 
 static long now_ms(void)
