@@ -658,6 +658,30 @@ static hew_code touch(store *s, sqlite3_int64 tid, hew_err *err)
     return run_update(s, ST_TOUCH, tid, bind_now, NULL, err);
 }
 
+/* The start of a write to task id: the held partial row written first, a write
+ * transaction (immediate: the write lock taken at once), the task's row id. On failure
+ * nothing is left open. */
+static hew_code write_begin(store *s, const char *id, bool immediate, sqlite3_int64 *tid,
+                            hew_err *err)
+{
+    hew_code rc;
+    if ((rc = store_flush_held(s, err)) != HEW_OK || (rc = tx_begin(s, immediate, err)) != HEW_OK)
+        return rc;
+    if ((rc = store_tid(s, id, tid, err)) != HEW_OK)
+        tx_rollback(s);
+    return rc;
+}
+
+/* The end of a write that went as rc says: the task touched and all committed, or all
+ * rolled back. */
+static hew_code write_end(store *s, sqlite3_int64 tid, hew_code rc, hew_err *err)
+{
+    if (rc == HEW_OK && (rc = touch(s, tid, err)) == HEW_OK)
+        return tx_commit(s, err);
+    tx_rollback(s);
+    return rc;
+}
+
 hew_code store_task_update(store *s, const store_task *t, unsigned fields, hew_err *err)
 {
     hew_code rc;
@@ -850,21 +874,15 @@ fail:
 
 hew_code store_api_truncate(store *s, const char *id, size_t len, hew_err *err)
 {
-    hew_code rc = store_check_id(id, err);
-    if (rc != HEW_OK || (rc = store_flush_held(s, err)) != HEW_OK ||
-        (rc = tx_begin(s, false, err)) != HEW_OK)
-        return rc;
     sqlite3_int64 tid;
-    if ((rc = store_tid(s, id, &tid, err)) != HEW_OK ||
-        (rc = bind_step(s, ST_API_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
-                        "cutting the API history", err)) != HEW_OK ||
-        (rc = bind_step(s, ST_RW_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
-                        "cutting the context rewrites", err)) != HEW_OK ||
-        (rc = touch(s, tid, err)) != HEW_OK) {
-        tx_rollback(s);
+    hew_code rc = store_check_id(id, err);
+    if (rc != HEW_OK || (rc = write_begin(s, id, false, &tid, err)) != HEW_OK)
         return rc;
-    }
-    return tx_commit(s, err);
+    if ((rc = bind_step(s, ST_API_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
+                        "cutting the API history", err)) == HEW_OK)
+        rc = bind_step(s, ST_RW_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
+                       "cutting the context rewrites", err);
+    return write_end(s, tid, rc, err);
 }
 
 /* Write one UI row (its own transaction). */
@@ -943,19 +961,13 @@ bool store_ui_partial_due(const store *s)
 
 hew_code store_ui_truncate(store *s, const char *id, size_t len, hew_err *err)
 {
-    hew_code rc = store_check_id(id, err);
-    if (rc != HEW_OK || (rc = store_flush_held(s, err)) != HEW_OK ||
-        (rc = tx_begin(s, false, err)) != HEW_OK)
-        return rc;
     sqlite3_int64 tid;
-    if ((rc = store_tid(s, id, &tid, err)) != HEW_OK ||
-        (rc = bind_step(s, ST_UI_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
-                        "cutting the UI messages", err)) != HEW_OK ||
-        (rc = touch(s, tid, err)) != HEW_OK) {
-        tx_rollback(s);
+    hew_code rc = store_check_id(id, err);
+    if (rc != HEW_OK || (rc = write_begin(s, id, false, &tid, err)) != HEW_OK)
         return rc;
-    }
-    return tx_commit(s, err);
+    rc = bind_step(s, ST_UI_TRUNC, tid, (sqlite3_int64)len, NULL, 0, "cutting the UI messages",
+                   err);
+    return write_end(s, tid, rc, err);
 }
 
 hew_code store_rewrite_add(store *s, const char *id, size_t msg, size_t block,
@@ -966,16 +978,12 @@ hew_code store_rewrite_add(store *s, const char *id, size_t msg, size_t block,
         return rc;
     if (!text)
         return hew_err_set(err, HEW_E_INVALID, "store_rewrite_add: no text");
-    if ((rc = store_flush_held(s, err)) != HEW_OK || (rc = tx_begin(s, false, err)) != HEW_OK)
-        return rc;
     sqlite3_int64 tid;
-    if ((rc = store_tid(s, id, &tid, err)) != HEW_OK)
-        goto fail;
+    if ((rc = write_begin(s, id, false, &tid, err)) != HEW_OK)
+        return rc;
     sqlite3_stmt *st = st_get(s, ST_RW_ADD, err);
-    if (!st) {
-        rc = err ? err->code : HEW_E_IO;
-        goto fail;
-    }
+    if (!st)
+        return write_end(s, tid, err ? err->code : HEW_E_IO, err);
     sqlite3_bind_int64(st, 1, tid);
     sqlite3_bind_int64(st, 2, (sqlite3_int64)msg);
     sqlite3_bind_int64(st, 3, (sqlite3_int64)block);
@@ -983,16 +991,9 @@ hew_code store_rewrite_add(store *s, const char *id, size_t msg, size_t block,
     sqlite3_bind_text(st, 5, text, -1, SQLITE_STATIC);
     int src = sqlite3_step(st);
     st_done(st);
-    if (src != SQLITE_DONE) {
+    if (src != SQLITE_DONE)
         rc = st_err(s, src, "storing a context rewrite", err);
-        goto fail;
-    }
-    if ((rc = touch(s, tid, err)) != HEW_OK)
-        goto fail;
-    return tx_commit(s, err);
-fail:
-    tx_rollback(s);
-    return rc;
+    return write_end(s, tid, rc, err);
 }
 
 /* ---- loading ------------------------------------------------------------------------------ */
