@@ -16,7 +16,7 @@
 void prompt_ctx_init(prompt_ctx *ctx)
 {
     memset(ctx, 0, sizeof *ctx);
-    ctx->mode = "act";
+    ctx->mode = MODE_ACT;
 }
 
 void prompt_ctx_machine(prompt_ctx *ctx)
@@ -38,7 +38,7 @@ void prompt_ctx_machine(prompt_ctx *ctx)
 
 static bool plan_mode(const prompt_ctx *ctx)
 {
-    return ctx->mode && strcmp(ctx->mode, "plan") == 0;
+    return ctx->mode == MODE_PLAN;
 }
 
 static bool set(const char *s)
