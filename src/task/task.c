@@ -56,7 +56,12 @@ void task_emit(hew_task *t, long i)
      * allocator, which then keeps more than it frees). */
     if (line->cap > ((size_t)1 << 20) && !m->partial)
         buf_release(line);
-    /* The store failed on this message or earlier: say so once (persist.c says nothing). */
+}
+
+/* The store failed on the message just made or earlier: say so, once (persist.c sits
+ * below this file and says nothing itself). */
+static void say_store_note(hew_task *t)
+{
     char note[HEW_ERR_MSG_MAX + 64];
     if (task_persist_take_note(t, note, sizeof note))
         task_say(t, "error", note, NULL, UIMSG_WHOLE);
@@ -76,6 +81,7 @@ long task_say(hew_task *t, const char *type, const char *text, json_t *data,
     long i = uimsg_put(&t->ui, UIMSG_SAY, type, clean ? clean : text, data, partial);
     free(clean);
     task_emit(t, i);
+    say_store_note(t);
     return i;
 }
 
@@ -103,6 +109,7 @@ hew_code task_ask(hew_task *t, const char *type, const char *text, json_t *data,
 
     long i = uimsg_put(&t->ui, UIMSG_ASK, type, text, data, partial);
     task_emit(t, i);
+    say_store_note(t);
     if (partial == UIMSG_PARTIAL)
         return HEW_OK;
 

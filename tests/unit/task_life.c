@@ -24,6 +24,12 @@ static const char ask_scenario[] =
     "<ask_followup_question>\\n<question>Which colour?</question>\\n"
     "</ask_followup_question>\",\"usage\":{\"input\":100,\"output\":10}}]}";
 
+/* The model is done at once. */
+static const char done_scenario[] =
+    "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"Done.\\n<attempt_completion>\\n"
+    "<result>All done.</result>\\n</attempt_completion>\",\"usage\":{\"input\":100,"
+    "\"output\":10}}]}";
+
 typedef struct run {
     fakeprov fp;
     char *workspace;
@@ -31,25 +37,35 @@ typedef struct run {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int asks;        /* complete asks seen */
+    json_t *says;    /* every complete say: [type, text] */
+    bool answer_yes; /* answer every ask yes (else asks wait) */
+    const char *data_dir; /* non-NULL: persist there */
 } run;
 
 static void on_event(void *ud, hew_task *t, const hew_event *ev)
 {
-    (void)t;
     run *r = ud;
-    if (!ev->is_ask || ev->partial)
+    if (ev->partial)
         return;
     pthread_mutex_lock(&r->mu);
-    r->asks++;
+    if (!ev->is_ask)
+        json_array_append_new(r->says, json_pack("[ss]", ev->type, ev->text ? ev->text : ""));
+    else
+        r->asks++;
+    bool yes = ev->is_ask && r->answer_yes;
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
+    if (yes) /* from inside the callback: the ask is open before the front end hears of it */
+        hew_task_respond(t, HEW_ANSWER_YES, NULL);
 }
 
 /* A session against the fake provider (scenario NULL: no provider, the task never
  * starts). */
-static int run_open(run *r, const char *scenario)
+static int run_open_in(run *r, const char *scenario, const char *data_dir)
 {
     memset(r, 0, sizeof *r);
+    r->says = json_array();
+    r->data_dir = data_dir;
     pthread_mutex_init(&r->mu, NULL);
     clock_cond_init(&r->cv);
     r->workspace = tmpdir_make("life");
@@ -65,7 +81,8 @@ static int run_open(run *r, const char *scenario)
     o.base_url = scenario ? r->fp.url : "http://127.0.0.1:9";
     o.native_tools = 0;
     o.checkpoints = 0;
-    o.persist = 0;
+    o.persist = data_dir != NULL;
+    o.data_dir = data_dir;
     o.mcp = 0;
     o.cwd = r->workspace;
     o.on_event = on_event;
@@ -79,6 +96,11 @@ static int run_open(run *r, const char *scenario)
     return 0;
 }
 
+static int run_open(run *r, const char *scenario)
+{
+    return run_open_in(r, scenario, NULL);
+}
+
 static void run_close(run *r, bool provider)
 {
     hew_session_free(r->s);
@@ -86,6 +108,7 @@ static void run_close(run *r, bool provider)
         CHECK_INT(fakeprov_stop_status(&r->fp), 0);
     tmpdir_remove(r->workspace);
     free(r->workspace);
+    json_decref(r->says);
     pthread_cond_destroy(&r->cv);
     pthread_mutex_destroy(&r->mu);
 }
@@ -203,6 +226,57 @@ static void test_abort_at_an_ask_then_join(void)
     run_close(&r, true);
 }
 
+/* Where say number i (of type, with text containing needle) is, or -1. */
+static int say_index(run *r, const char *type, const char *needle)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(r->says, i, e) {
+        const char *ty = json_string_value(json_array_get(e, 0));
+        const char *text = json_string_value(json_array_get(e, 1));
+        if (strcmp(ty, type) == 0 && (!needle || strstr(text, needle)))
+            return (int)i;
+    }
+    return -1;
+}
+
+/* A store that cannot open is said once, before the task, as an error the user sees (the
+ * store now leaves the note and the saying files say it; persist.c says nothing): the task
+ * goes on and completes. */
+static void test_store_that_cannot_open_is_said_once(void)
+{
+    char *dir = tmpdir_make("life-store");
+    REQUIRE(dir != NULL);
+    char blocker[600];
+    snprintf(blocker, sizeof blocker, "%s/not-a-dir", dir);
+    FILE *f = fopen(blocker, "w"); /* the data folder is a file: the store cannot open */
+    REQUIRE(f != NULL);
+    fclose(f);
+    run r;
+    REQUIRE(run_open_in(&r, done_scenario, blocker) == 0);
+    r.answer_yes = true; /* the completion is accepted */
+    hew_err err = HEW_ERR_INIT;
+    hew_task *t = task_new(r.s, "Finish.", NULL, &err);
+    REQUIRE(t != NULL);
+    REQUIRE(task_start(t, &err) == HEW_OK);
+    task_join(t);
+    CHECK_INT(task_status(t), HEW_TASK_COMPLETED);
+    int note = say_index(&r, "error", "This task is not being saved");
+    int task = say_index(&r, "task", NULL);
+    CHECK(note >= 0);
+    CHECK(task > note); /* said before the task starts */
+    int notes = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(r.says, i, e)
+        notes += strstr(json_string_value(json_array_get(e, 1)), "not being saved") != NULL;
+    CHECK_INT(notes, 1);
+    task_free(t);
+    run_close(&r, true);
+    tmpdir_remove(dir);
+    free(dir);
+}
+
 int main(void)
 {
     RUN(test_free_before_start);
@@ -210,5 +284,6 @@ int main(void)
     RUN(test_start_twice);
     RUN(test_free_while_waiting_at_an_ask);
     RUN(test_abort_at_an_ask_then_join);
+    RUN(test_store_that_cannot_open_is_said_once);
     return check_report();
 }
