@@ -2,8 +2,10 @@
  * copies each event in (evq_push, never blocks for long: a mutex and a memcpy) and the
  * terminal's thread takes them out in order (evq_pop), woken through a pipe it can poll.
  * A partial update that replaces the one still waiting at the tail is merged into it, so a
- * fast stream never piles up. It never renders, never answers asks, never touches the
- * terminal. */
+ * fast stream never piles up. The front end's own copy of the growing message's text is
+ * kept here, built from the events' appends (an update costs what was appended on the
+ * task's thread); an item gets its text copied when it is taken out. It never renders,
+ * never answers asks, never touches the terminal. */
 #ifndef HEW_CLI_EVQ_H
 #define HEW_CLI_EVQ_H
 
@@ -16,7 +18,9 @@ typedef struct evq_item {
     long index;
     long long ts; /* when the message was first made (ms since the epoch) */
     int is_ask, partial;
+    hew_event_kind kind; /* the type as an enum (hew.h) */
     char *type, *text, *data_json;
+    int live; /* internal: the text is the queue's growing copy, filled in at evq_pop */
     struct evq_item *next;
 } evq_item;
 

@@ -39,45 +39,36 @@ struct headless {
 
 #define HEADLESS_MAX_TASKS 10
 
-static const char *const human_asks[] = { "followup", NULL };
-
-static int is_one_of(const char *type, const char *const *list)
-{
-    for (; *list; list++)
-        if (strcmp(type, *list) == 0)
-            return 1;
-    return 0;
-}
-
 /* Answer an ask by policy; called on the task thread. */
 static void answer_by_policy(struct headless *h, hew_task *task, const hew_event *ev)
 {
     const char *type = ev->type;
+    hew_event_kind k = ev->kind;
     if (h->resuming) { /* the replayed conversation: only the resume ask is live */
-        if ((strcmp(type, "resume_task") == 0 || strcmp(type, "resume_completed_task") == 0) &&
+        if ((k == HEW_EV_RESUME_TASK || k == HEW_EV_RESUME_COMPLETED_TASK) &&
             hew_task_respond(task, h->resume_text ? HEW_ANSWER_MESSAGE : HEW_ANSWER_YES,
                              h->resume_text) == 0)
             h->resuming = 0;
         return;
     }
-    if (strcmp(type, "command_output") == 0)
+    if (k == HEW_EV_COMMAND_OUTPUT)
         return; /* a running command's output: nothing to answer (the command goes on) */
-    if (strcmp(type, "completion_result") == 0 || strcmp(type, "resume_task") == 0 ||
-        strcmp(type, "resume_completed_task") == 0) {
+    if (k == HEW_EV_COMPLETION_RESULT || k == HEW_EV_RESUME_TASK ||
+        k == HEW_EV_RESUME_COMPLETED_TASK) {
         hew_task_respond(task, HEW_ANSWER_YES, NULL);
-    } else if (is_one_of(type, human_asks)) {
+    } else if (k == HEW_EV_FOLLOWUP) { /* a question only a human can answer */
         hew_task_respond(task, HEW_ANSWER_MESSAGE,
                          "(hew runs headless: nobody can answer questions. Decide with the "
                          "information you have and go on.)");
-    } else if (strcmp(type, "plan_mode_respond") == 0) {
+    } else if (k == HEW_EV_PLAN_MODE_RESPOND) {
         hew_task_respond(task, HEW_ANSWER_MESSAGE,
                          "(hew runs headless: nobody can review the plan. Finish with "
                          "attempt_completion, giving the plan as the result.)");
-    } else if (strcmp(type, "new_task") == 0 && !h->yolo) {
+    } else if (k == HEW_EV_NEW_TASK && !h->yolo) {
         hew_task_respond(task, HEW_ANSWER_NO,
                          "(hew runs headless: a new task starts only with --yolo. Go on with "
                          "the current task here.)");
-    } else if (strcmp(type, "api_req_failed") == 0 || strcmp(type, "mistake_limit_reached") == 0) {
+    } else if (k == HEW_EV_API_REQ_FAILED || k == HEW_EV_MISTAKE_LIMIT_REACHED) {
         hew_task_respond(task, HEW_ANSWER_NO, NULL);
     } else if (h->yolo) {
         hew_task_respond(task, HEW_ANSWER_YES, NULL);
@@ -111,15 +102,15 @@ static void on_event(void *ud, hew_task *task, const hew_event *ev)
         fflush(stdout);
     } else if (h->show) {
         render_plain_event(h->show, ev);
-    } else if (!ev->partial && (strcmp(ev->type, "error") == 0)) {
+    } else if (!ev->partial && ev->kind == HEW_EV_ERROR) {
         fputs("hew: ", stderr);
         termsafe_fputs(ev->text ? ev->text : "error", stderr);
         fputc('\n', stderr);
-    } else if (!ev->partial && strcmp(ev->type, "notice") == 0) {
+    } else if (!ev->partial && ev->kind == HEW_EV_NOTICE) {
         fputs("hew: warning: ", stderr);
         termsafe_fputs(ev->text ? ev->text : "", stderr);
         fputc('\n', stderr);
-    } else if (!ev->partial && strcmp(ev->type, "error_retry") == 0 && ev->data_json) {
+    } else if (!ev->partial && ev->kind == HEW_EV_ERROR_RETRY && ev->data_json) {
         json_t *d = json_loads(ev->data_json, 0, NULL);
         termsafe_json(d); /* a provider's error message */
         const char *why = json_string_value(json_object_get(d, "errorMessage"));
@@ -214,8 +205,8 @@ static void print_json_end(const hew_task *t, const char *id, hew_task_status st
     const char *name = st == HEW_TASK_COMPLETED ? "completed"
                        : st == HEW_TASK_ABORTED ? "aborted"
                                                 : "failed";
-    printf("{\"v\":1,\"kind\":\"end\",\"type\":\"task_end\",\"task\":\"%s\",\"status\":\"",
-           id);
+    printf("{\"v\":%d,\"kind\":\"end\",\"type\":\"task_end\",\"task\":\"%s\",\"status\":\"",
+           HEW_EVENT_VERSION, id);
     fputs(name, stdout);
     fputs("\",\"result\":\"", stdout);
     for (const unsigned char *p = (const unsigned char *)result; *p; p++) {

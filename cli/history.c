@@ -155,7 +155,11 @@ static int show(const char *id, int as_json)
         ev.ts = jint(e, "ts");
         ev.is_ask = strcmp(jstr(e, "kind"), "ask") == 0;
         ev.type = jstr(e, "type");
+        ev.kind = hew_event_kind_of(ev.type);
         ev.text = json_string_value(json_object_get(e, "text"));
+        /* a stored message is whole: its append is the whole text */
+        ev.append_text = ev.text;
+        ev.append_len = ev.text ? strlen(ev.text) : 0;
         ev.data_json = data_json;
         ev.partial = 0;
         ev.json = line ? line : "{}";

@@ -30,6 +30,7 @@
 #include "sbuf.h"
 #include "screen.h"
 #include "sigflags.h"
+#include "slashcmd.h"
 #include "termsafe.h"
 
 #define DOUBLE_INT_MS 2000
@@ -411,7 +412,7 @@ static long ask_kind(const evq_item *it, const json_t *d, const char **name, con
         *how = "/yolo (or --yolo)";
         return 0; /* each one asks: "always for file edits" does not cover them */
     }
-    if (strcmp(it->type, "command") == 0) {
+    if (it->kind == HEW_EV_COMMAND) {
         if (json_is_true(json_object_get(d, "requires_approval"))) {
             *name = "commands the model marks risky";
             return 0; /* only --auto-approve all-commands or /yolo */
@@ -426,7 +427,7 @@ static long ask_kind(const evq_item *it, const json_t *d, const char **name, con
         return AA_COMMANDS;
     }
     const char *tool = jstr(d, "tool");
-    if (strcmp(it->type, "use_mcp_server") == 0 || strstr(tool, "Mcp") || strstr(tool, "mcp")) {
+    if (it->kind == HEW_EV_USE_MCP_SERVER || strstr(tool, "Mcp") || strstr(tool, "mcp")) {
         *name = "MCP tools";
         return AA_MCP;
     }
@@ -496,13 +497,13 @@ static void tool_summary(struct ui *u, const evq_item *it, const json_t *d, int 
     stream_end(u);
     gap(u, 2);
     const char *dot = asking ? "\033[33m" : "\033[32m";
-    if (strcmp(it->type, "command") == 0) {
+    if (it->kind == HEW_EV_COMMAND) {
         screen_commitf(u->scr, "%s●%s %s$ %s%s", sgr(u, dot), sgr(u, "\033[0m"),
                        sgr(u, "\033[1m"), d ? jstr(d, "command") : (it->text ? it->text : ""),
                        sgr(u, "\033[0m"));
         return;
     }
-    if (strcmp(it->type, "use_mcp_server") == 0) {
+    if (it->kind == HEW_EV_USE_MCP_SERVER) {
         bool resource = strcmp(jstr(d, "type"), "access_mcp_resource") == 0;
         screen_commitf(u->scr, "%s●%s %s%s%s %s %s", sgr(u, dot), sgr(u, "\033[0m"),
                        sgr(u, "\033[1m"), jstr(d, "serverName"), sgr(u, "\033[0m"),
@@ -541,7 +542,7 @@ static void mcp_line(struct ui *u, const evq_item *it)
         shown--; /* never half a character */
     stream_end(u);
     screen_commitf(u->scr, "%s  %s%.*s%s%s", sgr(u, "\033[2m"),
-                   strcmp(it->type, "mcp_server_response") == 0 ? "→ " : "", (int)shown,
+                   it->kind == HEW_EV_MCP_SERVER_RESPONSE ? "→ " : "", (int)shown,
                    text, n > 200 || text[n] ? " …" : "", sgr(u, "\033[0m"));
 }
 
@@ -577,7 +578,7 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
         return;
     }
     const char *reason = jstr(json_object_get(d, "policy"), "reason");
-    if (strcmp(it->type, "command") == 0 && *reason) /* why hew asks */
+    if (it->kind == HEW_EV_COMMAND && *reason) /* why hew asks */
         screen_commitf(u->scr, "  %s%s%s", sgr(u, "\033[2m"), reason, sgr(u, "\033[0m"));
     char prompt[300];
     snprintf(prompt, sizeof prompt,
@@ -660,9 +661,9 @@ static void yes_no(struct ui *u, const char *question)
 
 /* ---- events ------------------------------------------------------------------------------- */
 
-static int is(const evq_item *it, const char *type)
+static int is(const evq_item *it, hew_event_kind kind)
 {
-    return strcmp(it->type, type) == 0;
+    return it->kind == kind;
 }
 
 static void error_line(struct ui *u, const char *mark, const char *text)
@@ -691,7 +692,7 @@ static void handle_event(struct ui *u, evq_item *it)
     json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
     sanitise_event(it, d);
     if (u->replaying && u->continue_text && !it->partial && it->ts >= u->resume_ms &&
-        (is(it, "resume_task") || is(it, "resume_completed_task"))) {
+        (is(it, HEW_EV_RESUME_TASK) || is(it, HEW_EV_RESUME_COMPLETED_TASK))) {
         /* Going on after Ctrl-C (or after a finished task was ended by /checkpoints,
          * /diff): the conversation is already on the screen; the user's message is the
          * new instruction. */
@@ -708,12 +709,12 @@ static void handle_event(struct ui *u, evq_item *it)
         return;
     }
     if (u->replaying && !it->partial && it->ts >= u->resume_ms &&
-        (is(it, "resume_task") || is(it, "resume_completed_task"))) {
+        (is(it, HEW_EV_RESUME_TASK) || is(it, HEW_EV_RESUME_COMPLETED_TASK))) {
         u->replaying = 0; /* the conversation so far is on the screen: go on? */
         stream_end(u);
         gap(u, 2);
         screen_commitf(u->scr, "%s↻ %s%s", sgr(u, "\033[1;33m"),
-                       is(it, "resume_task") ? "this task was interrupted"
+                       is(it, HEW_EV_RESUME_TASK) ? "this task was interrupted"
                                              : "this task was completed",
                        sgr(u, "\033[0m"));
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
@@ -723,7 +724,7 @@ static void handle_event(struct ui *u, evq_item *it)
     }
     if (u->replaying) {
         it->is_ask = 0; /* an ask of the past: shown, never answered again */
-        if ((is(it, "task") || is(it, "user_feedback")) && it->text) {
+        if ((is(it, HEW_EV_TASK) || is(it, HEW_EV_USER_FEEDBACK)) && it->text) {
             stream_end(u);
             gap(u, 2);
             screen_commitf(u->scr, "%s›%s %s", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"),
@@ -732,19 +733,19 @@ static void handle_event(struct ui *u, evq_item *it)
             return;
         }
     }
-    if (is(it, "text") && !it->is_ask) {
+    if (is(it, HEW_EV_TEXT) && !it->is_ask) {
         set_activity(u, "writing");
         stream_feed(u, it->index, K_MD, &it->text, it->partial, NULL);
-    } else if (is(it, "reasoning")) {
+    } else if (is(it, HEW_EV_REASONING)) {
         set_activity(u, "thinking");
         stream_feed(u, it->index, K_DIM, &it->text, it->partial, NULL);
-    } else if (is(it, "command_output")) {
+    } else if (is(it, HEW_EV_COMMAND_OUTPUT)) {
         stream_feed(u, it->index, K_OUT, &it->text, it->partial, NULL);
-    } else if (is(it, "completion_result") && !it->is_ask) {
+    } else if (is(it, HEW_EV_COMPLETION_RESULT) && !it->is_ask) {
         char header[64];
         snprintf(header, sizeof header, "%s✓ Done%s", sgr(u, "\033[1;32m"), sgr(u, "\033[0m"));
         stream_feed(u, it->index, K_MD, &it->text, it->partial, header);
-    } else if (is(it, "plan_mode_respond") && it->is_ask) {
+    } else if (is(it, HEW_EV_PLAN_MODE_RESPOND) && it->is_ask) {
         char header[64];
         snprintf(header, sizeof header, "%s◆ Plan%s", sgr(u, "\033[1;35m"), sgr(u, "\033[0m"));
         stream_feed(u, it->index, K_MD, &it->text, it->partial, header);
@@ -753,13 +754,13 @@ static void handle_event(struct ui *u, evq_item *it)
             u->hint = "reply to discuss the plan, /act to carry it out";
         }
     } else if (it->partial) {
-        if (is(it, "tool") && d)
+        if (is(it, HEW_EV_TOOL) && d)
             set_activity(u, "preparing a tool call");
-    } else if (is(it, "api_req_started")) {
+    } else if (is(it, HEW_EV_API_REQ_STARTED)) {
         on_api_req(u, it);
-    } else if (is(it, "api_req_retried")) {
+    } else if (is(it, HEW_EV_API_REQ_RETRIED)) {
         set_activity(u, "waiting for the model (retried)");
-    } else if (is(it, "error_retry") && d) {
+    } else if (is(it, HEW_EV_ERROR_RETRY) && d) {
         double delay = json_number_value(json_object_get(d, "delaySeconds"));
         u->retry_k = (int)json_integer_value(json_object_get(d, "attempt"));
         u->retry_n = (int)json_integer_value(json_object_get(d, "maxAttempts"));
@@ -773,38 +774,38 @@ static void handle_event(struct ui *u, evq_item *it)
             screen_commitf(u->scr, "%s! %s%s", sgr(u, "\033[33m"), jstr(d, "errorMessage"),
                            sgr(u, "\033[0m"));
         }
-    } else if (is(it, "error")) {
+    } else if (is(it, HEW_EV_ERROR)) {
         error_line(u, "✗", it->text);
-    } else if (is(it, "notice")) {
+    } else if (is(it, HEW_EV_NOTICE)) {
         error_line(u, "!", it->text);
-    } else if (is(it, "task") || is(it, "user_feedback")) {
+    } else if (is(it, HEW_EV_TASK) || is(it, HEW_EV_USER_FEEDBACK)) {
         /* the user's own words: already on the screen */
-    } else if (is(it, "condensing") || is(it, "condensed")) {
+    } else if (is(it, HEW_EV_CONDENSING) || is(it, HEW_EV_CONDENSED)) {
         stream_end(u);
         screen_commitf(u->scr, "%s  (%s)%s", sgr(u, "\033[2m"),
-                       is(it, "condensing")
+                       is(it, HEW_EV_CONDENSING)
                            ? "the conversation is near the context limit: the model summarises it"
                            : "condensed: the model goes on from its summary",
                        sgr(u, "\033[0m"));
-    } else if (is(it, "deleted_api_reqs")) {
+    } else if (is(it, HEW_EV_DELETED_API_REQS)) {
         stream_end(u);
         screen_commitf(u->scr, "%s  (older messages left the model's context window)%s",
                        sgr(u, "\033[2m"), sgr(u, "\033[0m"));
-    } else if (is(it, "mcp_notification") || is(it, "mcp_server_response")) {
+    } else if (is(it, HEW_EV_MCP_NOTIFICATION) || is(it, HEW_EV_MCP_SERVER_RESPONSE)) {
         mcp_line(u, it);
-    } else if (!it->is_ask && (is(it, "tool") || is(it, "command") || is(it, "use_mcp_server"))) {
+    } else if (!it->is_ask && (is(it, HEW_EV_TOOL) || is(it, HEW_EV_COMMAND) || is(it, HEW_EV_USE_MCP_SERVER))) {
         tool_summary(u, it, d, 0);
-        if (is(it, "command"))
+        if (is(it, HEW_EV_COMMAND))
             set_activity(u, "running the command");
-    } else if (it->is_ask && (is(it, "tool") || is(it, "command") || is(it, "use_mcp_server"))) {
+    } else if (it->is_ask && (is(it, HEW_EV_TOOL) || is(it, HEW_EV_COMMAND) || is(it, HEW_EV_USE_MCP_SERVER))) {
         approval(u, it, d);
-        if (is(it, "command"))
+        if (is(it, HEW_EV_COMMAND))
             set_activity(u, "running the command");
-    } else if (it->is_ask && is(it, "completion_result")) {
+    } else if (it->is_ask && is(it, HEW_EV_COMPLETION_RESULT)) {
         stream_end(u);
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
         u->hint = "reply to go on with this task · /new starts another";
-    } else if (it->is_ask && is(it, "followup")) {
+    } else if (it->is_ask && is(it, HEW_EV_FOLLOWUP)) {
         stream_end(u);
         gap(u, K_MD);
         screen_commitf(u->scr, "%s?%s %s", sgr(u, "\033[1;33m"), sgr(u, "\033[0m"),
@@ -820,17 +821,17 @@ static void handle_event(struct ui *u, evq_item *it)
         free(u->pending_options);
         u->pending_options = opts ? json_dumps(opts, 0) : NULL;
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
-    } else if (it->is_ask && is(it, "new_task")) {
+    } else if (it->is_ask && is(it, HEW_EV_NEW_TASK)) {
         char header[64];
         snprintf(header, sizeof header, "%s↪ New task%s", sgr(u, "\033[1;35m"), sgr(u, "\033[0m"));
         stream_feed(u, it->index, K_MD, &it->text, 0, header);
         stream_end(u);
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
         u->hint = "y starts a new task from this context · n keeps working here · or type a reply";
-    } else if (it->is_ask && is(it, "api_req_failed")) {
+    } else if (it->is_ask && is(it, HEW_EV_API_REQ_FAILED)) {
         error_line(u, "✗", it->text);
         yes_no(u, "Retry?");
-    } else if (it->is_ask && is(it, "mistake_limit_reached")) {
+    } else if (it->is_ask && is(it, HEW_EV_MISTAKE_LIMIT_REACHED)) {
         error_line(u, "!", it->text);
         u->hint = "type guidance for the model, or y to let it try again, n to stop";
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
@@ -1133,33 +1134,30 @@ static void show_cost(struct ui *u)
            u->session_out + run.tokens_out, u->session_cost + run.cost);
 }
 
-static void help(struct ui *u)
+/* /help: the commands from the table, then the keys. */
+void interactive_cmd_help(struct ui *u, const char *name, const char *arg)
 {
+    (void)name;
+    (void)arg;
+    sbuf cmds = SBUF_INIT;
+    slashcmd_help(&cmds);
     leave_live(u);
     printf("%s", sgr(u, "\033[1m"));
     printf("commands%s\n", sgr(u, "\033[0m"));
-    puts("  /plan, /act      switch mode (in plan mode the model discusses before it acts)\n"
-         "  /model NAME      use another model (a task waiting here goes on with it)\n"
-         "  /yolo            approve everything from now on (again: ask again)\n"
-         "  /cost            tokens and cost of this task and session\n"
-         "  /new             finish the current task; the next message starts a new one\n"
-         "  /history [SEARCH] the stored tasks (newest first)\n"
-         "  /resume [ID]     go on with a stored task (default: this workspace's latest)\n"
-         "  /checkpoints     the checkpoints of the task that ended last\n"
-         "  /diff N [M]      its changes from checkpoint N to M (or now)\n"
-         "  /restore N [files|task|both]  back to checkpoint N (default files; undoable)\n"
-         "  /mcp [reload]    the MCP servers and their tools; reload re-reads mcp.json\n"
-         "  /help, /exit\n"
-         "  other /commands go to the model's prompt layer (/newtask, /smol, workflows)\n"
+    fputs(cmds.data ? cmds.data : "", stdout);
+    sbuf_release(&cmds);
+    puts("  other /commands go to the model's prompt layer (/newtask, /smol, workflows)\n"
          "keys\n"
          "  Enter sends · Alt-Enter or a trailing \\ continues on a new line · pastes stay one\n"
          "  message · Ctrl-C stops the running request or command, twice leaves · Ctrl-D leaves\n"
+         "  Tab after / completes a command's name\n"
          "  approvals: y yes · n no · a always for this kind · anything else: what to do instead");
 }
 
 /* /mcp: the session's MCP servers; /mcp reload: read the settings again. */
-static void mcp_command(struct ui *u, const char *arg)
+void interactive_cmd_mcp(struct ui *u, const char *name, const char *arg)
 {
+    (void)name;
     if (ensure_session(u) != 0)
         return;
     if (strcmp(arg, "reload") == 0) {
@@ -1186,7 +1184,7 @@ static void mcp_command(struct ui *u, const char *arg)
  * (a running task holds its lock: /new ends it first). A finished task waiting at the
  * prompt (its result shown) is ended here, its completion checkpoint made; the next
  * message still goes on with it. */
-static void checkpoint_command(struct ui *u, const char *name, const char *arg)
+void interactive_cmd_checkpoint(struct ui *u, const char *name, const char *arg)
 {
     if (u->task && strcmp(u->pending, "completion_result") == 0) {
         hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
@@ -1232,7 +1230,135 @@ static void checkpoint_command(struct ui *u, const char *name, const char *arg)
     fflush(stdout);
 }
 
-/* 1 when the line was a command of this terminal. */
+/* /exit, /quit */
+void interactive_cmd_exit(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    (void)arg;
+    u->quit = 1;
+}
+
+/* /plan, /act: the mode of this and later tasks; /act on a waiting plan carries it out. */
+void interactive_cmd_mode(struct ui *u, const char *name, const char *arg)
+{
+    (void)arg;
+    snprintf(u->mode, sizeof u->mode, "%s", name[0] == 'p' ? "plan" : "act");
+    u->mode_chosen = 1;
+    u->session_dirty = 1;
+    if (u->task)
+        hew_task_set_mode(u->task, name);
+    say(u, "%s mode", name);
+    if (u->task && strcmp(name, "act") == 0 && strcmp(u->pending, "plan_mode_respond") == 0) {
+        hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+        u->pending[0] = '\0';
+        set_activity(u, "waiting for the model");
+        enter_live(u);
+    }
+}
+
+/* /model [NAME] */
+void interactive_cmd_model(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    if (!*arg) {
+        say(u, "model: %s", u->model ? u->model : u->base.model ? u->base.model
+                                                                 : "(the provider's default)");
+        return;
+    }
+    free(u->model);
+    u->model = strdup(arg);
+    u->session_dirty = 1;
+    if (u->task) {
+        /* The task waits at the prompt: stop it there; the next message goes on with
+         * it (resumed in a session on the new model). */
+        hew_task_abort(u->task, "the user switched the model");
+        hew_task_wait(u->task);
+        u->pending[0] = '\0';
+        finish_task(u);
+        screen_release(u->scr);
+        say(u, u->stopped_id[0] ? "model %s: your next message goes on with this task on it"
+                                : "model %s",
+            arg);
+    } else {
+        say(u, "model %s", arg);
+    }
+}
+
+/* /yolo */
+void interactive_cmd_yolo(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    (void)arg;
+    u->yolo = !u->yolo;
+    u->session_dirty = 1;
+    say(u, "%s", u->yolo ? "yolo: every action is approved without asking"
+                         : "yolo off: actions ask again");
+}
+
+/* /cost */
+void interactive_cmd_cost(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    (void)arg;
+    show_cost(u);
+}
+
+/* /new, /clear */
+void interactive_cmd_new(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    (void)arg;
+    u->stopped_id[0] = '\0';
+    if (u->task) {
+        if (strcmp(u->pending, "completion_result") == 0)
+            hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+        else
+            hew_task_abort(u->task, "the user started a new task");
+        hew_task_wait(u->task);
+        u->pending[0] = '\0';
+        finish_task(u);
+        screen_release(u->scr);
+    }
+    say(u, "%s", "the next message starts a new task");
+}
+
+/* /history [SEARCH] */
+void interactive_cmd_history(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    char err[512] = "";
+    char *table = cli_history_table(*arg ? arg : NULL, 20, err, sizeof err);
+    leave_live(u);
+    if (table)
+        fputs(table, stdout);
+    else
+        fprintf(stderr, "hew: %s\n", err);
+    fflush(stdout);
+    free(table);
+}
+
+/* /resume [ID] */
+void interactive_cmd_resume(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    u->stopped_id[0] = '\0';
+    if (u->task) {
+        say(u, "%s", "a task is running: /new finishes it first");
+        return;
+    }
+    char err[512] = "";
+    char *id = *arg ? strdup(arg) : hew_history_latest(&u->base, NULL, err, sizeof err);
+    if (!id) {
+        say(u, "%s", *err ? err : "out of memory");
+        return;
+    }
+    say(u, "resuming task %s", id);
+    resume_task(u, id);
+    free(id);
+}
+
+/* 1 when the line was a command of this terminal (slashcmd.c's table), run now; 0 for a
+ * line the prompt layer gets (/newtask, /smol, workflows). */
 static int command(struct ui *u, const char *line)
 {
     char name[32];
@@ -1244,99 +1370,10 @@ static int command(struct ui *u, const char *line)
     const char *arg = line + 1 + n;
     while (*arg == ' ' || *arg == '\t')
         arg++;
-    if (strcmp(name, "help") == 0 || strcmp(name, "?") == 0) {
-        help(u);
-    } else if (strcmp(name, "exit") == 0 || strcmp(name, "quit") == 0) {
-        u->quit = 1;
-    } else if (strcmp(name, "plan") == 0 || strcmp(name, "act") == 0) {
-        snprintf(u->mode, sizeof u->mode, "%s", name[0] == 'p' ? "plan" : "act");
-        u->mode_chosen = 1;
-        u->session_dirty = 1;
-        if (u->task)
-            hew_task_set_mode(u->task, name);
-        say(u, "%s mode", name);
-        if (u->task && strcmp(name, "act") == 0 && strcmp(u->pending, "plan_mode_respond") == 0) {
-            hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
-            u->pending[0] = '\0';
-            set_activity(u, "waiting for the model");
-            enter_live(u);
-        }
-    } else if (strcmp(name, "model") == 0) {
-        if (!*arg) {
-            say(u, "model: %s", u->model ? u->model : u->base.model ? u->base.model
-                                                                     : "(the provider's default)");
-            return 1;
-        }
-        free(u->model);
-        u->model = strdup(arg);
-        u->session_dirty = 1;
-        if (u->task) {
-            /* The task waits at the prompt: stop it there; the next message goes on with
-             * it (resumed in a session on the new model). */
-            hew_task_abort(u->task, "the user switched the model");
-            hew_task_wait(u->task);
-            u->pending[0] = '\0';
-            finish_task(u);
-            screen_release(u->scr);
-            say(u, u->stopped_id[0] ? "model %s: your next message goes on with this task on it"
-                                    : "model %s",
-                arg);
-        } else {
-            say(u, "model %s", arg);
-        }
-    } else if (strcmp(name, "yolo") == 0) {
-        u->yolo = !u->yolo;
-        u->session_dirty = 1;
-        say(u, "%s", u->yolo ? "yolo: every action is approved without asking"
-                             : "yolo off: actions ask again");
-    } else if (strcmp(name, "cost") == 0) {
-        show_cost(u);
-    } else if (strcmp(name, "new") == 0 || strcmp(name, "clear") == 0) {
-        u->stopped_id[0] = '\0';
-        if (u->task) {
-            if (strcmp(u->pending, "completion_result") == 0)
-                hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
-            else
-                hew_task_abort(u->task, "the user started a new task");
-            hew_task_wait(u->task);
-            u->pending[0] = '\0';
-            finish_task(u);
-            screen_release(u->scr);
-        }
-        say(u, "%s", "the next message starts a new task");
-    } else if (strcmp(name, "history") == 0) {
-        char err[512] = "";
-        char *table = cli_history_table(*arg ? arg : NULL, 20, err, sizeof err);
-        leave_live(u);
-        if (table)
-            fputs(table, stdout);
-        else
-            fprintf(stderr, "hew: %s\n", err);
-        fflush(stdout);
-        free(table);
-    } else if (strcmp(name, "resume") == 0) {
-        u->stopped_id[0] = '\0';
-        if (u->task) {
-            say(u, "%s", "a task is running: /new finishes it first");
-            return 1;
-        }
-        char err[512] = "";
-        char *id = *arg ? strdup(arg) : hew_history_latest(&u->base, NULL, err, sizeof err);
-        if (!id) {
-            say(u, "%s", *err ? err : "out of memory");
-            return 1;
-        }
-        say(u, "resuming task %s", id);
-        resume_task(u, id);
-        free(id);
-    } else if (strcmp(name, "checkpoints") == 0 || strcmp(name, "diff") == 0 ||
-               strcmp(name, "restore") == 0) {
-        checkpoint_command(u, name, arg);
-    } else if (strcmp(name, "mcp") == 0) {
-        mcp_command(u, arg);
-    } else {
-        return 0; /* the prompt layer's: /newtask, /smol, workflows */
-    }
+    const slashcmd *c = slashcmd_find(name);
+    if (!c)
+        return 0;
+    c->run(u, name, arg);
     return 1;
 }
 
@@ -1439,6 +1476,8 @@ int cli_interactive(const cli_options *co)
     u->scr = screen_new(1, u->color);
     char *hist = history_path();
     u->ed = lined_new(stdin, stdout, hist);
+    if (u->ed)
+        lined_set_complete(u->ed, slashcmd_complete_line, NULL);
     free(hist);
     int rc = 0;
     if (!u->q || !u->scr || !u->ed) {

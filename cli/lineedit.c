@@ -17,6 +17,7 @@
 
 #define PASTE_MAX ((size_t)8 << 20)
 #define PASTES_MAX 64
+#define CANDIDATES_MAX 64
 
 struct lined {
     EditLine *el;
@@ -31,6 +32,9 @@ struct lined {
     size_t inject_pos;
     char *pastes[PASTES_MAX]; /* the multi-line pastes of the message being edited */
     size_t npastes;
+    FILE *out;
+    lined_complete_fn complete; /* Tab's completer, or NULL */
+    void *complete_arg;
 };
 
 static char *prompt_fn(EditLine *el)
@@ -227,6 +231,63 @@ static int getc_fn(EditLine *el, wchar_t *wc)
     }
 }
 
+/* Tab: ask the completer, then write the candidate in, grow the text to what the
+ * candidates share, or list them (see lineedit.h). */
+static unsigned char complete_fn(EditLine *el, int ch)
+{
+    (void)ch;
+    lined *l = NULL;
+    el_get(el, EL_CLIENTDATA, &l);
+    const LineInfo *li = el_line(el);
+    if (!l || !l->complete || !li)
+        return CC_ERROR;
+    size_t len = (size_t)(li->cursor - li->buffer), start = 0;
+    const char *cand[CANDIDATES_MAX];
+    size_t n = l->complete(l->complete_arg, li->buffer, len, &start, cand, CANDIDATES_MAX);
+    if (n > CANDIDATES_MAX)
+        n = CANDIDATES_MAX;
+    if (n == 0 || start > len)
+        return CC_REFRESH_BEEP;
+    size_t have = len - start; /* what the text already holds of the word */
+    size_t common = strlen(cand[0]);
+    for (size_t i = 1; i < n; i++) {
+        size_t k = 0;
+        while (k < common && cand[i][k] == cand[0][k])
+            k++;
+        common = k;
+    }
+    if (common < have || strncmp(cand[0], li->buffer + start, have) != 0)
+        return CC_REFRESH_BEEP; /* the completer gave words that do not extend the text */
+    if (common > have || n == 1) {
+        char word[256];
+        size_t k = common - have;
+        if (k >= sizeof word - 1)
+            return CC_REFRESH_BEEP;
+        memcpy(word, cand[0] + have, k);
+        if (n == 1)
+            word[k++] = ' ';
+        word[k] = '\0';
+        return el_insertstr(el, word) == 0 ? CC_REFRESH : CC_ERROR;
+    }
+    fputs("\r\n", l->out);
+    for (size_t i = 0; i < n; i++)
+        fprintf(l->out, "%.*s%s%s", (int)start, li->buffer, cand[i], i + 1 < n ? "  " : "\r\n");
+    fflush(l->out);
+    return CC_REDISPLAY;
+}
+
+void lined_set_complete(lined *l, lined_complete_fn fn, void *arg)
+{
+    l->complete = fn;
+    l->complete_arg = arg;
+    if (fn) {
+        /* the wide calls: el_set's EL_ADDFN copies the name and help and never frees them */
+        el_wset(l->el, EL_ADDFN, L"hew-complete", L"complete the word before the cursor",
+                complete_fn);
+        el_wset(l->el, EL_BIND, L"^I", L"hew-complete", NULL);
+    }
+}
+
 static int mkdirs(const char *path)
 {
     char *p = strdup(path);
@@ -249,6 +310,7 @@ lined *lined_new(FILE *in, FILE *out, const char *history_path)
     if (!l)
         return NULL;
     l->fd = fileno(in);
+    l->out = out;
     l->el = el_init("hew", in, out, stderr);
     if (!l->el) {
         free(l);

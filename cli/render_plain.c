@@ -74,11 +74,12 @@ static void end_line(render_plain *r)
     }
 }
 
-/* Print what is new in a growing message (its text so far is `text`). */
+/* Print what is new in a growing message: its append (docs/events.md), or its text. */
 static void stream(render_plain *r, const hew_event *ev, const char *style, int final)
 {
     const char *text = ev->text ? ev->text : "";
-    size_t len = strlen(text);
+    /* the message's length from its append: no pass over the whole text per update */
+    size_t len = ev->append_text ? ev->append_offset + ev->append_len : strlen(text);
     if (r->stream_index != ev->index) {
         end_line(r);
         r->stream_index = ev->index;
@@ -89,8 +90,11 @@ static void stream(render_plain *r, const hew_event *ev, const char *style, int 
         termsafe_init(&r->ts);
         r->printed = len < decided ? len : decided;
     }
+    const char *from = ev->append_text && r->printed >= ev->append_offset
+                           ? ev->append_text + (r->printed - ev->append_offset)
+                           : text + r->printed;
     sbuf_reset(&r->safe);
-    termsafe_feed(&r->ts, &r->safe, text + r->printed, len - r->printed);
+    termsafe_feed(&r->ts, &r->safe, from, len - r->printed);
     if (final)
         termsafe_finish(&r->ts, &r->safe);
     fputs(sgr(r, style), r->out);
@@ -141,8 +145,8 @@ static void tool_line(render_plain *r, const json_t *data, int ask)
 /* The three kinds streamed as they grow (their text is sanitised piece by piece). */
 static int streamed(const hew_event *ev)
 {
-    return (strcmp(ev->type, "text") == 0 && !ev->is_ask) ||
-           strcmp(ev->type, "reasoning") == 0 || strcmp(ev->type, "command_output") == 0;
+    return (ev->kind == HEW_EV_TEXT && !ev->is_ask) || ev->kind == HEW_EV_REASONING ||
+           ev->kind == HEW_EV_COMMAND_OUTPUT;
 }
 
 void render_plain_event(render_plain *r, const hew_event *raw)
@@ -158,37 +162,37 @@ void render_plain_event(render_plain *r, const hew_event *raw)
         safe.text = safe_text ? safe_text : "";
     }
     const hew_event *ev = &safe;
-    const char *type = ev->type;
-    if (strcmp(type, "text") == 0 && !ev->is_ask) {
+    hew_event_kind k = ev->kind;
+    if (k == HEW_EV_TEXT && !ev->is_ask) {
         stream(r, ev, "", !ev->partial);
-    } else if (strcmp(type, "reasoning") == 0) {
+    } else if (k == HEW_EV_REASONING) {
         stream(r, ev, "\033[2m", !ev->partial);
-    } else if (strcmp(type, "command_output") == 0) {
+    } else if (k == HEW_EV_COMMAND_OUTPUT) {
         stream(r, ev, "\033[2m", !ev->partial);
     } else if (ev->partial) {
         /* other partial updates: shown when final */
-    } else if (strcmp(type, "task") == 0) {
+    } else if (k == HEW_EV_TASK) {
         fprintf(r->out, "%s● task:%s %s\n", sgr(r, "\033[1m"), sgr(r, "\033[0m"),
                 ev->text ? ev->text : "");
-    } else if (strcmp(type, "tool") == 0) {
+    } else if (k == HEW_EV_TOOL) {
         tool_line(r, data, ev->is_ask);
-    } else if (strcmp(type, "use_mcp_server") == 0 && data) {
+    } else if (k == HEW_EV_USE_MCP_SERVER && data) {
         end_line(r);
         bool resource = strcmp(data_str(data, "type"), "access_mcp_resource") == 0;
         fprintf(r->out, "%s▸ mcp %s: %s %s%s%s\n", sgr(r, "\033[36m"), data_str(data, "serverName"),
                 resource ? "read" : data_str(data, "toolName"),
                 resource ? data_str(data, "uri") : data_str(data, "arguments"),
                 ev->is_ask ? "  (needs approval)" : "", sgr(r, "\033[0m"));
-    } else if (strcmp(type, "mcp_server_response") == 0 || strcmp(type, "mcp_notification") == 0) {
+    } else if (k == HEW_EV_MCP_SERVER_RESPONSE || k == HEW_EV_MCP_NOTIFICATION) {
         end_line(r);
         const char *text = ev->text ? ev->text : "";
         size_t n = strcspn(text, "\n"), shown = n > 200 ? 200 : n;
         while (shown < n && shown > 0 && ((unsigned char)text[shown] & 0xC0) == 0x80)
             shown--; /* never half a character */
         fprintf(r->out, "%s  %s%.*s%s%s\n", sgr(r, "\033[2m"),
-                strcmp(type, "mcp_server_response") == 0 ? "→ " : "", (int)shown, text,
+                k == HEW_EV_MCP_SERVER_RESPONSE ? "→ " : "", (int)shown, text,
                 n > 200 || text[n] ? " …" : "", sgr(r, "\033[0m"));
-    } else if (strcmp(type, "command") == 0) {
+    } else if (k == HEW_EV_COMMAND) {
         end_line(r);
         fprintf(r->out, "%s$ %s%s\n", sgr(r, "\033[33m"),
                 data ? data_str(data, "command") : (ev->text ? ev->text : ""),
@@ -197,38 +201,37 @@ void render_plain_event(render_plain *r, const hew_event *raw)
         if (ev->is_ask && *why) /* why hew asks (the policy's reason is printable) */
             fprintf(r->out, "%s  needs approval: %s%s\n", sgr(r, "\033[2m"), why,
                     sgr(r, "\033[0m"));
-    } else if (strcmp(type, "completion_result") == 0 && !ev->is_ask) {
+    } else if (k == HEW_EV_COMPLETION_RESULT && !ev->is_ask) {
         end_line(r);
         fprintf(r->out, "%s✓ %s%s\n", sgr(r, "\033[32m"), ev->text ? ev->text : "",
                 sgr(r, "\033[0m"));
-    } else if (strcmp(type, "notice") == 0) {
+    } else if (k == HEW_EV_NOTICE) {
         end_line(r);
         fprintf(r->out, "%s! %s%s\n", sgr(r, "\033[33m"), ev->text ? ev->text : "",
                 sgr(r, "\033[0m"));
-    } else if (strcmp(type, "error") == 0) {
+    } else if (k == HEW_EV_ERROR) {
         end_line(r);
         fprintf(r->out, "%s! %s%s\n", sgr(r, "\033[31m"), ev->text ? ev->text : "",
                 sgr(r, "\033[0m"));
-    } else if (strcmp(type, "error_retry") == 0 && data) {
+    } else if (k == HEW_EV_ERROR_RETRY && data) {
         end_line(r);
         fprintf(r->out, "%s! %s — retry %lld of %lld%s\n", sgr(r, "\033[31m"),
                 data_str(data, "errorMessage"),
                 (long long)json_integer_value(json_object_get(data, "attempt")),
                 (long long)json_integer_value(json_object_get(data, "maxAttempts")),
                 sgr(r, "\033[0m"));
-    } else if (strcmp(type, "condensing") == 0 || strcmp(type, "condensed") == 0 ||
-               strcmp(type, "new_task") == 0) {
+    } else if (k == HEW_EV_CONDENSING || k == HEW_EV_CONDENSED || k == HEW_EV_NEW_TASK) {
         end_line(r);
         fprintf(r->out, "%s↪ %s%s\n", sgr(r, "\033[35m"), ev->text ? ev->text : "",
                 sgr(r, "\033[0m"));
-    } else if (strcmp(type, "followup") == 0 && ev->is_ask) {
+    } else if (k == HEW_EV_FOLLOWUP && ev->is_ask) {
         end_line(r);
         fprintf(r->out, "? %s\n", ev->text ? ev->text : "");
-    } else if (strcmp(type, "user_feedback") == 0) {
+    } else if (k == HEW_EV_USER_FEEDBACK) {
         end_line(r);
         fprintf(r->out, "%s> %s%s\n", sgr(r, "\033[2m"), ev->text ? ev->text : "",
                 sgr(r, "\033[0m"));
-    } else if (strcmp(type, "api_req_started") == 0 && data &&
+    } else if (k == HEW_EV_API_REQ_STARTED && data &&
                json_object_get(data, "tokensOut")) {
         end_line(r);
         double cost = json_number_value(json_object_get(data, "cost"));

@@ -27,22 +27,55 @@ const char *hew_version(void);
  * needs; answer asks from any thread with hew_task_respond, also from inside the
  * callback). Events follow docs/events.md (schema version HEW_EVENT_VERSION). */
 
-#define HEW_EVENT_VERSION 1
+#define HEW_EVENT_VERSION 2
 
 typedef struct hew_session hew_session;
 typedef struct hew_task hew_task;
 
+/* What a message is, as an enum beside its type string (docs/events.md): a front end
+ * switches on it instead of comparing strings. Say or ask is is_ask. A type this
+ * version of hew.h does not list is HEW_EV_OTHER (read `type`). */
+typedef enum hew_event_kind {
+    HEW_EV_OTHER = 0,
+    HEW_EV_TASK, HEW_EV_TEXT, HEW_EV_REASONING, HEW_EV_API_REQ_STARTED,
+    HEW_EV_API_REQ_RETRIED, HEW_EV_API_REQ_FAILED, HEW_EV_ERROR_RETRY, HEW_EV_ERROR,
+    HEW_EV_INFO, HEW_EV_NOTICE, HEW_EV_USER_FEEDBACK, HEW_EV_COMPLETION_RESULT,
+    HEW_EV_FOLLOWUP, HEW_EV_PLAN_MODE_RESPOND, HEW_EV_MISTAKE_LIMIT_REACHED,
+    HEW_EV_RESUME_TASK, HEW_EV_RESUME_COMPLETED_TASK, HEW_EV_DELETED_API_REQS,
+    HEW_EV_CONDENSING, HEW_EV_CONDENSED, HEW_EV_NEW_TASK, HEW_EV_TOOL, HEW_EV_COMMAND,
+    HEW_EV_COMMAND_OUTPUT, HEW_EV_USE_MCP_SERVER, HEW_EV_MCP_SERVER_REQUEST_STARTED,
+    HEW_EV_MCP_SERVER_RESPONSE, HEW_EV_MCP_NOTIFICATION, HEW_EV_LOAD_MCP_DOCUMENTATION,
+    HEW_EV_CHECKPOINT_CREATED, HEW_EV_CLINEIGNORE_ERROR, HEW_EV_DIFF_ERROR
+} hew_event_kind;
+
+/* The kind of a type string (HEW_EV_OTHER for NULL or one not listed): for events rebuilt
+ * from stored JSON lines. */
+hew_event_kind hew_event_kind_of(const char *type);
+
+/* One update of a message. A message grows by appends: every event of a message with
+ * text says what changed since the previous event of the same index — its text is the
+ * previous text cut to append_offset, then append_text (append_len bytes). So a front end
+ * keeps its own copy of each message's text and applies the appends; a partial update of
+ * a long text then costs what was appended. The first event of a message has offset 0.
+ * `text` is the whole text now, borrowed (no copy is made for it). In the JSON line a
+ * partial update carries only "append" ({"offset","text"}), a final or whole message
+ * only "text" (docs/events.md, schema version 2). */
 typedef struct hew_event {
     int version;           /* HEW_EVENT_VERSION */
     long index;            /* the message's index; a partial update repeats it */
     long long ts;          /* ms since the epoch, when the message was first added */
     int is_ask;            /* 1: the task waits for hew_task_respond (unless partial) */
     const char *type;      /* "text", "tool", "completion_result", ... */
-    const char *text;      /* plain text, or NULL */
+    const char *text;      /* plain text (the whole text so far), or NULL */
     const char *data_json; /* structured payload as compact JSON, or NULL */
     int partial;           /* 1 while the message is still growing */
     const char *json;      /* the whole event as one JSON line (no newline), with the
                               task's id ("task") */
+    hew_event_kind kind;   /* the type as an enum */
+    size_t append_offset;  /* text = previous text[0..append_offset) + append_text */
+    const char *append_text; /* the bytes after append_offset ("" when none; NULL when
+                                the message has no text) */
+    size_t append_len;
 } hew_event;
 
 /* All pointers in ev are valid only during the call. */

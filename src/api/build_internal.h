@@ -33,5 +33,10 @@ const char *build_tool_name(const json_t *messages, const char *tool_use_id);
 bool build_tool_id_synthesized(const json_t *messages, const char *tool_use_id);
 /* Compact JSON text of v as a new string value (arguments strings). */
 json_t *build_json_text(const json_t *v);
+/* A tool_result block as the OpenAI-style object that answers its call:
+ * {kind_key: kind, id_key: the block's tool_use_id, text_key: its text}. NULL with *st
+ * set when memory ran out. */
+json_t *build_tool_output(const json_t *block, const char *kind_key, const char *kind,
+                          const char *id_key, const char *text_key, hew_code *st);
 
 #endif

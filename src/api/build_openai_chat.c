@@ -64,16 +64,9 @@ static void user_message(const build_ctx *c, const json_t *blocks, json_t *msgs,
     json_array_foreach(blocks, k, b) {
         if (strcmp(api_msg_block_type(b), "tool_result") != 0)
             continue;
-        char *text = api_msg_tool_result_text(b);
-        if (!text) {
-            *st = HEW_E_NOMEM;
+        json_t *tm = build_tool_output(b, "role", "tool", "tool_call_id", "content", st);
+        if (!tm)
             break;
-        }
-        json_t *tm = json_object();
-        json_obj_put(tm, "role", json_string("tool"), st);
-        json_obj_put(tm, "tool_call_id", json_incref(json_object_get(b, "tool_use_id")), st);
-        json_obj_put(tm, "content", json_string_lossy(text, strlen(text)), st);
-        free(text);
         json_arr_push(msgs, tm, st);
         /* Images a tool returned travel in the next user message. */
         size_t j;

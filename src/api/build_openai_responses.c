@@ -18,16 +18,10 @@ static void user_items(const json_t *blocks, json_t *input, hew_code *st)
     json_array_foreach(blocks, k, b) {
         if (strcmp(api_msg_block_type(b), "tool_result") != 0)
             continue;
-        char *text = api_msg_tool_result_text(b);
-        if (!text) {
-            *st = HEW_E_NOMEM;
+        json_t *it = build_tool_output(b, "type", "function_call_output", "call_id", "output",
+                                       st);
+        if (!it)
             return;
-        }
-        json_t *it = json_object();
-        json_obj_put(it, "type", json_string("function_call_output"), st);
-        json_obj_put(it, "call_id", json_incref(json_object_get(b, "tool_use_id")), st);
-        json_obj_put(it, "output", json_string_lossy(text, strlen(text)), st);
-        free(text);
         json_arr_push(input, it, st);
     }
     json_t *parts = json_array();

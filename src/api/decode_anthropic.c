@@ -50,11 +50,7 @@ static void read_usage(api_decoder *d, const json_t *u, bool with_output)
 static void reasoning_meta(api_decoder *d, int block, const char *sig, size_t sig_len,
                            const char *opaque, size_t opaque_len, bool redacted)
 {
-    api_chunk c;
-    memset(&c, 0, sizeof c);
-    c.kind = API_CHUNK_REASONING;
-    c.text = "";
-    c.reasoning.block = block;
+    api_chunk c = dec_reasoning_chunk(block);
     c.reasoning.signature = sig;
     c.reasoning.signature_len = sig ? sig_len : 0;
     c.reasoning.opaque = opaque;

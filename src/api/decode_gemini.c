@@ -71,11 +71,7 @@ static void signature_meta(api_decoder *d, const json_t *sig)
 {
     if (!json_is_string(sig) || json_string_length(sig) == 0)
         return;
-    api_chunk c;
-    memset(&c, 0, sizeof c);
-    c.kind = API_CHUNK_REASONING;
-    c.text = "";
-    c.reasoning.block = dec_reasoning_block(d, 0);
+    api_chunk c = dec_reasoning_chunk(dec_reasoning_block(d, 0));
     c.reasoning.signature = json_string_value(sig);
     c.reasoning.signature_len = json_string_length(sig);
     dec_emit(d, &c);
@@ -122,10 +118,7 @@ void dec_gemini_event(api_decoder *d, const char *type, size_t tl, const char *d
         return;
     const json_t *o = json_is_array(j) ? json_array_get(j, 0) : j;
     if (!json_is_object(o) || json_object_get(o, "error")) {
-        if (json_is_object(o))
-            dec_fail_json(d, o);
-        else
-            dec_fail_stream(d, "an event that is not a JSON object");
+        dec_fail_event(d, o);
         json_decref(j);
         return;
     }

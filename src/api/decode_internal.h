@@ -117,6 +117,10 @@ void dec_fail_stream(api_decoder *d, const char *what);
 void dec_fail_too_large(api_decoder *d, const char *what);
 /* Classify the error object json and fail. */
 void dec_fail_json(api_decoder *d, const json_t *json);
+/* An event that is an error object (dec_fail_json) or no object at all: fail either way. */
+void dec_fail_event(api_decoder *d, const json_t *o);
+/* A reasoning chunk of block with no text yet; the caller adds what the event carries. */
+api_chunk dec_reasoning_chunk(int block);
 /* Parse event data; on failure fails the stream and returns NULL. */
 json_t *dec_parse(api_decoder *d, const char *data, size_t len, const char *what);
 

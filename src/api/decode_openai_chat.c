@@ -92,11 +92,7 @@ static void reasoning(api_decoder *d, const json_t *delta)
         char *dump = json_dumps(e, JSON_COMPACT);
         if (!dump)
             continue;
-        api_chunk c;
-        memset(&c, 0, sizeof c);
-        c.kind = API_CHUNK_REASONING;
-        c.text = "";
-        c.reasoning.block = block;
+        api_chunk c = dec_reasoning_chunk(block);
         c.reasoning.details = dump;
         c.reasoning.details_len = strlen(dump);
         const json_t *sig = json_object_get(e, "signature");
@@ -192,10 +188,7 @@ void dec_openai_chat_event(api_decoder *d, const char *type, size_t tl, const ch
     const char *obj = json_string_value(json_object_get(o, "object"));
     if (!json_is_object(o) || truthy_error(json_object_get(o, "error")) ||
         (obj && strcmp(obj, "error") == 0) || (tl == 5 && memcmp(type, "error", 5) == 0)) {
-        if (json_is_object(o))
-            dec_fail_json(d, o);
-        else
-            dec_fail_stream(d, "an event that is not a JSON object");
+        dec_fail_event(d, o);
         json_decref(j);
         return;
     }

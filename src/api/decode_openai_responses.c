@@ -74,11 +74,7 @@ static void item_done(api_decoder *d, long oi, const json_t *item)
                      NULL, 0);
         dec_tool_close(d, ci);
     } else if (strcmp(t, "reasoning") == 0) {
-        api_chunk c;
-        memset(&c, 0, sizeof c);
-        c.kind = API_CHUNK_REASONING;
-        c.text = "";
-        c.reasoning.block = dec_reasoning_block(d, oi);
+        api_chunk c = dec_reasoning_chunk(dec_reasoning_block(d, oi));
         c.reasoning.item_id = str(item, "id");
         const json_t *enc = json_object_get(item, "encrypted_content");
         if (json_is_string(enc)) {

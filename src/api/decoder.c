@@ -115,12 +115,9 @@ void dec_reasoning_raw(api_decoder *d, int block, const char *s, size_t n)
 {
     if (!s || n == 0)
         return;
-    api_chunk c;
-    memset(&c, 0, sizeof c);
-    c.kind = API_CHUNK_REASONING;
+    api_chunk c = dec_reasoning_chunk(block);
     c.text = s;
     c.len = n;
-    c.reasoning.block = block;
     dec_emit(d, &c);
 }
 
@@ -269,6 +266,24 @@ static void fail_sse(api_decoder *d, const hew_err *err)
     dec_fail_too_large(d, what);
 }
 
+void dec_fail_event(api_decoder *d, const json_t *o)
+{
+    if (json_is_object(o))
+        dec_fail_json(d, o);
+    else
+        dec_fail_stream(d, "an event that is not a JSON object");
+}
+
+api_chunk dec_reasoning_chunk(int block)
+{
+    api_chunk c;
+    memset(&c, 0, sizeof c);
+    c.kind = API_CHUNK_REASONING;
+    c.text = "";
+    c.reasoning.block = block;
+    return c;
+}
+
 void dec_fail_json(api_decoder *d, const json_t *json)
 {
     if (d->finished)
@@ -367,6 +382,21 @@ static void keep_raw(api_decoder *d, const char *bytes, size_t n)
     buf_append(&d->raw, bytes, n);
 }
 
+/* Dispatch every complete event the SSE parser holds. */
+static void drain(api_decoder *d)
+{
+    hew_err err = HEW_ERR_INIT;
+    sse_event ev;
+    int r;
+    while (!d->finished && (r = sse_next(d->sse, &ev, &err)) != 0) {
+        if (r < 0) {
+            fail_sse(d, &err);
+            break;
+        }
+        dispatch(d, ev.event, ev.event_len, ev.data, ev.data_len);
+    }
+}
+
 hew_code api_decoder_feed(api_decoder *d, const char *bytes, size_t n)
 {
     if (d->stopped)
@@ -379,15 +409,7 @@ hew_code api_decoder_feed(api_decoder *d, const char *bytes, size_t n)
         fail_sse(d, &err);
         return d->stopped ? HEW_E_ABORTED : HEW_OK;
     }
-    sse_event ev;
-    int r;
-    while (!d->finished && (r = sse_next(d->sse, &ev, &err)) != 0) {
-        if (r < 0) {
-            fail_sse(d, &err);
-            break;
-        }
-        dispatch(d, ev.event, ev.event_len, ev.data, ev.data_len);
-    }
+    drain(d);
     return d->stopped ? HEW_E_ABORTED : HEW_OK;
 }
 
@@ -454,16 +476,7 @@ void api_decoder_end(api_decoder *d)
     if (d->finished || d->stopped)
         return;
     sse_end(d->sse);
-    hew_err err = HEW_ERR_INIT;
-    sse_event ev;
-    int r;
-    while (!d->finished && (r = sse_next(d->sse, &ev, &err)) != 0) {
-        if (r < 0) {
-            fail_sse(d, &err);
-            break;
-        }
-        dispatch(d, ev.event, ev.event_len, ev.data, ev.data_len);
-    }
+    drain(d);
     if (d->finished || d->stopped)
         return;
     if (d->proto == API_PROTO_GEMINI)

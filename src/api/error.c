@@ -686,15 +686,22 @@ void api_classify_stream_json(const void *json, long http_status, api_error *out
     finish(out, http_status, &x, NULL, 0, true);
 }
 
-void api_error_stream(api_error *out, const char *what)
+/* An error hew found in a 200 stream itself: its class, code and what happened. */
+static void stream_error(api_error *out, api_error_category category, bool retryable,
+                         const char *code, const char *what)
 {
     api_error_init(out);
-    out->category = API_ERR_SERVER;
-    out->retryable = true;
+    out->category = category;
+    out->retryable = retryable;
     out->http_status = 200;
-    snprintf(out->code, sizeof out->code, "incomplete_stream");
+    snprintf(out->code, sizeof out->code, "%s", code);
     copy_line(out->provider_message, sizeof out->provider_message, what, strlen(what));
     out->message[0] = '\0';
+}
+
+void api_error_stream(api_error *out, const char *what)
+{
+    stream_error(out, API_ERR_SERVER, true, "incomplete_stream", what);
     appendf(out->message, sizeof out->message,
             "The response stream broke off before the provider finished the turn (%s). "
             "Whatever arrived is incomplete; retry the request.",
@@ -721,13 +728,7 @@ void api_error_not_stream(long status, const char *body, size_t body_len, api_er
 
 void api_error_too_large(api_error *out, const char *what)
 {
-    api_error_init(out);
-    out->category = API_ERR_RESPONSE_TOO_LARGE;
-    out->retryable = false;
-    out->http_status = 200;
-    snprintf(out->code, sizeof out->code, "response_too_large");
-    copy_line(out->provider_message, sizeof out->provider_message, what, strlen(what));
-    out->message[0] = '\0';
+    stream_error(out, API_ERR_RESPONSE_TOO_LARGE, false, "response_too_large", what);
     appendf(out->message, sizeof out->message,
             "The model's answer is too large for hew to take in (%s). A retry would get the "
             "same kind of answer and fail the same way, so hew does not retry it. Ask for "

@@ -99,12 +99,30 @@ bool build_tool_id_synthesized(const json_t *messages, const char *id)
 
 json_t *build_json_text(const json_t *v)
 {
-    char *s = json_dumps(v ? v : json_object(), JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_t *empty = v ? NULL : json_object();
+    char *s = json_dumps(v ? v : empty, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(empty);
     if (!s)
         return NULL;
     json_t *out = json_string(s);
     free(s);
     return out;
+}
+
+json_t *build_tool_output(const json_t *block, const char *kind_key, const char *kind,
+                          const char *id_key, const char *text_key, hew_code *st)
+{
+    char *text = api_msg_tool_result_text(block);
+    if (!text) {
+        *st = HEW_E_NOMEM;
+        return NULL;
+    }
+    json_t *o = json_object();
+    json_obj_put(o, kind_key, json_string(kind), st);
+    json_obj_put(o, id_key, json_incref(json_object_get(block, "tool_use_id")), st);
+    json_obj_put(o, text_key, json_string_lossy(text, strlen(text)), st);
+    free(text);
+    return o;
 }
 
 /* ---- URL and headers ------------------------------------------------------------------ */

@@ -219,8 +219,9 @@ context_keep context_keep_for(int64_t total, int64_t context_window)
 }
 
 hew_code context_plan_make(const json_t *history, context_range cur,
-                           const context_rewrites *existing, int64_t last_total_tokens,
-                           int64_t context_window, context_plan *out)
+                           const context_rewrites *existing, context_result_fn kinds,
+                           int64_t last_total_tokens, int64_t context_window,
+                           context_plan *out)
 {
     memset(out, 0, sizeof *out);
     out->range = cur;
@@ -229,7 +230,8 @@ hew_code context_plan_make(const json_t *history, context_range cur,
         return HEW_OK;
     out->over = true;
     out->keep = context_keep_for(last_total_tokens, context_window);
-    hew_code rc = context_collapse_reads(history, cur, existing, &out->rewrites, &out->savings);
+    hew_code rc = context_collapse_reads(history, cur, existing, kinds, &out->rewrites,
+                                         &out->savings);
     if (rc != HEW_OK) {
         context_plan_release(out);
         return rc;

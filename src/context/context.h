@@ -124,12 +124,13 @@ json_t *context_view_rw(const json_t *history, context_range range, const contex
 /* ---- the file-read collapse (Cline's file-read dedup, cline-spec §6.3) --------------------
  * Looks at the messages the model still sees after the first pair: from range.end + 1
  * (or 2). A "view" of a file is
- *   - a read_file result: a text block or tool_result whose text starts with
- *     "[read_file for 'PATH'] Result:" (task/executor.c's header); the rewrite keeps the
+ *   - a read result: a text block or tool_result whose text starts with
+ *     "[TOOL for 'PATH'] Result:" (task/executor.c's header) for a TOOL the caller's
+ *     context_result_fn calls CONTEXT_RESULT_READ (hew: read_file); the rewrite keeps the
  *     header line and replaces the rest with CONTEXT_DUPLICATE_READ_NOTE;
- *   - the <final_file_content path="…">…</final_file_content> of a write_to_file or
- *     replace_in_file result (same header rule, the tool's name instead); its body
- *     becomes " NOTE ";
+ *   - the <final_file_content path="…">…</final_file_content> of an edit's result (same
+ *     header rule, a TOOL it calls CONTEXT_RESULT_EDIT: write_to_file, replace_in_file);
+ *     its body becomes " NOTE ";
  *   - a <file_content path="P">…</file_content> mention in any other user text block;
  *     its body becomes the note.
  * Results marked is_error are not views. Paths are compared after lexical normalisation
@@ -147,12 +148,23 @@ json_t *context_view_rw(const json_t *history, context_range range, const contex
 
 extern const char CONTEXT_DUPLICATE_READ_NOTE[];
 
+/* What a tool's results are to the collapse, asked by the tool's name (the len bytes at
+ * name, not NUL-terminated). The caller answers from what its tools are (task/: the
+ * registry's flags, tools/tool.h); context itself knows no tool by its name. */
+typedef enum context_result_kind {
+    CONTEXT_RESULT_OTHER, /* not a view of a file */
+    CONTEXT_RESULT_READ,  /* after the header line, the content of the file PATH */
+    CONTEXT_RESULT_EDIT,  /* holds the edited file's <final_file_content> */
+} context_result_kind;
+
+typedef context_result_kind (*context_result_fn)(const char *name, size_t len);
+
 /* The collapse: *out gets the new rewrites (appended; each holds the whole new text of a
  * block), *ratio (may be NULL) the savings ratio (0 when nothing is saved). existing may
- * be NULL. HEW_E_NOMEM. */
+ * be NULL; kinds may be NULL (no tool result is a view: only mentions are). HEW_E_NOMEM. */
 hew_code context_collapse_reads(const json_t *history, context_range range,
-                                const context_rewrites *existing, context_rewrites *out,
-                                double *ratio);
+                                const context_rewrites *existing, context_result_fn kinds,
+                                context_rewrites *out, double *ratio);
 
 /* Truncation is skipped when the collapse saves at least this much (Cline: 30 %). */
 #define CONTEXT_COLLAPSE_ENOUGH 0.30
@@ -172,8 +184,9 @@ typedef struct context_plan {
 } context_plan;
 
 hew_code context_plan_make(const json_t *history, context_range cur,
-                           const context_rewrites *existing, int64_t last_total_tokens,
-                           int64_t context_window, context_plan *out);
+                           const context_rewrites *existing, context_result_fn kinds,
+                           int64_t last_total_tokens, int64_t context_window,
+                           context_plan *out);
 void context_plan_release(context_plan *p);
 
 #endif

@@ -260,13 +260,14 @@ static bool body_is_note(const char *s, size_t a, size_t b, bool padded)
     return memcmp(s + a, CONTEXT_DUPLICATE_READ_NOTE, n) == 0;
 }
 
-static void scan_block(views *vs, const char *s, size_t i, size_t j)
+static void scan_block(views *vs, context_result_fn kinds, const char *s, size_t i, size_t j)
 {
     const char *tool, *p;
     size_t tool_len, p_len, hdr;
     size_t len = strlen(s);
     if (parse_header(s, &tool, &tool_len, &p, &p_len, &hdr)) {
-        if (tool_len == 9 && memcmp(tool, "read_file", 9) == 0) {
+        context_result_kind kind = kinds ? kinds(tool, tool_len) : CONTEXT_RESULT_OTHER;
+        if (kind == CONTEXT_RESULT_READ) {
             const char *rest = s + hdr;
             if (rest[0] == '\n' && strcmp(rest + 1, CONTEXT_DUPLICATE_READ_NOTE) == 0)
                 return; /* already collapsed */
@@ -275,8 +276,7 @@ static void scan_block(views *vs, const char *s, size_t i, size_t j)
             views_push(vs, v);
             return;
         }
-        if ((tool_len == 13 && memcmp(tool, "write_to_file", 13) == 0) ||
-            (tool_len == 15 && memcmp(tool, "replace_in_file", 15) == 0)) {
+        if (kind == CONTEXT_RESULT_EDIT) {
             size_t ps, pe, bs, be;
             if (find_tagged(s, hdr, ALTER_OPEN, ALTER_CLOSE, &ps, &pe, &bs, &be) &&
                 !body_is_note(s, bs, be, true))
@@ -341,8 +341,8 @@ static void decide(views *vs)
 /* ---- rewriting ------------------------------------------------------------------------------ */
 
 hew_code context_collapse_reads(const json_t *history, context_range range,
-                                const context_rewrites *existing, context_rewrites *out,
-                                double *ratio)
+                                const context_rewrites *existing, context_result_fn kinds,
+                                context_rewrites *out, double *ratio)
 {
     if (ratio)
         *ratio = 0;
@@ -362,7 +362,7 @@ hew_code context_collapse_reads(const json_t *history, context_range range,
             bool is_error;
             const char *s = block_text(b, existing, i, j, &is_error);
             if (s && !is_error)
-                scan_block(&vs, s, i, j);
+                scan_block(&vs, kinds, s, i, j);
         }
         json_decref(tmp);
     }

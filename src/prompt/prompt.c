@@ -58,20 +58,17 @@ bool prompt_tool_offered(const prompt_ctx *ctx, const tool_def *def)
 {
     if (!def || !def->name)
         return false;
-    if (ctx->yolo && strcmp(def->name, "ask_followup_question") == 0)
+    if (ctx->yolo && tool_is(def, TOOL_NEEDS_ANSWER))
         return false;
-    if (!ctx->condensing && strcmp(def->name, "summarize_task") == 0)
+    if (!ctx->condensing && tool_is(def, TOOL_SUMMARY))
         return false;
-    if (!plan_mode(ctx) && strcmp(def->name, "plan_mode_respond") == 0)
+    if (!plan_mode(ctx) && tool_is(def, TOOL_PLAN_ONLY))
         return false;
     /* MCP tools only with a connected server; with native tool calling each server tool
-     * is a function of its own ("<server>__<tool>"), so use_mcp_tool is not listed. */
-    bool mcp_tool = strcmp(def->name, "use_mcp_tool") == 0 ||
-                    strcmp(def->name, "access_mcp_resource") == 0 ||
-                    strcmp(def->name, "load_mcp_documentation") == 0;
-    if (mcp_tool && ctx->nmcp == 0)
+     * is a function of its own ("<server>__<tool>"), so the gateway is not listed. */
+    if (tool_is(def, TOOL_MCP) && ctx->nmcp == 0)
         return false;
-    if (ctx->native_tools && strcmp(def->name, "use_mcp_tool") == 0)
+    if (ctx->native_tools && tool_is(def, TOOL_MCP_GATEWAY))
         return false;
     return true;
 }
@@ -353,13 +350,16 @@ static void section_mcp(const prompt_ctx *ctx, buf *out)
 static void section_editing(const prompt_ctx *ctx, buf *out)
 {
     bool w = has(ctx, "write_to_file"), r = has(ctx, "replace_in_file");
+    const char *editor = NULL; /* the first offered tool that edits files */
+    for (size_t i = 0; i < ctx->ntools && !editor; i++)
+        if (tool_is(ctx->tools[i], TOOL_EDITS_FILES) && prompt_tool_offered(ctx, ctx->tools[i]))
+            editor = ctx->tools[i]->name;
     buf_puts(out, "EDITING FILES\n\n");
     if (w && r)
         buf_puts(out, "Two tools change files: write_to_file and replace_in_file. Choosing the "
                       "right one for each change keeps edits fast and safe.");
     else
-        buf_printf(out, "%s is the tool that changes files.", w ? "write_to_file"
-                                                                  : "replace_in_file");
+        buf_printf(out, "%s is the tool that changes files.", editor ? editor : "no tool");
     if (w)
         buf_puts(out, "\n\n# write_to_file\n\n"
                       "It writes a whole file: it creates the file (and any missing folders) "
@@ -697,14 +697,16 @@ void prompt_build(const prompt_ctx *ctx, buf *out)
         buf_puts(out, SECTION_SEP);
         section_mcp(ctx, out);
     }
-    if (has(ctx, "write_to_file") || has(ctx, "replace_in_file")) {
+    bool edits = false, modes = false;
+    for (size_t i = 0; i < ctx->ntools; i++) {
+        edits = edits || (tool_is(ctx->tools[i], TOOL_EDITS_FILES) &&
+                          prompt_tool_offered(ctx, ctx->tools[i]));
+        modes = modes || tool_is(ctx->tools[i], TOOL_PLAN_ONLY);
+    }
+    if (edits) {
         buf_puts(out, SECTION_SEP);
         section_editing(ctx, out);
     }
-    bool modes = false;
-    for (size_t i = 0; i < ctx->ntools && !modes; i++)
-        modes = ctx->tools[i] && ctx->tools[i]->name &&
-                strcmp(ctx->tools[i]->name, "plan_mode_respond") == 0;
     if (modes) {
         buf_puts(out, SECTION_SEP);
         section_modes(ctx, out);

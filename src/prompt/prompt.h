@@ -13,11 +13,14 @@
  *   · RULES · SYSTEM INFORMATION · OBJECTIVE · USER'S CUSTOM INSTRUCTIONS (preferred
  *   language, rules, .clineignore).
  *
- * Which tools are offered (prompt_tool_offered): every tool of ctx->tools except
- * ask_followup_question in yolo mode (nobody answers; new_task stays: yolo accepts it),
- * plan_mode_respond outside PLAN MODE, and summarize_task unless the request asks for a
- * summary (ctx->condensing). The same filter serves the XML documentation and the native
- * schemas.
+ * Which tools are offered (prompt_tool_offered) follows the tools' flags (tools/tool.h),
+ * never their names: every tool of ctx->tools except one that needs an answer
+ * (ask_followup_question) in yolo mode (nobody answers; new_task stays: yolo accepts it),
+ * a plan-only one (plan_mode_respond) outside PLAN MODE, the summary tool
+ * (summarize_task) unless the request asks for a summary (ctx->condensing), MCP tools
+ * without a connected server, and the MCP gateway (use_mcp_tool) with native tool
+ * calling. The same filter serves the XML documentation and the native schemas. The
+ * prose that names a particular tool appears only when that tool is offered.
  *
  * Wiring (what task/ calls):
  *   system prompt  prompt_ctx_init + prompt_ctx_machine, fill the rest, prompt_build;

@@ -194,7 +194,7 @@ static json_t *cline_to_event(const json_t *m, size_t i)
     }
     json_t *ev = json_object();
     hew_code st = HEW_OK;
-    json_obj_put(ev, "v", json_integer(1), &st);
+    json_obj_put(ev, "v", json_integer(2), &st); /* events schema (docs/events.md) */
     json_obj_put(ev, "index", json_integer((json_int_t)i), &st);
     json_obj_put(ev, "ts", json_integer(json_integer_value(json_object_get(m, "ts"))), &st);
     json_obj_put(ev, "kind", json_string(ask ? "ask" : "say"), &st);

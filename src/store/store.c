@@ -947,6 +947,11 @@ hew_code store_ui_put(store *s, const char *id, long index, const char *json, si
     return HEW_OK;
 }
 
+bool store_ui_partial_due(const store *s)
+{
+    return s->partial_ms < 0 || store_now_ms() - s->last_partial_ms >= s->partial_ms;
+}
+
 hew_code store_ui_truncate(store *s, const char *id, size_t len, hew_err *err)
 {
     hew_code rc = store_check_id(id, err);

@@ -175,6 +175,12 @@ hew_code store_api_truncate(store *s, const char *id, size_t len, hew_err *err);
 hew_code store_ui_put(store *s, const char *id, long index, const char *json, size_t len,
                       bool partial, hew_err *err);
 
+/* Whether store_ui_put of a partial message now would commit it at once (rather than hold
+ * a copy): a writer that keeps the message itself builds its JSON only when this says
+ * so, and hands the latest version over with partial = false before anything else
+ * (task/persist.c). */
+bool store_ui_partial_due(const store *s);
+
 /* Forget UI messages index >= len (resume drops trailing asks). Commits a held message
  * of that task first. */
 hew_code store_ui_truncate(store *s, const char *id, size_t len, hew_err *err);

@@ -15,6 +15,7 @@
 
 #include "api/message.h"
 #include "task/task.h"
+#include "tools/registry.h"
 #include "tools/summarize_task.h"
 
 /* ---- the history, read ---------------------------------------------------------------- */
@@ -85,7 +86,7 @@ static char *summary_of(const json_t *msg)
         const char *type = api_msg_block_type(b);
         const char *name = json_string_value(json_object_get(b, "name"));
         if (!summary && strcmp(type, "tool_use") == 0 && name &&
-            strcmp(name, "summarize_task") == 0) {
+            tool_is(registry_find(name), TOOL_SUMMARY)) {
             const char *c = json_string_value(json_object_get(json_object_get(b, "input"), "context"));
             summary = c && *c ? strdup(c) : NULL;
         } else if (!summary && strcmp(type, "text") == 0) {

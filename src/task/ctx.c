@@ -3,8 +3,11 @@
  * the user, and the view a request is built from. The arithmetic is in context/;
  * automatic condensing, which replaces the cut for capable models, is in condense.c.
  * Only this file touches hew_task.ctx. */
+#include <string.h>
+
 #include "store/store.h"
 #include "task/task.h"
+#include "tools/registry.h"
 
 /* Record a new deleted range: the task state, the store, a note for the user. */
 static void set_range(hew_task *t, context_range next)
@@ -37,11 +40,26 @@ int64_t task_ctx_last_total(const hew_task *t)
     return (u->input_total > 0 ? u->input_total : 0) + (u->output > 0 ? u->output : 0);
 }
 
+/* What a tool's results are to the context collapse, from the registry's flags. */
+static context_result_kind result_kind(const char *name, size_t len)
+{
+    char n[64];
+    if (len >= sizeof n)
+        return CONTEXT_RESULT_OTHER;
+    memcpy(n, name, len);
+    n[len] = '\0';
+    const tool_def *def = registry_find(n);
+    return tool_is(def, TOOL_RESULT_IS_FILE) ? CONTEXT_RESULT_READ
+           : tool_is(def, TOOL_EDITS_FILES)  ? CONTEXT_RESULT_EDIT
+                                             : CONTEXT_RESULT_OTHER;
+}
+
 bool task_ctx_plan(hew_task *t, context_plan *plan)
 {
     int64_t total = task_ctx_last_total(t);
-    if (total < 0 || context_plan_make(t->history, t->ctx.deleted, &t->ctx.rewrites, total,
-                                       t->session->model.context_window, plan) != HEW_OK)
+    if (total < 0 || context_plan_make(t->history, t->ctx.deleted, &t->ctx.rewrites,
+                                       result_kind, total, t->session->model.context_window,
+                                       plan) != HEW_OK)
         return false;
     /* Repeated reads collapsed first: each rewrite persisted, then applied. */
     for (size_t i = 0; i < plan->rewrites.len; i++) {

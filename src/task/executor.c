@@ -336,13 +336,8 @@ static hew_code executor_run_one(hew_task *t, const tool_call *call)
     }
     prompt_ctx pc;
     task_prompt_ctx(t, &pc);
-    static const char *const edits[] = { "write_to_file", "replace_in_file", "new_rule",
-                                         "apply_patch" };
-    bool strict_refusal = false;
-    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++)
-        strict_refusal = strict_refusal ||
-                         (pc.strict_plan && pc.mode == MODE_PLAN &&
-                          strcmp(def->name, edits[i]) == 0);
+    bool strict_refusal = pc.strict_plan && pc.mode == MODE_PLAN &&
+                          tool_is(def, TOOL_EDITS_FILES);
     if (strict_refusal) {
         buf why = BUF_INIT(0);
         buf_printf(&why, "%s is not available in PLAN MODE: files are not changed while "
@@ -355,9 +350,9 @@ static hew_code executor_run_one(hew_task *t, const tool_call *call)
         push_described(t, def, call, msg.data, true);
         goto mark_used;
     }
-    /* use_mcp_tool is left out of the native tool list (each MCP tool is listed itself)
-     * but still works when the model calls it. */
-    bool mcp_call_ok = strcmp(def->name, "use_mcp_tool") == 0 && pc.nmcp > 0;
+    /* The MCP gateway (use_mcp_tool) is left out of the native tool list (each MCP tool
+     * is listed itself) but still works when the model calls it. */
+    bool mcp_call_ok = tool_is(def, TOOL_MCP_GATEWAY) && pc.nmcp > 0;
     if (!mcp_call_ok && !prompt_tool_offered(&pc, def)) {
         buf why = BUF_INIT(0);
         buf_printf(&why, "The tool %s is not available now (%s MODE%s). Use one of the tools "
@@ -383,9 +378,8 @@ static hew_code executor_run_one(hew_task *t, const tool_call *call)
     }
     for (size_t i = 0; i < def->nparams; i++) {
         const tool_param *p = &def->params[i];
-        const char *v = tool_call_param(call, p->name);
-        if (p->required && (!v || !*v) &&
-            !(strcmp(def->name, "attempt_completion") == 0 && tool_call_param(call, "response"))) {
+        const char *v = tool_param_value(p, call);
+        if (p->required && (!v || !*v)) {
             buf note = BUF_INIT(0);
             buf_printf(&note, "hew tried to use %s without a value for the required parameter "
                               "'%s'. Retrying...", def->name, p->name);
@@ -398,7 +392,7 @@ static hew_code executor_run_one(hew_task *t, const tool_call *call)
         }
     }
 
-    if (def->ends_turn_interaction)
+    if (tool_is(def, TOOL_ASKS_USER))
         task_request_done(t); /* the request's cost is shown before the question */
     int repeats = loop_track(t, call);
     tool_result result = { BUF_INIT(RESULT_MAX), false, false, NULL };
@@ -406,7 +400,7 @@ static hew_code executor_run_one(hew_task *t, const tool_call *call)
     if (rc == HEW_OK) {
         if (repeats >= 3)
             resp_loop_warning(&result.text, call->name, repeats);
-        if (!def->read_only && !result.is_error)
+        if (!tool_is(def, TOOL_READ_ONLY) && !result.is_error)
             task_ckpt_changed(t); /* worth a checkpoint after the turn */
         if (repeats >= 5)
             t->consecutive_mistakes = t->settings->max_consecutive_mistakes;

@@ -109,8 +109,7 @@ static void begin_request(hew_task *t, bool first_turn)
     t->did_reject_tool = false;
     t->did_already_use_tool = false;
     t->did_auto_truncate = false;
-    t->current_index = 0;
-    t->presented_seq = 0;
+    task_present_reset(t);
 }
 
 /* Append text to the last text block of an assistant message (or add one). */

@@ -1,7 +1,8 @@
 /* persist — the task's conversation kept in the store as it is made (issue #7: nothing is
  * ever lost): the task row when the task starts, every API message as it joins the
- * history, every say/ask as it is emitted (the store holds partial updates for at most a
- * second), the usage totals, the deleted range and the status as they change; and the
+ * history, every say/ask as it is made — a sibling consumer of the message beside the
+ * front end, working with or without one (a growing message is written whole at most
+ * once per store interval, its latest version before anything else is written), the usage totals, the deleted range and the status as they change; and the
  * way back: a stored task turned into loop state for resume. A store that cannot be
  * opened turns persistence off with one note; it never stops the task. Task thread only:
  * the connection belongs to it. */
@@ -86,19 +87,63 @@ bool task_persist_stored_row(hew_task *t, store_task *row)
     return t->store && store_task_get(t->store, t->task_id, row, NULL) == HEW_OK;
 }
 
-void task_persist_ui(hew_task *t, long index, const char *json, size_t len, bool partial)
+/* Write message index whole; partial = false: commit now (store_ui_put's flag). */
+static void write_ui(hew_task *t, long index, const char *json, size_t len, bool hold)
 {
-    if (!t->store || index < 0)
-        return;
     hew_err err = HEW_ERR_INIT;
-    if (store_ui_put(t->store, t->task_id, index, json, len, partial, &err) != HEW_OK)
+    if (store_ui_put(t->store, t->task_id, index, json, len, hold, &err) != HEW_OK)
         persistence_off(t, err.msg);
+}
+
+static void write_ui_built(hew_task *t, long index, bool hold)
+{
+    buf *line = &t->persist_line;
+    buf_reset(line);
+    uimsg_to_json(&t->ui, (size_t)index, line);
+    if (line->err) {
+        persistence_off(t, "out of memory");
+        return;
+    }
+    write_ui(t, index, line->data, line->len, hold);
+    if (line->cap > ((size_t)1 << 20)) /* no copy of a long text kept between writes */
+        buf_release(line);
+}
+
+void task_persist_flush(hew_task *t)
+{
+    long i = t->persist_pending;
+    t->persist_pending = -1;
+    if (t->store && i >= 0 && (size_t)i < t->ui.len)
+        write_ui_built(t, i, false);
+}
+
+void task_persist_ui(hew_task *t, long index, const char *json, size_t len)
+{
+    if (!t->store || index < 0 || (size_t)index >= t->ui.len)
+        return;
+    if (t->persist_pending >= 0 && t->persist_pending != index)
+        task_persist_flush(t);
+    if (t->ui.items[index].partial) {
+        /* built only when the store writes it now: a partial update costs nothing here */
+        t->persist_pending = index;
+        if (store_ui_partial_due(t->store)) {
+            t->persist_pending = -1;
+            write_ui_built(t, index, true);
+        }
+        return;
+    }
+    t->persist_pending = -1;
+    if (json)
+        write_ui(t, index, json, len, false);
+    else
+        write_ui_built(t, index, false);
 }
 
 void task_persist_api(hew_task *t)
 {
     if (!t->store)
         return;
+    task_persist_flush(t);
     hew_err err = HEW_ERR_INIT;
     size_t n = json_array_size(t->history);
     for (; t->api_stored < n; t->api_stored++) {
@@ -147,6 +192,7 @@ void task_persist_close(hew_task *t)
 {
     if (!t->store)
         return;
+    task_persist_flush(t);
     hew_err err = HEW_ERR_INIT;
     store_flush(t->store, &err);
     store_lock_free(t->store_lock);

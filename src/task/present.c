@@ -12,18 +12,71 @@
 #include "task/text_clean.h"
 #include "tools/registry.h"
 
-/* Partial text is shown at most every 40 ms, and less often as it grows (each update
- * re-sends the whole text: 20 ns per byte of pause keeps that cost a small fraction of
- * the stream however long the text gets); the final text always at once. */
+/* Partial text is shown at most every 40 ms (a screen needs no more); the final text
+ * always at once. The interval only saves redraws: an update costs what was appended
+ * (the cleaner works by appends, the event carries the append), not the text's length. */
 #define PARTIAL_TEXT_INTERVAL_MS 40
-#define PARTIAL_TEXT_NS_PER_BYTE 20
 
-/* Texts at least this long are cleaned straight into their message (see below). */
-#define LARGE_TEXT 4096
+static void task_present_reset_text(hew_task *t);
 
-static long long partial_interval_ms(size_t len)
+void task_present_reset(hew_task *t)
 {
-    return PARTIAL_TEXT_INTERVAL_MS + (long long)(len * PARTIAL_TEXT_NS_PER_BYTE / 1000000);
+    t->current_index = 0;
+    t->presented_seq = 0;
+    t->last_partial_say_ms = 0;
+    task_present_reset_text(t);
+}
+
+/* The block presented is finished: the next one starts fresh. */
+static void next_block(hew_task *t)
+{
+    size_t next = t->current_index + 1;
+    task_present_reset(t);
+    t->current_index = next;
+}
+
+/* Text and reasoning, under mu: the block's new bytes cleaned straight into its message
+ * (one copy of the text, work in proportion to what was appended). Returns the index of
+ * the message to emit, or -1 when there is nothing to say yet (a partial text that
+ * cleans to nothing makes no message). */
+/* The text being cleaned is given up (its message stays as it is). */
+static void task_present_reset_text(hew_task *t)
+{
+    text_cleaner_release(&t->cleaner);
+    buf_reset(&t->say_scratch);
+    t->clean_msg = -1;
+    t->clean_started = false;
+}
+
+static long present_text(hew_task *t, const block *b, const char *type, uimsg_partial up)
+{
+    size_t len = 0;
+    const char *text = block_text(b, &len);
+    long i = t->clean_msg;
+    if (i >= 0 && ((size_t)i + 1 != t->ui.len || !t->ui.items[i].partial)) {
+        /* another message came after it: this text goes on as a new message, cleaned
+         * from its start */
+        task_present_reset_text(t);
+        i = -1;
+    }
+    if (!t->clean_started) {
+        t->cleaner.verbatim = b->type != BLOCK_TEXT;
+        t->clean_started = true;
+    }
+    bool partial = up == UIMSG_PARTIAL;
+    size_t from = 0;
+    if (i >= 0) {
+        text_cleaner_feed(&t->cleaner, text, len, partial, uimsg_text_buf(&t->ui, (size_t)i),
+                          &from);
+        uimsg_text_changed(&t->ui, (size_t)i, from, up);
+    } else {
+        text_cleaner_feed(&t->cleaner, text, len, partial, &t->say_scratch, &from);
+        if (!t->say_scratch.len && partial)
+            return -1;
+        i = uimsg_put_buf(&t->ui, UIMSG_SAY, type, up, &t->say_scratch);
+    }
+    t->clean_msg = partial ? i : -1;
+    return i;
 }
 
 /* A copy of one tool block, taken under mu (text blocks are cleaned straight from the
@@ -111,7 +164,7 @@ static hew_code present_tool(hew_task *t, const snapshot *s)
     /* The checkpoint gate (seed 000): a tool that may change the workspace waits for the
      * initial checkpoint commit; read-only tools go ahead. */
     const tool_def *def = registry_find(call.name);
-    if (!task_tools_blocked(t) && (!def || !def->read_only)) {
+    if (!task_tools_blocked(t) && !tool_is(def, TOOL_READ_ONLY)) {
         hew_code rc = task_ckpt_wait(t);
         if (rc != HEW_OK)
             return rc;
@@ -138,51 +191,26 @@ hew_code present_assistant_message(hew_task *t)
                 return HEW_OK;
             }
             if (b->type != BLOCK_TOOL_USE &&
-                task_now_ms() - t->last_partial_say_ms < partial_interval_ms(b->content.text.len)) {
+                task_now_ms() - t->last_partial_say_ms < PARTIAL_TEXT_INTERVAL_MS) {
                 pthread_mutex_unlock(&t->mu); /* shown a moment ago: coalesce */
                 return HEW_OK;
             }
         }
         if (b->type != BLOCK_TOOL_USE) {
-            /* Text and reasoning: cleaned straight from the block into a buffer the task
-             * keeps (no copy of the block, no allocation per update), then said. */
             bool partial = b->partial;
-            block_type type = b->type;
-            const char *say_type = type == BLOCK_TEXT ? "text" : "reasoning";
             uimsg_partial up = partial ? UIMSG_PARTIAL : UIMSG_FINAL;
             t->presented_seq = b->seq;
-            size_t len = 0;
-            const char *text = block_text(b, &len);
-            if (!text)
-                text = "";
-            long said = -1;
-            if (!blocked && len >= LARGE_TEXT) {
-                /* A long text is cleaned straight into its message: one copy, not two
-                 * (it cannot clean down to nothing, so the message is never empty). */
-                buf *into = uimsg_put_text(&t->ui, UIMSG_SAY, say_type, up, &said);
-                if (into && type == BLOCK_TEXT)
-                    text_clean(text, len, partial, into);
-                else if (into)
-                    buf_append(into, text, len);
-            } else {
-                buf_reset(&t->say_scratch);
-                if (!blocked && type == BLOCK_TEXT)
-                    text_clean(text, len, partial, &t->say_scratch);
-                else if (!blocked)
-                    buf_append(&t->say_scratch, text, len);
-            }
+            long said = blocked ? -1
+                                : present_text(t, b, b->type == BLOCK_TEXT ? "text" : "reasoning",
+                                               up);
             pthread_mutex_unlock(&t->mu);
             if (said >= 0)
                 task_emit(t, said);
-            else if (!blocked && (t->say_scratch.len || !partial))
-                task_say(t, say_type, t->say_scratch.data ? t->say_scratch.data : "", NULL, up);
             if (partial)
                 t->last_partial_say_ms = task_now_ms();
             if (partial && !task_tools_blocked(t))
                 return HEW_OK;
-            t->current_index++;
-            t->presented_seq = 0;
-            t->last_partial_say_ms = 0;
+            next_block(t);
             continue;
         }
         snapshot s;
@@ -198,8 +226,6 @@ hew_code present_assistant_message(hew_task *t)
         if (!advance)
             return HEW_OK;
         /* The block is finished: go on with the next one at once if it is there. */
-        t->current_index++;
-        t->presented_seq = 0;
-        t->last_partial_say_ms = 0;
+        next_block(t);
     }
 }

@@ -13,6 +13,7 @@
 #include "store/store.h"
 #include "task/responses.h"
 #include "task/task.h"
+#include "tools/registry.h"
 
 static bool unfinished_request(const uimsg *m)
 {
@@ -67,7 +68,7 @@ static void answer_open_calls(hew_task *t, bool completed)
         if (strcmp(api_msg_block_type(b), "tool_use") != 0 || !id || answered(t, id))
             continue;
         const char *name = json_string_value(json_object_get(b, "name"));
-        bool reopened = completed && name && strcmp(name, "attempt_completion") == 0;
+        bool reopened = completed && name && tool_is(registry_find(name), TOOL_COMPLETES);
         task_push_user_block(t, api_msg_tool_result(id, reopened ? RESP_COMPLETION_REOPENED
                                                                  : RESP_TOOL_INTERRUPTED,
                                                     !reopened));

@@ -160,9 +160,7 @@ void task_stream_reset(hew_task *t)
     s->shape = 0;
     if (s->abort)
         abort_reset(s->abort);
-    t->current_index = 0;
-    t->presented_seq = 0;
-    t->last_partial_say_ms = 0;
+    task_present_reset(t);
 }
 
 void task_stream_drop_answer(hew_task *t)

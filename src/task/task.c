@@ -12,6 +12,7 @@
 #include "store/store.h"
 #include "base/json.h"
 #include "base/redact.h"
+#include "task/evkind.h"
 #include "tools/execute_command.h"
 
 long long task_now_ms(void)
@@ -23,13 +24,29 @@ long long task_now_ms(void)
 
 void task_emit(hew_task *t, long i)
 {
-    if (i < 0 || !t->settings->on_event)
+    if (i < 0 || (size_t)i >= t->ui.len)
         return;
     const uimsg *m = &t->ui.items[i];
+    size_t offset = 0, delta_len = 0;
+    const char *delta = uimsg_take_append(&t->ui, (size_t)i, &offset, &delta_len);
     buf *line = &t->event_line; /* kept from event to event: no allocation per update */
-    buf data = BUF_INIT(0);
     buf_reset(line);
-    uimsg_to_json(&t->ui, (size_t)i, line);
+    /* Two consumers of the same message, side by side: the store (with or without a front
+     * end) and the front end. A complete message's whole line serves both. */
+    if (!m->partial) {
+        uimsg_to_json(&t->ui, (size_t)i, line);
+        task_persist_ui(t, i, line->err ? NULL : line->data, line->len);
+    } else {
+        task_persist_ui(t, i, NULL, 0);
+    }
+    if (!t->settings->on_event) {
+        if (line->cap > ((size_t)1 << 20))
+            buf_release(line);
+        return;
+    }
+    if (m->partial) /* an update carries what was appended, not the whole text again */
+        uimsg_to_json_append(&t->ui, (size_t)i, offset, line);
+    buf data = BUF_INIT(0);
     if (m->data)
         json_dump_into(m->data, &data, JSON_COMPACT | JSON_PRESERVE_ORDER);
     hew_event ev = {
@@ -41,9 +58,12 @@ void task_emit(hew_task *t, long i)
         .text = uimsg_text(&t->ui, (size_t)i),
         .data_json = m->data ? data.data : NULL,
         .partial = m->partial,
-        .json = line->data && !line->err ? line->data : "{}",
+        .json = "{}",
+        .kind = evkind_of(m->type),
+        .append_offset = offset,
+        .append_text = m->has_text ? delta : NULL,
+        .append_len = delta_len,
     };
-    task_persist_ui(t, i, line->data, line->len, m->partial);
     if (line->len && !line->err) { /* the event names its task (ids need no escaping) */
         buf_truncate(line, line->len - 1);
         buf_printf(line, ",\"task\":\"%s\"}", t->task_id);
@@ -51,10 +71,8 @@ void task_emit(hew_task *t, long i)
     }
     t->settings->on_event(t->settings->event_ud, t, &ev);
     buf_release(&data);
-    /* Do not sit on a copy of a huge text between messages; a partial message is kept
-     * for its next update (freeing and growing it again for every update churns the
-     * allocator, which then keeps more than it frees). */
-    if (line->cap > ((size_t)1 << 20) && !m->partial)
+    /* Do not sit on a copy of a huge text between messages. */
+    if (line->cap > ((size_t)1 << 20))
         buf_release(line);
 }
 

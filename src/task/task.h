@@ -16,15 +16,15 @@
  * a file calls only files below it in this list). scripts/check-task reads the graph from
  * the objects' symbol tables (nm) and fails on a cycle or on a part touched by another
  * file than its owner; ctest runs it (check/task).
- *   life      → loop (the thread); ask ckpt ctx mode prompt request stream totals uimsg
- *               (each part's init and release)
- *   loop      → resume present attempt executor stream envd responses ckpt mcp condense
+ *   life      → loop (the thread); ask ckpt ctx mode prompt request stream text_clean
+ *               totals uimsg (each part's init and release)
+ *   loop      → resume attempt stream present executor envd responses ckpt mcp condense
  *               request persist task totals
  *   resume    → condense ctx mode persist responses task uimsg
- *   present   → executor ckpt text_clean task uimsg
  *   attempt   → stream envd ctx mcp request task totals
+ *   stream    → present (a new answer) prompt mcp ctx
+ *   present   → executor ckpt text_clean task uimsg
  *   executor  → prompt ckpt mcp condense ctx request ask mode responses task uimsg
- *   stream    → prompt mcp ctx
  *   envd      → request mode
  *   prompt    → mcp condense mode task
  *   ckpt      → task uimsg
@@ -32,9 +32,9 @@
  *   condense  → ctx task
  *   ctx       → request persist task
  *   request   → task totals uimsg
- *   task      → ask totals persist uimsg      (say, ask, emit, finish)
+ *   task      → ask evkind totals persist uimsg      (say, ask, emit, finish)
  *   totals    → persist
- *   persist   → mode;  ask, mode, uimsg, text_clean, responses: leaves
+ *   persist   → mode uimsg;  ask, evkind, mode, uimsg, text_clean, responses: leaves
  * The executor settles the request (task_request_done, request.c) before a tool asks,
  * instead of calling back into the loop; the presenter waits at the checkpoint gate
  * through ckpt.c. */
@@ -56,6 +56,7 @@
 #include "parse/parser.h"
 #include "prompt/rules.h"
 #include "task/settings.h"
+#include "task/text_clean.h"
 #include "task/uimsg.h"
 #include "tools/tool.h"
 
@@ -230,8 +231,14 @@ struct hew_task {
     char *resume_id;                   /* [const] the stored task to resume, or NULL */
     char *completed_result;            /* resumed a completed task: its stored result (it
                                           stays completed unless this run completes it) */
-    buf say_scratch;                   /* presenter: the cleaned text of a block */
+    buf say_scratch;                   /* presenter: a text's cleaned start before it
+                                          makes a message (then moved into it) */
+    text_cleaner cleaner;              /* presenter: the text block being shown */
+    long clean_msg;                    /* presenter: the message it cleans into, or -1 */
+    bool clean_started;
     buf event_line;                    /* task_emit: the event's JSON line */
+    buf persist_line;                  /* persist: a message's whole JSON, when written */
+    long persist_pending;              /* persist: a partial message not written yet, or -1 */
 };
 
 /* ---- life (life.c): the one place a task is made, started, joined and freed ----------- */
@@ -315,6 +322,8 @@ double task_retry_delay_s(const hew_task *t, const api_error *e, int attempt);
 
 /* Present as many blocks as are ready (seed 000). HEW_E_ABORTED when aborted. */
 hew_code present_assistant_message(hew_task *t);
+/* A new answer: the presenter starts at its first block (present.c). */
+void task_present_reset(hew_task *t);
 
 /* Checkpoints (ckpt.c): init/release (task_new/task_free; false: out of memory); the
  * initial one (first request, asynchronous, gates tools that may change files); the gate
@@ -342,7 +351,12 @@ void task_ckpt_close(hew_task *t);
 struct store_task;
 hew_code task_persist_open(hew_task *t, const char *resume_id);
 bool task_persist_take_note(hew_task *t, char *out, size_t cap);
-void task_persist_ui(hew_task *t, long index, const char *json, size_t len, bool partial);
+/* Message index was made or changed: store it. json[0..len) is its whole JSON form
+ * (uimsg_to_json) when the caller has it, else NULL (built here when written). A partial
+ * message is written at most once per store interval; task_persist_flush writes the
+ * latest version of one not written yet (done before any other write, and at close). */
+void task_persist_ui(hew_task *t, long index, const char *json, size_t len);
+void task_persist_flush(hew_task *t);
 void task_persist_api(hew_task *t);
 void task_persist_row(hew_task *t, const struct store_task *given, unsigned fields);
 bool task_persist_stored_row(hew_task *t, struct store_task *row);

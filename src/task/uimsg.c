@@ -30,16 +30,35 @@ void uimsg_list_release(uimsg_list *l)
     l->len = l->cap = 0;
 }
 
+static void lower_dirty(uimsg *m, size_t from)
+{
+    if (from < m->dirty)
+        m->dirty = from;
+}
+
+/* A whole new text: what it shares with the old one at the start is not new (a caller
+ * that re-sends a growing text whole still gets append events). */
 static int set_text(uimsg *m, const char *text)
 {
-    buf_reset(&m->text);
-    m->has_text = text != NULL;
-    if (text) {
-        buf_puts(&m->text, text);
-        if (m->text.err)
-            return -1;
+    size_t same = 0;
+    if (text && m->has_text) {
+        size_t n = strlen(text);
+        size_t max = n < m->text.len ? n : m->text.len;
+        while (same < max && text[same] == m->text.data[same])
+            same++;
+        while (same > 0 && ((unsigned char)text[same] & 0xC0) == 0x80)
+            same--; /* an append starts on a character, never inside one */
+        lower_dirty(m, same);
+        buf_truncate(&m->text, same);
+        buf_append(&m->text, text + same, n - same);
+    } else {
+        buf_reset(&m->text);
+        lower_dirty(m, 0);
+        if (text)
+            buf_puts(&m->text, text);
     }
-    return 0;
+    m->has_text = text != NULL;
+    return m->text.err ? -1 : 0;
 }
 
 static void set_data(uimsg *m, json_t *data)
@@ -105,6 +124,51 @@ buf *uimsg_put_text(uimsg_list *l, uimsg_kind kind, const char *type, uimsg_part
     return &m->text;
 }
 
+long uimsg_put_buf(uimsg_list *l, uimsg_kind kind, const char *type, uimsg_partial partial,
+                   buf *text)
+{
+    long index = -1;
+    uimsg *m = put_slot(l, kind, type, NULL, partial, &index);
+    if (!m)
+        return -1;
+    buf_release(&m->text);
+    m->text = *text;
+    buf_init(text, m->text.max);
+    m->has_text = true;
+    m->dirty = 0;
+    return index;
+}
+
+buf *uimsg_text_buf(uimsg_list *l, size_t i)
+{
+    return i < l->len ? &l->items[i].text : NULL;
+}
+
+void uimsg_text_changed(uimsg_list *l, size_t i, size_t from, uimsg_partial partial)
+{
+    if (i >= l->len)
+        return;
+    uimsg *m = &l->items[i];
+    m->has_text = true;
+    lower_dirty(m, from);
+    if (partial != UIMSG_WHOLE)
+        m->partial = partial == UIMSG_PARTIAL;
+}
+
+const char *uimsg_take_append(uimsg_list *l, size_t i, size_t *offset, size_t *len)
+{
+    *offset = 0;
+    *len = 0;
+    if (i >= l->len || !l->items[i].has_text)
+        return "";
+    uimsg *m = &l->items[i];
+    size_t from = m->dirty < m->text.len ? m->dirty : m->text.len;
+    m->dirty = m->text.len;
+    *offset = from;
+    *len = m->text.len - from;
+    return m->text.data ? m->text.data + from : "";
+}
+
 long uimsg_load(uimsg_list *l, const json_t *ev)
 {
     const char *kind = json_string_value(json_object_get(ev, "kind"));
@@ -156,18 +220,21 @@ void uimsg_update(uimsg_list *l, size_t i, const char *text, json_t *data)
         set_data(&l->items[i], data);
 }
 
-void uimsg_to_json(const uimsg_list *l, size_t i, buf *out)
+static void to_json(const uimsg_list *l, size_t i, bool append, size_t offset, buf *out)
 {
-    if (i >= l->len)
-        return;
     const uimsg *m = &l->items[i];
-    /* Written by hand: the text can be megabytes long and is re-sent with every partial
-     * update, so it goes through the memcpy-speed escaper, not a JSON tree. */
+    /* Written by hand: the text can be megabytes long (a final message carries it whole),
+     * so it goes through the memcpy-speed escaper, not a JSON tree. */
     buf_printf(out, "{\"v\":%d,\"index\":%zu,\"ts\":%lld,\"kind\":\"%s\",\"type\":",
                UIMSG_SCHEMA_VERSION, i, m->ts, m->kind == UIMSG_ASK ? "ask" : "say");
     json_escape_into(out, m->type, strlen(m->type));
     buf_printf(out, ",\"partial\":%s", m->partial ? "true" : "false");
-    if (m->has_text) {
+    if (m->has_text && append && m->partial) {
+        size_t from = offset < m->text.len ? offset : m->text.len;
+        buf_printf(out, ",\"append\":{\"offset\":%zu,\"text\":", from);
+        json_escape_into(out, m->text.data ? m->text.data + from : "", m->text.len - from);
+        buf_putc(out, '}');
+    } else if (m->has_text) {
         buf_puts(out, ",\"text\":");
         json_escape_into(out, m->text.data ? m->text.data : "", m->text.len);
     }
@@ -176,4 +243,16 @@ void uimsg_to_json(const uimsg_list *l, size_t i, buf *out)
         json_dump_into(m->data, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
     }
     buf_putc(out, '}');
+}
+
+void uimsg_to_json(const uimsg_list *l, size_t i, buf *out)
+{
+    if (i < l->len)
+        to_json(l, i, false, 0, out);
+}
+
+void uimsg_to_json_append(const uimsg_list *l, size_t i, size_t offset, buf *out)
+{
+    if (i < l->len)
+        to_json(l, i, true, offset, out);
 }

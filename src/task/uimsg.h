@@ -8,6 +8,12 @@
  * such a partial message in place; a message with no partial flag (UIMSG_WHOLE) is always
  * appended. Indexes therefore never move: message i stays message i.
  *
+ * Appends: a message's text grows by appends. Each message remembers the lowest offset
+ * of its text changed since its last event was made (`dirty`); the event of a partial
+ * update carries only text[dirty..) and the offset (uimsg_to_json_append), so an update
+ * costs what was appended, not the length of the text. A change inside the text (a
+ * cleaner un-hiding a tag, a whole new text) lowers dirty, and the event says so.
+ *
  * Payloads: `text` is plain text (may be NULL); `data` is a JSON object for structured
  * types (tool, api_req_started, error_retry, followup, …; may be NULL). The list owns
  * both. Not thread-safe: the task serialises access. */
@@ -20,7 +26,7 @@
 
 #include "base/buf.h"
 
-#define UIMSG_SCHEMA_VERSION 1
+#define UIMSG_SCHEMA_VERSION 2
 
 typedef enum uimsg_kind { UIMSG_SAY, UIMSG_ASK } uimsg_kind;
 
@@ -34,6 +40,7 @@ typedef struct uimsg {
     buf text;         /* the text (NUL-terminated when has_text); reused in place by
                          partial updates, so a growing message is not reallocated */
     bool has_text;
+    size_t dirty;     /* text[0..dirty) is what the last event said; the rest is new */
     json_t *data;     /* may be NULL; owned */
     bool partial;
 } uimsg;
@@ -64,6 +71,19 @@ void uimsg_update(uimsg_list *l, size_t i, const char *text, json_t *data);
 buf *uimsg_put_text(uimsg_list *l, uimsg_kind kind, const char *type, uimsg_partial partial,
                     long *index);
 
+/* Like uimsg_put, the message's text taken over from *text (moved, no copy; *text is
+ * left empty). Returns the index, or -1 when out of memory (*text is then kept). */
+long uimsg_put_buf(uimsg_list *l, uimsg_kind kind, const char *type, uimsg_partial partial,
+                   buf *text);
+
+/* Message i's text buffer, for an owner that edits it in place (then uimsg_text_changed),
+ * or NULL. */
+buf *uimsg_text_buf(uimsg_list *l, size_t i);
+
+/* Message i's text was edited in place from offset `from` on; partial is its new state
+ * (UIMSG_PARTIAL or UIMSG_FINAL). */
+void uimsg_text_changed(uimsg_list *l, size_t i, size_t from, uimsg_partial partial);
+
 /* Append a message from its JSON form (uimsg_to_json), keeping its ts: for resume.
  * Returns its index, or -1 when ev is not a message. */
 long uimsg_load(uimsg_list *l, const json_t *ev);
@@ -75,8 +95,18 @@ void uimsg_truncate(uimsg_list *l, size_t n);
 const char *uimsg_text(const uimsg_list *l, size_t i);
 
 /* Append the JSON form of message i (one line, no newline) to out:
- * {"v":1,"index":i,"ts":…,"kind":"say","type":"text","partial":false,"text":…,"data":…}. */
+ * {"v":2,"index":i,"ts":…,"kind":"say","type":"text","partial":false,"text":…,"data":…}. */
 void uimsg_to_json(const uimsg_list *l, size_t i, buf *out);
+
+/* The change of message i since its last event: *offset and its text from there (*len
+ * bytes; borrowed until the message changes). Marks it said: the next change starts at
+ * the text's end. A message without text gives offset 0 and "". */
+const char *uimsg_take_append(uimsg_list *l, size_t i, size_t *offset, size_t *len);
+
+/* The JSON form of an update of message i (after uimsg_take_append gave offset): like
+ * uimsg_to_json, but a partial message with text carries
+ * "append":{"offset":offset,"text":text[offset..)} instead of "text". */
+void uimsg_to_json_append(const uimsg_list *l, size_t i, size_t offset, buf *out);
 
 /* The current time in ms since the epoch. */
 long long uimsg_now_ms(void);

@@ -12,9 +12,9 @@
 
 static const tool_param params[] = {
     { "server_name", true, "The name of the MCP server that provides the resource.",
-      "server name here" },
+      "server name here", NULL },
     { "uri", true, "The URI of the resource (a direct resource, or a template filled in).",
-      "resource URI here" },
+      "resource URI here", NULL },
 };
 
 static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
@@ -76,8 +76,7 @@ const tool_def tool_access_mcp_resource = {
                    "offers), by its URI.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = true,
-    .ends_turn_interaction = false,
+    .flags = TOOL_READ_ONLY | TOOL_MCP,
     .run = run,
     .partial = NULL,
     .describe = describe,

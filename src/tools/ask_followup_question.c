@@ -8,10 +8,10 @@
 
 static const tool_param params[] = {
     { "question", true, "The question to ask. Be specific: say what you need and why.",
-      "Your question here" },
+      "Your question here", NULL },
     { "options", false,
       "2 to 5 suggested answers as a JSON array of strings, when the answer is a choice.",
-      "Array of options here (optional), e.g. [\"Option 1\", \"Option 2\"]" },
+      "Array of options here (optional), e.g. [\"Option 1\", \"Option 2\"]", NULL },
 };
 
 /* {"question": q, "options": [...]} — options only when they are a JSON array. */
@@ -71,8 +71,7 @@ const tool_def tool_ask_followup_question = {
         "look things up yourself first.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = true,
-    .ends_turn_interaction = true,
+    .flags = TOOL_READ_ONLY | TOOL_ASKS_USER | TOOL_NEEDS_ANSWER,
     .run = run,
     .partial = partial,
 };

@@ -9,17 +9,15 @@ static const tool_param params[] = {
     { "result", true,
       "The final result of the task: what was done, stated as finished (no question, no "
       "offer of further help).",
-      "Your final result description here" },
+      "Your final result description here", "response" },
     { "command", false,
       "A command that demonstrates the result (e.g. opening a page); optional.",
-      "Command to demonstrate the result (optional)" },
+      "Command to demonstrate the result (optional)", NULL },
 };
 
 static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
 {
-    const char *result = tool_call_param(call, "result");
-    if (!result)
-        result = tool_call_param(call, "response"); /* an alias some models use */
+    const char *result = tool_param_value(&params[0], call);
     env->say(env, "completion_result", result ? result : "", NULL, 0);
     if (env->yolo) {
         env->complete(env, result ? result : "");
@@ -60,7 +58,6 @@ const tool_def tool_attempt_completion = {
         "feedback. Do not use it while a tool result you asked for is still unknown.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = false,
-    .ends_turn_interaction = true,
+    .flags = TOOL_ASKS_USER | TOOL_COMPLETES,
     .run = run,
 };

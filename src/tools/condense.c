@@ -12,7 +12,7 @@ static const tool_param params[] = {
       "A detailed summary of the conversation so far: the user's requests, the decisions "
       "taken, the files and code that matter (with the important snippets), the errors met "
       "and how they were fixed, and what is left to do next.",
-      "Your detailed summary" },
+      "Your detailed summary", NULL },
 };
 
 static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
@@ -63,7 +63,6 @@ const tool_def tool_condense = {
         "messages when the context is getting long. The user accepts it or answers.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = false,
-    .ends_turn_interaction = true,
+    .flags = TOOL_ASKS_USER,
     .run = run,
 };

@@ -81,44 +81,42 @@ static size_t search_line_count(const char *search, const lines *ls, size_t slen
     return n;
 }
 
-static bool match_line_trimmed(const char *orig, size_t olen, const lines *lo, const char *search,
-                               size_t slen, size_t from, size_t *ms, size_t *me)
+/* Whether the search's ns lines match the original's from line i on, by one strategy. */
+typedef bool (*window_eq)(const char *orig, const lines *lo, size_t i, const char *search,
+                          const lines *ls, size_t ns);
+
+/* Every line equal once trimmed (Cline's line-trimmed fallback). */
+static bool all_trimmed_eq(const char *orig, const lines *lo, size_t i, const char *search,
+                           const lines *ls, size_t ns)
 {
-    lines ls;
-    if (!lines_split(search, slen, &ls))
-        return false;
-    size_t ns = search_line_count(search, &ls, slen);
-    bool found = false;
-    if (ns > 0 && ns <= lo->n) {
-        for (size_t i = line_at_or_after(lo, from); !found && i + ns <= lo->n; i++) {
-            size_t j = 0;
-            while (j < ns && trimmed_eq(orig, lo, i + j, search, &ls, j))
-                j++;
-            if (j == ns) {
-                *ms = lo->start[i];
-                *me = lo->start[i + ns];
-                if (*me > olen)
-                    *me = olen;
-                found = true;
-            }
-        }
-    }
-    free(ls.start);
-    return found;
+    size_t j = 0;
+    while (j < ns && trimmed_eq(orig, lo, i + j, search, ls, j))
+        j++;
+    return j == ns;
 }
 
-static bool match_block_anchor(const char *orig, size_t olen, const lines *lo, const char *search,
-                               size_t slen, size_t from, size_t *ms, size_t *me)
+/* The first and last lines equal once trimmed (Cline's block-anchor fallback). */
+static bool anchors_eq(const char *orig, const lines *lo, size_t i, const char *search,
+                       const lines *ls, size_t ns)
+{
+    return trimmed_eq(orig, lo, i, search, ls, 0) &&
+           trimmed_eq(orig, lo, i + ns - 1, search, ls, ns - 1);
+}
+
+/* The first window of the original, at or after byte from, that eq accepts for a search of
+ * at least min_lines lines: its byte range in *ms..*me. */
+static bool match_lines(const char *orig, size_t olen, const lines *lo, const char *search,
+                        size_t slen, size_t from, size_t min_lines, window_eq eq, size_t *ms,
+                        size_t *me)
 {
     lines ls;
     if (!lines_split(search, slen, &ls))
         return false;
     size_t ns = search_line_count(search, &ls, slen);
     bool found = false;
-    if (ns >= 3 && ns <= lo->n) {
+    if (ns >= min_lines && ns <= lo->n) {
         for (size_t i = line_at_or_after(lo, from); !found && i + ns <= lo->n; i++) {
-            if (!trimmed_eq(orig, lo, i, search, &ls, 0) ||
-                !trimmed_eq(orig, lo, i + ns - 1, search, &ls, ns - 1))
+            if (!eq(orig, lo, i, search, &ls, ns))
                 continue;
             *ms = lo->start[i];
             *me = lo->start[i + ns];
@@ -246,10 +244,10 @@ static hew_code match_block(applier *a, buf *msg)
         if (hit) {
             a->mstart = (size_t)(hit - a->orig);
             a->mend = a->mstart + sl;
-        } else if (match_line_trimmed(a->orig, a->olen, &a->lo, s, sl, a->last, &a->mstart,
+        } else if (match_lines(a->orig, a->olen, &a->lo, s, sl, a->last, 1, all_trimmed_eq, &a->mstart,
                                       &a->mend)) {
             how = DIFF_LINE_TRIMMED;
-        } else if (match_block_anchor(a->orig, a->olen, &a->lo, s, sl, a->last, &a->mstart,
+        } else if (match_lines(a->orig, a->olen, &a->lo, s, sl, a->last, 3, anchors_eq, &a->mstart,
                                       &a->mend)) {
             how = DIFF_BLOCK_ANCHOR;
         } else if ((hit = find(a->orig, a->olen, 0, s, sl)) != NULL) {

@@ -467,18 +467,18 @@ static const tool_param params[] = {
       "workspace directory by the user's shell (`$SHELL -c`). To run it elsewhere, prefix "
       "it with `cd DIR &&`. It runs without a terminal and without input: pass "
       "non-interactive flags (e.g. `--yes`) and avoid commands that wait for the user.",
-      "Your command here" },
+      "Your command here", NULL },
     { "requires_approval", true,
       "\"true\" when the command may have an impact the user should approve first "
       "(installing or removing packages, deleting or overwriting files, system changes, "
       "network operations, anything with side effects); \"false\" for safe operations "
       "(reading files or directories, running a build or tests, starting a development "
       "server, other non-destructive commands).",
-      "true or false" },
+      "true or false", NULL },
     { "timeout", false,
       "Seconds after which the command is stopped (honoured only when every action is "
       "approved automatically). Default: 30, or 300 for installs, builds and tests.",
-      "Seconds (optional)" },
+      "Seconds (optional)", NULL },
 };
 
 static bool param_true(const char *v)
@@ -864,7 +864,6 @@ const tool_def tool_execute_command = {
         "on in the background.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = false,
-    .ends_turn_interaction = false,
+    .flags = 0,
     .run = run,
 };

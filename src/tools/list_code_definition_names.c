@@ -32,7 +32,7 @@ static const tool_param params[] = {
     { "path", true,
       "The directory whose top-level source files to look at, relative to the current "
       "working directory.",
-      "Directory path here" },
+      "Directory path here", NULL },
 };
 
 static const char *const source_exts[] = {
@@ -136,18 +136,8 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
 
     if (!path || !*path)
         path = ".";
-    if (ws_resolve(env->cwd, path, &wp, &err) != HEW_OK) {
-        ws_error_result(env, out, "Cannot look at %s: %s", path, err.msg);
+    if (ws_target(env, path, true, "Cannot look at", &wp, &ig, out) != WS_TARGET_OK)
         goto done;
-    }
-    if (ignore_load_cline(env->cwd, &ig, &err) != HEW_OK) {
-        ws_error_result(env, out, "%s", err.msg);
-        goto done;
-    }
-    if (ws_ignored(ig, &wp, true)) {
-        ws_blocked_result(env, wp.rel, out);
-        goto done;
-    }
     struct stat dst;
     if (ws_stat(env->cwd, &wp, &dst, &err) == HEW_OK && !S_ISDIR(dst.st_mode)) {
         ws_error_result(env, out, "The path is a file: give the directory that holds it.");
@@ -331,6 +321,6 @@ const tool_def tool_list_code_definition_names = {
         "code before reading files.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = true,
+    .flags = TOOL_READ_ONLY,
     .run = run,
 };

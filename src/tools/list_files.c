@@ -24,10 +24,10 @@
 static const tool_param params[] = {
     { "path", true,
       "The directory to list, relative to the current working directory.",
-      "Directory path here" },
+      "Directory path here", NULL },
     { "recursive", false,
       "'true' to list the subdirectories' content too; otherwise only the top level.",
-      "true or false (optional)" },
+      "true or false (optional)", NULL },
 };
 
 /* Directories listed but not entered by a recursive listing (Cline's list). */
@@ -299,17 +299,10 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
 
     if (!path || !*path)
         path = ".";
-    if (ws_resolve(env->cwd, path, &wp, &err) != HEW_OK) {
-        ws_error_result(env, out, "Cannot list %s: %s", path, err.msg);
-        goto done;
-    }
-    if (ignore_load_cline(env->cwd, &ig, &err) != HEW_OK) {
-        ws_error_result(env, out, "%s", err.msg);
-        goto done;
-    }
-    if (ws_ignored(ig, &wp, true)) {
-        ws_blocked_result(env, wp.rel, out);
-        env->mistake(env, true);
+    ws_target_result tr = ws_target(env, path, true, "Cannot list", &wp, &ig, out);
+    if (tr != WS_TARGET_OK) {
+        if (tr == WS_TARGET_BLOCKED)
+            env->mistake(env, true);
         goto done;
     }
     struct stat st;
@@ -402,6 +395,6 @@ const tool_def tool_list_files = {
         "just created: the result of that tool already tells you.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = true,
+    .flags = TOOL_READ_ONLY,
     .run = run,
 };

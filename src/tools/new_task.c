@@ -13,7 +13,7 @@ static const tool_param params[] = {
       "The context the new task starts from: what was asked, what was done so far (files "
       "changed, decisions made, commands that worked), what is left to do, and anything the "
       "next task must know to continue without this conversation.",
-      "context to preload new task with" },
+      "context to preload new task with", NULL },
 };
 
 #define HANDED_OVER_RESULT                                                                 \
@@ -73,7 +73,6 @@ const tool_def tool_new_task = {
         "answers. Give a complete, self-contained summary in `context`.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = false,
-    .ends_turn_interaction = true,
+    .flags = TOOL_ASKS_USER,
     .run = run,
 };

@@ -9,13 +9,13 @@
 static const tool_param params[] = {
     { "response", true,
       "Your answer to the user: the plan, the options you see, or a question about them.",
-      "Your response here" },
+      "Your response here", NULL },
     { "needs_more_exploration", false,
       "\"true\" if you need to read more files or search before you can answer; you will "
       "be able to use tools again.",
-      "true or false (optional)" },
+      "true or false (optional)", NULL },
     { "options", false, "2 to 5 suggested replies as a JSON array of strings (optional).",
-      "Array of options here (optional)" },
+      "Array of options here (optional)", NULL },
 };
 
 static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
@@ -71,7 +71,6 @@ const tool_def tool_plan_mode_respond = {
         "wait for their reply. The user switches to ACT MODE when the plan is agreed.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = true,
-    .ends_turn_interaction = true,
+    .flags = TOOL_READ_ONLY | TOOL_ASKS_USER | TOOL_PLAN_ONLY,
     .run = run,
 };

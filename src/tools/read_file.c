@@ -22,13 +22,13 @@
 static const tool_param params[] = {
     { "path", true,
       "The path of the file to read, relative to the current working directory.",
-      "File path here" },
+      "File path here", NULL },
     { "start_line", false,
       "The first line to show (1-based). Optional; defaults to 1.",
-      "Starting line number (optional)" },
+      "Starting line number (optional)", NULL },
     { "end_line", false,
       "The last line to show (inclusive). Optional; at most 1000 lines are shown per read.",
-      "Ending line number (optional)" },
+      "Ending line number (optional)", NULL },
 };
 
 /* Parse an optional positive line number; 0 when absent. -1 when malformed. */
@@ -115,18 +115,8 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     hew_err err = HEW_ERR_INIT;
     hew_code rc = HEW_OK;
 
-    if (ws_resolve(env->cwd, path, &wp, &err) != HEW_OK) {
-        ws_error_result(env, out, "Cannot read %s: %s", path, err.msg);
+    if (ws_target(env, path, false, "Cannot read", &wp, &ig, out) != WS_TARGET_OK)
         goto done;
-    }
-    if (ignore_load_cline(env->cwd, &ig, &err) != HEW_OK) {
-        ws_error_result(env, out, "%s", err.msg);
-        goto done;
-    }
-    if (ws_ignored(ig, &wp, false)) {
-        ws_blocked_result(env, wp.rel, out);
-        goto done;
-    }
     /* Opened now, beneath the root, without following a symlink: what is approved and
      * read is the file that was checked (workspace.h). */
     struct stat st;
@@ -302,7 +292,7 @@ const tool_def tool_read_file = {
         "end_line to read other parts of a long file. Binary files cannot be read.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = true,
+    .flags = TOOL_READ_ONLY | TOOL_RESULT_IS_FILE,
     .run = run,
     .describe = describe,
 };

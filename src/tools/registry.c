@@ -59,12 +59,13 @@ size_t registry_param_names(const char **out, size_t cap)
     size_t n = 0;
     for (size_t i = 0; i < sizeof builtin_tools / sizeof builtin_tools[0]; i++) {
         const tool_def *t = builtin_tools[i];
-        for (size_t p = 0; p < t->nparams; p++) {
+        for (size_t p = 0; p < 2 * t->nparams; p++) {
+            const char *name = p % 2 ? t->params[p / 2].alias : t->params[p / 2].name;
             size_t j = 0;
-            while (j < n && strcmp(out[j], t->params[p].name) != 0)
+            while (name && j < n && strcmp(out[j], name) != 0)
                 j++;
-            if (j == n && n < cap)
-                out[n++] = t->params[p].name;
+            if (name && j == n && n < cap)
+                out[n++] = name;
         }
     }
     return n;

@@ -1,6 +1,8 @@
 /* registry — the one table of tools hew offers the model. Each tool is one file exporting
  * one `const tool_def`; this table lists them, and is where the prompt, the native tool
  * schemas, the parser's tag names and the executor all look tools up (never two copies).
+ * Each entry's flags (tools/tool.h, enum tool_flag) say what the tool is; nobody else
+ * decides that from a tool's name.
  * MCP tools join at run time through the same shape (a later part). */
 #ifndef HEW_TOOLS_REGISTRY_H
 #define HEW_TOOLS_REGISTRY_H
@@ -15,8 +17,8 @@ const tool_def *const *registry_tools(size_t *count);
 /* The tool called name, or NULL. */
 const tool_def *registry_find(const char *name);
 
-/* Every parameter name any built-in tool takes, without duplicates, in table order (the
- * parser's parameter tag names). Returns the count; names are static. */
+/* Every parameter name (and alias) any built-in tool takes, without duplicates, in table
+ * order (the parser's parameter tag names). Returns the count; names are static. */
 size_t registry_param_names(const char **out, size_t cap);
 
 #endif

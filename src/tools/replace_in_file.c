@@ -14,14 +14,14 @@
 static const tool_param params[] = {
     { "path", true,
       "The path of the file to change, relative to the current working directory.",
-      "File path here" },
+      "File path here", NULL },
     { "diff", true,
       "One or more SEARCH/REPLACE blocks:\n"
       "------- SEARCH\n[exact lines from the file, whole lines, with their indentation]\n"
       "=======\n[the lines to put instead]\n+++++++ REPLACE\n"
       "Blocks are applied in file order; each replaces the first match only. Keep SEARCH "
       "sections short but unique. To delete lines, leave the replacement empty.",
-      "Search and replace blocks here" },
+      "Search and replace blocks here", NULL },
 };
 
 static const char *path_param(const tool_call *call)
@@ -66,7 +66,6 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     char *d = NULL;
     buf updated = BUF_INIT(FILE_EDIT_MAX * 2);
     buf why = BUF_INIT(0);
-    hew_err err = HEW_ERR_INIT;
     hew_code rc = HEW_OK;
 
     if (!path || !*path || !diff) {
@@ -74,19 +73,9 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
                         !path || !*path ? "path" : "diff");
         return HEW_OK;
     }
-    if (ws_resolve(env->cwd, path, &wp, &err) != HEW_OK) {
-        ws_error_result(env, out, "Cannot edit %s: %s", path, err.msg);
+    if (ws_target(env, path, false, "Cannot edit", &wp, &ig, out) != WS_TARGET_OK)
         goto done;
-    }
     wp.control = ws_control(env->cwd, path, &wp);
-    if (ignore_load_cline(env->cwd, &ig, &err) != HEW_OK) {
-        ws_error_result(env, out, "%s", err.msg);
-        goto done;
-    }
-    if (ws_ignored(ig, &wp, false)) {
-        ws_blocked_result(env, wp.rel, out);
-        goto done;
-    }
     if (!file_before_load(env, &wp, ig, &fb, out))
         goto done;
     if (!fb.exists) {
@@ -157,7 +146,7 @@ const tool_def tool_replace_in_file = {
         "blocks in file order for several changes. The result shows the file as saved.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = false,
+    .flags = TOOL_EDITS_FILES,
     .run = run,
     .partial = partial,
     .describe = describe,

@@ -19,15 +19,15 @@ static const tool_param params[] = {
     { "path", true,
       "The directory to search, relative to the current working directory; its "
       "subdirectories are searched too.",
-      "Directory path here" },
+      "Directory path here", NULL },
     { "regex", true,
       "The regular expression to search for (PCRE2 syntax, case-sensitive, matched line "
       "by line).",
-      "Your regex pattern here" },
+      "Your regex pattern here", NULL },
     { "file_pattern", false,
       "A glob that limits the files searched, e.g. '*.ts' or '*.{c,h}'. Optional; all "
       "files by default.",
-      "file pattern here (optional)" },
+      "file pattern here (optional)", NULL },
 };
 
 static void describe(const tool_call *call, buf *out)
@@ -132,18 +132,8 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         ws_error_result(env, out, "Missing value for the required parameter 'regex'.");
         return HEW_OK;
     }
-    if (ws_resolve(env->cwd, path, &wp, &err) != HEW_OK) {
-        ws_error_result(env, out, "Cannot search %s: %s", path, err.msg);
+    if (ws_target(env, path, true, "Cannot search", &wp, &ig, out) != WS_TARGET_OK)
         goto done;
-    }
-    if (ignore_load_cline(env->cwd, &ig, &err) != HEW_OK) {
-        ws_error_result(env, out, "%s", err.msg);
-        goto done;
-    }
-    if (ws_ignored(ig, &wp, true)) {
-        ws_blocked_result(env, wp.rel, out);
-        goto done;
-    }
     struct stat st;
     if (ws_stat(env->cwd, &wp, &st, &err) != HEW_OK) {
         if (err.code == HEW_E_NOTFOUND)
@@ -226,7 +216,7 @@ const tool_def tool_search_files = {
         "skipped. Use it to find where something is defined or used.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = true,
+    .flags = TOOL_READ_ONLY,
     .run = run,
     .describe = describe,
 };

@@ -23,7 +23,7 @@ static const tool_param params[] = {
     { "context", true,
       "The structured summary of the conversation so far, with the numbered sections the "
       "instruction asks for (\"9. Required Files\" lists the files to read again).",
-      "Your detailed summary" },
+      "Your detailed summary", NULL },
 };
 
 /* ---- the instruction ------------------------------------------------------------------ */
@@ -387,7 +387,7 @@ const tool_def tool_summarize_task = {
         "context window is nearly full; the conversation then goes on from the summary.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = true,
+    .flags = TOOL_READ_ONLY | TOOL_SUMMARY,
     .run = run,
     .partial = partial,
 };

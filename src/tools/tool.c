@@ -14,6 +14,17 @@ const char *tool_call_param(const tool_call *call, const char *name)
     return NULL;
 }
 
+const char *tool_param_value(const tool_param *p, const tool_call *call)
+{
+    const char *v = tool_call_param(call, p->name);
+    if ((!v || !*v) && p->alias) {
+        const char *a = tool_call_param(call, p->alias);
+        if (a)
+            return a;
+    }
+    return v;
+}
+
 void tool_answer_release(tool_answer *a)
 {
     if (!a)

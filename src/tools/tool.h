@@ -25,6 +25,8 @@ typedef struct tool_param {
     bool required;
     const char *description; /* what the model must put there (for the prompt) */
     const char *usage;       /* placeholder shown in the XML usage example */
+    const char *alias;       /* another name some models give it, or NULL: a value under
+                                it counts as this parameter's (never in the prompt) */
 } tool_param;
 
 /* One call of a tool as the parser assembled it. Values are borrowed, NUL-terminated. */
@@ -42,6 +44,9 @@ typedef struct tool_call {
 
 /* The value of a parameter, or NULL when absent. */
 const char *tool_call_param(const tool_call *call, const char *name);
+
+/* The value of parameter p in call, under its name or else its alias; NULL when absent. */
+const char *tool_param_value(const tool_param *p, const tool_call *call);
 
 /* What the user answered to an ask. */
 typedef enum tool_answer_kind { TOOL_ANSWER_YES, TOOL_ANSWER_NO, TOOL_ANSWER_MESSAGE } tool_answer_kind;
@@ -139,17 +144,60 @@ typedef void (*tool_partial_fn)(tool_env *env, const tool_call *call);
 /* A short description of the call for result headers: "[read_file for 'src/a.c']". */
 typedef void (*tool_describe_fn)(const tool_call *call, buf *out);
 
+/* What a tool is, as flags of its tool_def. registry.c's table is the one place that
+ * says what each tool is: the prompt, the executor, the presenter and the task test these
+ * flags, never a tool's name. A tool with none of them is an ordinary act-mode tool that
+ * may change the workspace. */
+enum tool_flag {
+    /* Changes nothing outside hew: may run before the initial checkpoint commit, and a
+     * turn that used only such tools needs no checkpoint. Never with TOOL_EDITS_FILES. */
+    TOOL_READ_ONLY = 1u << 0,
+    /* Writes files of the workspace: refused in PLAN MODE under strict plan; the prompt's
+     * EDITING FILES section is there when one is offered. */
+    TOOL_EDITS_FILES = 1u << 1,
+    /* Ends the turn with a question to the user (followup, completion, plan respond, new
+     * task, condense): the request's cost is shown before the question. */
+    TOOL_ASKS_USER = 1u << 2,
+    /* Useless without someone to answer it: not offered when every action is approved
+     * automatically (yolo). Implies TOOL_ASKS_USER. */
+    TOOL_NEEDS_ANSWER = 1u << 3,
+    /* Offered only in PLAN MODE; the prompt's ACT MODE AND PLAN MODE section is there
+     * when the table holds one. */
+    TOOL_PLAN_ONLY = 1u << 4,
+    /* Offered only while the task asks for a summary (automatic condensing); its
+     * `context` parameter is the summary the next requests start from. */
+    TOOL_SUMMARY = 1u << 5,
+    /* Works with MCP servers: offered only while one is connected. */
+    TOOL_MCP = 1u << 6,
+    /* Calls any MCP server's tool by name: with native tool calling each server tool is a
+     * function of its own, so it is not listed there, but a call of it is still accepted.
+     * Implies TOOL_MCP. */
+    TOOL_MCP_GATEWAY = 1u << 7,
+    /* Presents the task's result: a completed task that is resumed reopens the call. */
+    TOOL_COMPLETES = 1u << 8,
+    /* Its result, after the header line, is the content of the file its `path` names:
+     * the context collapse may replace an older one by a note when a later view of the
+     * file covers it (context.h). Implies TOOL_READ_ONLY. (A TOOL_EDITS_FILES result
+     * holds the file's <final_file_content> the same way.) */
+    TOOL_RESULT_IS_FILE = 1u << 9,
+};
+
 typedef struct tool_def {
     const char *name;
     const char *description;       /* for the prompt and native schemas */
     const tool_param *params;
     size_t nparams;
-    bool read_only;                /* may run before the initial checkpoint commit */
-    bool ends_turn_interaction;    /* asks the user (followup, completion, plan respond) */
+    unsigned flags;                /* enum tool_flag, or-ed */
     tool_run_fn run;
     tool_partial_fn partial;       /* may be NULL */
     tool_describe_fn describe;     /* may be NULL: "[name]" or "[name for '<first param>']" */
 } tool_def;
+
+/* Whether def has every flag of flags (false for NULL: an unknown tool has none). */
+static inline bool tool_is(const tool_def *def, unsigned flags)
+{
+    return def && (def->flags & flags) == flags;
+}
 
 /* Append "[name for 'value']" (or "[name]") for a call, using def->describe if set. */
 void tool_describe(const tool_def *def, const tool_call *call, buf *out);

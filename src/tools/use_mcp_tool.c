@@ -16,11 +16,11 @@
 
 static const tool_param params[] = {
     { "server_name", true, "The name of the MCP server that provides the tool.",
-      "server name here" },
-    { "tool_name", true, "The name of the tool to call.", "tool name here" },
+      "server name here", NULL },
+    { "tool_name", true, "The name of the tool to call.", "tool name here", NULL },
     { "arguments", false,
       "The tool's input as a JSON object that follows the tool's input schema.",
-      "{\n  \"param1\": \"value1\",\n  \"param2\": \"value2\"\n}" },
+      "{\n  \"param1\": \"value1\",\n  \"param2\": \"value2\"\n}", NULL },
 };
 
 static json_t *message_data(const char *server, const char *tool, const char *arguments)
@@ -137,8 +137,7 @@ const tool_def tool_use_mcp_tool = {
         "are listed in the MCP SERVERS section.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = false,
-    .ends_turn_interaction = false,
+    .flags = TOOL_MCP | TOOL_MCP_GATEWAY,
     .run = run,
     .partial = NULL,
     .describe = describe,

@@ -557,6 +557,25 @@ void ws_blocked_result(tool_env *env, const char *display, tool_result *out)
                       display);
 }
 
+ws_target_result ws_target(tool_env *env, const char *path, bool dir, const char *verb,
+                           ws_path *wp, ignore **ig, tool_result *out)
+{
+    hew_err err = HEW_ERR_INIT;
+    if (ws_resolve(env->cwd, path, wp, &err) != HEW_OK) {
+        ws_error_result(env, out, "%s %s: %s", verb, path, err.msg);
+        return WS_TARGET_FAILED;
+    }
+    if (ignore_load_cline(env->cwd, ig, &err) != HEW_OK) {
+        ws_error_result(env, out, "%s", err.msg);
+        return WS_TARGET_FAILED;
+    }
+    if (ws_ignored(*ig, wp, dir)) {
+        ws_blocked_result(env, wp->rel, out);
+        return WS_TARGET_BLOCKED;
+    }
+    return WS_TARGET_OK;
+}
+
 void ws_error_result(tool_env *env, tool_result *out, const char *fmt, ...)
 {
     buf_reset(&out->text);

@@ -117,6 +117,15 @@ const char *ws_control(const char *root, const char *given, const ws_path *wp);
  * display path and fills out with the error for the model (is_error). */
 void ws_blocked_result(tool_env *env, const char *display, tool_result *out);
 
+/* The first steps of every file tool on the path the model gave: resolve it (ws_resolve),
+ * load the .clineignore, refuse an ignored path (dir: the path may name a folder). On
+ * WS_TARGET_OK the tool goes on with *wp and *ig; otherwise the result is in out already
+ * (the error, "<verb> <path>: why", or the blocked message). Either way the caller
+ * releases *wp and frees *ig. */
+typedef enum ws_target_result { WS_TARGET_OK, WS_TARGET_FAILED, WS_TARGET_BLOCKED } ws_target_result;
+ws_target_result ws_target(tool_env *env, const char *path, bool dir, const char *verb,
+                           ws_path *wp, ignore **ig, tool_result *out);
+
 /* A path problem (resolution failed, file missing, …) as an error result; counts a
  * mistake. */
 void ws_error_result(tool_env *env, tool_result *out, const char *fmt, ...)

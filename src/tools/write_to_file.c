@@ -14,11 +14,11 @@
 static const tool_param params[] = {
     { "path", true,
       "The path of the file to write, relative to the current working directory.",
-      "File path here" },
+      "File path here", NULL },
     { "content", true,
       "The complete content of the file: every line, nothing left out or abbreviated, "
       "also the parts that do not change.",
-      "Your file content here" },
+      "Your file content here", NULL },
 };
 
 /* The path: "path", or "absolutePath" (Cline's native variant). */
@@ -93,7 +93,6 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     ignore *ig = NULL;
     file_before fb = { 0 };
     char *text = NULL;
-    hew_err err = HEW_ERR_INIT;
     hew_code rc = HEW_OK;
 
     if (!path || !*path) {
@@ -105,19 +104,9 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
                                   "the complete content of the file.");
         return HEW_OK;
     }
-    if (ws_resolve(env->cwd, path, &wp, &err) != HEW_OK) {
-        ws_error_result(env, out, "Cannot write %s: %s", path, err.msg);
+    if (ws_target(env, path, false, "Cannot write", &wp, &ig, out) != WS_TARGET_OK)
         goto done;
-    }
     wp.control = ws_control(env->cwd, path, &wp);
-    if (ignore_load_cline(env->cwd, &ig, &err) != HEW_OK) {
-        ws_error_result(env, out, "%s", err.msg);
-        goto done;
-    }
-    if (ws_ignored(ig, &wp, false)) {
-        ws_blocked_result(env, wp.rel, out);
-        goto done;
-    }
     if (!file_before_load(env, &wp, ig, &fb, out))
         goto done;
 
@@ -152,7 +141,7 @@ const tool_def tool_write_to_file = {
         "file prefer replace_in_file.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .read_only = false,
+    .flags = TOOL_EDITS_FILES,
     .run = run,
     .partial = partial,
     .describe = describe,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End to end: `hew -p` through the real binary against the fake provider — a task that
 # completes (result on stdout, exit 0), --json events (one valid object per line, schema
-# version 1, nothing else on stdout, a final task_end line), a failure (exit 1, the reason
+# version 2, nothing else on stdout, a final task_end line), a failure (exit 1, the reason
 # on stderr), a question answered by policy without a TTY, SIGINT (exit 130), --timeout,
 # usage errors (exit 2).
 set -euo pipefail
@@ -21,7 +21,7 @@ out=$(hew -p "Paint the shed" </dev/null)
 [[ $out == "The shed is blue." ]] || fail "result: got '$out'"
 fake_stop
 
-# 2. The same with --json: every line one event, schema v1, a final task_end line.
+# 2. The same with --json: every line one event, schema v2, a final task_end line.
 fake_start "$here/data/headless_scenario.json"
 hew -p "Paint the shed" --json </dev/null >"$work/events.jsonl"
 python3 - "$work/events.jsonl" "$FAKE_RECORD" <<'PY'
@@ -29,14 +29,14 @@ import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 events = [json.loads(l) for l in lines]          # every line is JSON
 for e in events:
-    assert e["v"] == 1, e
+    assert e["v"] == 2, e
     assert e["kind"] in ("say", "ask", "end"), e
 end = events[-1]
 task = end.pop("task")                           # the task's id; every event carries it
 totals = end.pop("totals")                       # the task's totals (unpriced model: $0)
 assert totals == {"tokens_in": 1900, "tokens_out": 50, "cache_reads": 0, "cache_writes": 0,
                   "cost": 0.0, "requests": 2}, totals
-assert end == {"v": 1, "kind": "end", "type": "task_end", "status": "completed",
+assert end == {"v": 2, "kind": "end", "type": "task_end", "status": "completed",
                "result": "The shed is blue."}, end
 msgs = [e for e in events[:-1]]
 assert all(e["task"] == task for e in msgs), msgs

@@ -16,6 +16,21 @@
 
 static const context_range NONE = { false, 0, 0 };
 
+/* hew's tools as the task tells them apart (from the registry's flags). */
+static context_result_kind kinds(const char *name, size_t len)
+{
+    static const struct {
+        const char *name;
+        context_result_kind kind;
+    } tools[] = { { "read_file", CONTEXT_RESULT_READ },
+                  { "write_to_file", CONTEXT_RESULT_EDIT },
+                  { "replace_in_file", CONTEXT_RESULT_EDIT } };
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+        if (strlen(tools[i].name) == len && memcmp(tools[i].name, name, len) == 0)
+            return tools[i].kind;
+    return CONTEXT_RESULT_OTHER;
+}
+
 static json_t *assistant(const char *t)
 {
     json_t *c = json_array();
@@ -82,7 +97,7 @@ static void test_xml_reads(void)
     json_t *h = history_of(users, 5); /* reads of a.c at 2, 6, 10; b.c at 4 */
     context_rewrites out = CONTEXT_REWRITES_INIT;
     double ratio = -1;
-    REQUIRE(context_collapse_reads(h, NONE, NULL, &out, &ratio) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, NONE, NULL, kinds, &out, &ratio) == HEW_OK);
     REQUIRE(out.len == 2);
     char *want = collapsed_read("src/a.c");
     CHECK_INT(out.items[0].msg, 2);
@@ -103,7 +118,7 @@ static void test_xml_reads(void)
 
     /* applied, nothing more to do */
     context_rewrites again = CONTEXT_REWRITES_INIT;
-    REQUIRE(context_collapse_reads(h, NONE, &out, &again, &ratio) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, NONE, &out, kinds, &again, &ratio) == HEW_OK);
     CHECK_INT(again.len, 0);
     CHECK(ratio == 0);
     /* the view shows the notes, the latest read whole */
@@ -121,14 +136,14 @@ static void test_xml_reads(void)
 
     /* a later read: the one that was latest is collapsed now, by a new rewrite */
     json_array_append_new(h, user(ra, NULL));
-    REQUIRE(context_collapse_reads(h, NONE, &out, &again, &ratio) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, NONE, &out, kinds, &again, &ratio) == HEW_OK);
     CHECK_INT(again.len, 1);
     CHECK_INT(again.items[0].msg, 10);
 
     /* reads inside the deleted range are not looked at */
     context_rewrites cut = CONTEXT_REWRITES_INIT;
     context_range r = { true, 2, 7 };
-    REQUIRE(context_collapse_reads(h, r, NULL, &cut, &ratio) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, r, NULL, kinds, &cut, &ratio) == HEW_OK);
     CHECK_INT(cut.len, 1); /* 10 (covered by 12); 2 and 6 are gone already */
     CHECK_INT(cut.items[0].msg, 10);
     context_rewrites_release(&cut);
@@ -166,7 +181,7 @@ static void test_native_results(void)
     /* 0 task, 1 ok, 2 a(use0), 3 u(res0), 4 a, 5 u(res1 error), 6 a, 7 u(res2) */
     context_rewrites out = CONTEXT_REWRITES_INIT;
     double ratio;
-    REQUIRE(context_collapse_reads(h, NONE, NULL, &out, &ratio) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, NONE, NULL, kinds, &out, &ratio) == HEW_OK);
     REQUIRE(out.len == 1);
     CHECK_INT(out.items[0].msg, 3);
     CHECK_INT(out.items[0].block, 0);
@@ -209,7 +224,7 @@ static void test_windows(void)
     const char *users[] = { w1, w2, w3 };
     json_t *h = history_of(users, 3); /* 2: 1-100, 4: 200-300, 6: 1-100 */
     context_rewrites out = CONTEXT_REWRITES_INIT;
-    REQUIRE(context_collapse_reads(h, NONE, NULL, &out, NULL) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, NONE, NULL, kinds, &out, NULL) == HEW_OK);
     REQUIRE(out.len == 1); /* only the first 1-100: the 200-300 window is not covered */
     CHECK_INT(out.items[0].msg, 2);
     context_rewrites_release(&out);
@@ -217,14 +232,14 @@ static void test_windows(void)
 
     const char *users2[] = { w1, w2, whole };
     h = history_of(users2, 3); /* a later whole read covers every window */
-    REQUIRE(context_collapse_reads(h, NONE, NULL, &out, NULL) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, NONE, NULL, kinds, &out, NULL) == HEW_OK);
     CHECK_INT(out.len, 2);
     context_rewrites_release(&out);
     json_decref(h);
 
     const char *users3[] = { whole, w1 }; /* a window does not cover the whole file */
     h = history_of(users3, 2);
-    REQUIRE(context_collapse_reads(h, NONE, NULL, &out, NULL) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, NONE, NULL, kinds, &out, NULL) == HEW_OK);
     CHECK_INT(out.len, 0);
     context_rewrites_release(&out);
     json_decref(h);
@@ -248,7 +263,7 @@ static void test_writes(void)
     const char *users[] = { r, w, rej, r };
     json_t *h = history_of(users, 4); /* read 2, write 4, rejected 6 (no content), read 8 */
     context_rewrites out = CONTEXT_REWRITES_INIT;
-    REQUIRE(context_collapse_reads(h, NONE, NULL, &out, NULL) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, NONE, NULL, kinds, &out, NULL) == HEW_OK);
     REQUIRE(out.len == 2);
     CHECK_INT(out.items[0].msg, 2);
     CHECK_INT(out.items[1].msg, 4);
@@ -262,7 +277,7 @@ static void test_writes(void)
     CHECK_STR(out.items[1].text, want);
     /* idempotent on the rewritten write too */
     context_rewrites again = CONTEXT_REWRITES_INIT;
-    REQUIRE(context_collapse_reads(h, NONE, &out, &again, NULL) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, NONE, &out, kinds, &again, NULL) == HEW_OK);
     CHECK_INT(again.len, 0);
     context_rewrites_release(&again);
     context_rewrites_release(&out);
@@ -271,7 +286,7 @@ static void test_writes(void)
     /* a write's final content is a whole view: it hides an earlier read */
     const char *users2[] = { r, w };
     h = history_of(users2, 2);
-    REQUIRE(context_collapse_reads(h, NONE, NULL, &out, NULL) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, NONE, NULL, kinds, &out, NULL) == HEW_OK);
     CHECK(out.len == 1 && out.items[0].msg == 2);
     context_rewrites_release(&out);
     json_decref(h);
@@ -293,7 +308,7 @@ static void test_mentions(void)
     json_array_append_new(h, assistant("a"));
     json_array_append_new(h, user(m2, NULL));
     context_rewrites out = CONTEXT_REWRITES_INIT;
-    REQUIRE(context_collapse_reads(h, NONE, NULL, &out, NULL) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, NONE, NULL, kinds, &out, NULL) == HEW_OK);
     REQUIRE(out.len == 1);
     CHECK_INT(out.items[0].msg, 2);
     CHECK_INT(out.items[0].block, 1);
@@ -304,12 +319,12 @@ static void test_mentions(void)
              CONTEXT_DUPLICATE_READ_NOTE, fy);
     CHECK_STR(out.items[0].text, want);
     context_rewrites again = CONTEXT_REWRITES_INIT;
-    REQUIRE(context_collapse_reads(h, NONE, &out, &again, NULL) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, NONE, &out, kinds, &again, NULL) == HEW_OK);
     CHECK_INT(again.len, 0);
     /* y.c mentioned again later: collapsed in the already rewritten text */
     json_array_append_new(h, assistant("b"));
     json_array_append_new(h, user(m3, NULL));
-    REQUIRE(context_collapse_reads(h, NONE, &out, &again, NULL) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, NONE, &out, kinds, &again, NULL) == HEW_OK);
     REQUIRE(again.len == 1);
     snprintf(want, sizeof want,
              "Look at these:\n<file_content path=\"x.c\">%s</file_content>\n"
@@ -328,7 +343,7 @@ static void test_mentions(void)
                           "[read_file for 'a.c'] Result:\nint x;",
                           "[read_file for 'a.c'] Result:\nint x;" };
     h = history_of(odd, 6);
-    REQUIRE(context_collapse_reads(h, NONE, NULL, &out, NULL) == HEW_OK);
+    REQUIRE(context_collapse_reads(h, NONE, NULL, kinds, &out, NULL) == HEW_OK);
     CHECK_INT(out.len, 0);
     context_rewrites_release(&out);
     json_decref(h);
@@ -344,10 +359,10 @@ static void test_plan(void)
     const char *users[] = { rb, chat, rb, chat, chat, chat, chat, chat };
     json_t *h = history_of(users, 8); /* 18 messages */
     context_plan p;
-    REQUIRE(context_plan_make(h, NONE, NULL, 50000, 128000, &p) == HEW_OK);
+    REQUIRE(context_plan_make(h, NONE, NULL, kinds, 50000, 128000, &p) == HEW_OK);
     CHECK(!p.over && !p.truncate && p.rewrites.len == 0 && !p.range.has); /* below 98k */
     context_plan_release(&p);
-    REQUIRE(context_plan_make(h, NONE, NULL, 100000, 128000, &p) == HEW_OK);
+    REQUIRE(context_plan_make(h, NONE, NULL, kinds, 100000, 128000, &p) == HEW_OK);
     CHECK(p.over);
     CHECK_INT(p.keep, CONTEXT_KEEP_HALF);
     CHECK_INT(p.rewrites.len, 1);
@@ -360,7 +375,7 @@ static void test_plan(void)
     /* small duplicates: saved, but not enough, so also cut */
     const char *users2[] = { rs, chat, rs, chat, chat, chat, chat, chat };
     h = history_of(users2, 8);
-    REQUIRE(context_plan_make(h, NONE, NULL, 100000, 128000, &p) == HEW_OK);
+    REQUIRE(context_plan_make(h, NONE, NULL, kinds, 100000, 128000, &p) == HEW_OK);
     CHECK(p.over);
     CHECK_INT(p.rewrites.len, 1);
     CHECK(p.savings > 0 && p.savings < CONTEXT_COLLAPSE_ENOUGH);
@@ -369,7 +384,7 @@ static void test_plan(void)
     CHECK(p.range.has && p.range.start == want.start && p.range.end == want.end);
     context_plan_release(&p);
     /* far over (a smaller model): a quarter is kept */
-    REQUIRE(context_plan_make(h, NONE, NULL, 300000, 128000, &p) == HEW_OK);
+    REQUIRE(context_plan_make(h, NONE, NULL, kinds, 300000, 128000, &p) == HEW_OK);
     CHECK_INT(p.keep, CONTEXT_KEEP_QUARTER);
     want = context_next_range(h, NONE, CONTEXT_KEEP_QUARTER);
     CHECK(p.truncate && p.range.end == want.end);
@@ -378,12 +393,12 @@ static void test_plan(void)
     const char *users3[] = { chat, chat, chat, chat };
     json_decref(h);
     h = history_of(users3, 4);
-    REQUIRE(context_plan_make(h, NONE, NULL, 100000, 128000, &p) == HEW_OK);
+    REQUIRE(context_plan_make(h, NONE, NULL, kinds, 100000, 128000, &p) == HEW_OK);
     CHECK(p.truncate && p.rewrites.len == 0 && p.savings == 0);
     context_plan_release(&p);
     /* nothing left to cut: over, but the range stays */
     context_range all = context_next_range(h, NONE, CONTEXT_KEEP_NONE);
-    REQUIRE(context_plan_make(h, all, NULL, 100000, 128000, &p) == HEW_OK);
+    REQUIRE(context_plan_make(h, all, NULL, kinds, 100000, 128000, &p) == HEW_OK);
     CHECK(p.over && !p.truncate && p.range.end == all.end);
     context_plan_release(&p);
     json_decref(h);
@@ -394,6 +409,45 @@ static void test_plan(void)
     free(chat);
 }
 
+/* Which results are reads is the caller's answer, not a name context knows: a tool the
+ * classifier calls a read is collapsed whatever its name, and without a classifier no
+ * tool result is a view. */
+static context_result_kind peek_reads(const char *name, size_t len)
+{
+    return len == 4 && memcmp(name, "peek", 4) == 0 ? CONTEXT_RESULT_READ : CONTEXT_RESULT_OTHER;
+}
+
+static void test_classifier_decides(void)
+{
+    char body[2000];
+    memset(body, 'x', sizeof body - 1);
+    body[sizeof body - 1] = '\0';
+    char peek[2100], read[2100];
+    snprintf(peek, sizeof peek, "[peek for 'a.c'] Result:\n%s", body);
+    snprintf(read, sizeof read, "[read_file for 'a.c'] Result:\n%s", body);
+    const char *peeks[] = { peek, peek };
+    json_t *h = history_of(peeks, 2);
+    context_rewrites out = CONTEXT_REWRITES_INIT;
+    REQUIRE(context_collapse_reads(h, NONE, NULL, peek_reads, &out, NULL) == HEW_OK);
+    CHECK_INT(out.len, 1);
+    if (out.len)
+        CHECK_INT(out.items[0].msg, 2);
+    context_rewrites_release(&out);
+    REQUIRE(context_collapse_reads(h, NONE, NULL, NULL, &out, NULL) == HEW_OK);
+    CHECK_INT(out.len, 0);
+    json_decref(h);
+    const char *reads[] = { read, read };
+    h = history_of(reads, 2);
+    REQUIRE(context_collapse_reads(h, NONE, NULL, peek_reads, &out, NULL) == HEW_OK);
+    CHECK_INT(out.len, 0); /* read_file is not a read to this caller */
+    REQUIRE(context_collapse_reads(h, NONE, NULL, NULL, &out, NULL) == HEW_OK);
+    CHECK_INT(out.len, 0);
+    REQUIRE(context_collapse_reads(h, NONE, NULL, kinds, &out, NULL) == HEW_OK);
+    CHECK_INT(out.len, 1);
+    context_rewrites_release(&out);
+    json_decref(h);
+}
+
 int main(void)
 {
     RUN(test_xml_reads);
@@ -402,5 +456,6 @@ int main(void)
     RUN(test_writes);
     RUN(test_mentions);
     RUN(test_plan);
+    RUN(test_classifier_decides);
     return check_report();
 }

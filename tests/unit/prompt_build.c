@@ -20,61 +20,65 @@
 /* ---- a fixed tool table ---------------------------------------------------------------- */
 
 static const tool_param p_path[] = { { "path", true, "The path, relative to the working "
-                                       "directory.", "File path here" } };
+                                       "directory.", "File path here", NULL } };
 static const tool_param p_read[] = {
-    { "path", true, "The file to read.", "File path here" },
-    { "start_line", false, "First line to show.", "Starting line number (optional)" },
+    { "path", true, "The file to read.", "File path here", NULL },
+    { "start_line", false, "First line to show.", "Starting line number (optional)", NULL },
 };
 static const tool_param p_write[] = {
-    { "path", true, "The file to write.", "File path here" },
-    { "content", true, "The complete content.", "Your file content here" },
+    { "path", true, "The file to write.", "File path here", NULL },
+    { "content", true, "The complete content.", "Your file content here", NULL },
 };
 static const tool_param p_replace[] = {
-    { "path", true, "The file to change.", "File path here" },
-    { "diff", true, "SEARCH/REPLACE blocks.", "Search and replace blocks here" },
+    { "path", true, "The file to change.", "File path here", NULL },
+    { "diff", true, "SEARCH/REPLACE blocks.", "Search and replace blocks here", NULL },
 };
 static const tool_param p_cmd[] = {
-    { "command", true, "The command line.", "Your command here" },
-    { "requires_approval", true, "\"true\" for commands with side effects.", "true or false" },
+    { "command", true, "The command line.", "Your command here", NULL },
+    { "requires_approval", true, "\"true\" for commands with side effects.", "true or false", NULL },
 };
 static const tool_param p_list[] = {
-    { "path", true, "The folder to list.", "Directory path here" },
-    { "recursive", false, "'true' to list subfolders too.", "true or false (optional)" },
+    { "path", true, "The folder to list.", "Directory path here", NULL },
+    { "recursive", false, "'true' to list subfolders too.", "true or false (optional)", NULL },
 };
 static const tool_param p_search[] = {
-    { "path", true, "The folder to search.", "Directory path here" },
-    { "regex", true, "The regular expression.", "Your regex pattern here" },
+    { "path", true, "The folder to search.", "Directory path here", NULL },
+    { "regex", true, "The regular expression.", "Your regex pattern here", NULL },
 };
-static const tool_param p_ask[] = { { "question", true, "The question.", "Your question here" } };
+static const tool_param p_ask[] = { { "question", true, "The question.", "Your question here", NULL } };
 static const tool_param p_done[] = {
-    { "result", true, "The final result.", "Your final result description here" },
-    { "command", false, "A command that shows it.", "Command (optional)" },
+    { "result", true, "The final result.", "Your final result description here", NULL },
+    { "command", false, "A command that shows it.", "Command (optional)", NULL },
 };
-static const tool_param p_plan[] = { { "response", true, "Your answer.", "Your response here" } };
-static const tool_param p_ctx[] = { { "context", true, "The summary.", "Your summary" } };
+static const tool_param p_plan[] = { { "response", true, "Your answer.", "Your response here", NULL } };
+static const tool_param p_ctx[] = { { "context", true, "The summary.", "Your summary", NULL } };
 static const tool_param p_mcp[] = {
-    { "server_name", true, "The server.", "server name here" },
-    { "tool_name", true, "The tool.", "tool name here" },
-    { "arguments", true, "JSON arguments.", "{\"key\": \"value\"}" },
+    { "server_name", true, "The server.", "server name here", NULL },
+    { "tool_name", true, "The tool.", "tool name here", NULL },
+    { "arguments", true, "JSON arguments.", "{\"key\": \"value\"}", NULL },
 };
 
-#define T(var, nm, desc, ps)                                                                    \
+/* The flags are the registry's (tools/tool.h): what the prompt offers follows them. */
+#define T(var, nm, desc, ps, fl)                                                                \
     static const tool_def var = { .name = nm, .description = desc, .params = ps,               \
-                                  .nparams = sizeof ps / sizeof ps[0] }
-T(t_ask, "ask_followup_question", "Ask the user a question.", p_ask);
-T(t_done, "attempt_completion", "Present the result.", p_done);
-T(t_plan, "plan_mode_respond", "Answer in PLAN MODE.", p_plan);
-T(t_cmd, "execute_command", "Run a command.", p_cmd);
-T(t_newtask, "new_task", "Start a new task.", p_ctx);
-T(t_condense, "condense", "Summarise the conversation.", p_ctx);
-T(t_summarize, "summarize_task", "Give the summary asked for.", p_ctx);
-T(t_read, "read_file", "Read a file.", p_read);
-T(t_write, "write_to_file", "Write a file.", p_write);
-T(t_replace, "replace_in_file", "Change parts of a file.", p_replace);
-T(t_list, "list_files", "List a folder.", p_list);
-T(t_search, "search_files", "Search files.", p_search);
-T(t_defs, "list_code_definition_names", "List definitions.", p_path);
-T(t_mcp, "use_mcp_tool", "Call an MCP tool.", p_mcp);
+                                  .nparams = sizeof ps / sizeof ps[0], .flags = fl }
+T(t_ask, "ask_followup_question", "Ask the user a question.", p_ask,
+  TOOL_READ_ONLY | TOOL_ASKS_USER | TOOL_NEEDS_ANSWER);
+T(t_done, "attempt_completion", "Present the result.", p_done, TOOL_ASKS_USER | TOOL_COMPLETES);
+T(t_plan, "plan_mode_respond", "Answer in PLAN MODE.", p_plan,
+  TOOL_READ_ONLY | TOOL_ASKS_USER | TOOL_PLAN_ONLY);
+T(t_cmd, "execute_command", "Run a command.", p_cmd, 0);
+T(t_newtask, "new_task", "Start a new task.", p_ctx, TOOL_ASKS_USER);
+T(t_condense, "condense", "Summarise the conversation.", p_ctx, TOOL_ASKS_USER);
+T(t_summarize, "summarize_task", "Give the summary asked for.", p_ctx,
+  TOOL_READ_ONLY | TOOL_SUMMARY);
+T(t_read, "read_file", "Read a file.", p_read, TOOL_READ_ONLY);
+T(t_write, "write_to_file", "Write a file.", p_write, TOOL_EDITS_FILES);
+T(t_replace, "replace_in_file", "Change parts of a file.", p_replace, TOOL_EDITS_FILES);
+T(t_list, "list_files", "List a folder.", p_list, TOOL_READ_ONLY);
+T(t_search, "search_files", "Search files.", p_search, TOOL_READ_ONLY);
+T(t_defs, "list_code_definition_names", "List definitions.", p_path, TOOL_READ_ONLY);
+T(t_mcp, "use_mcp_tool", "Call an MCP tool.", p_mcp, TOOL_MCP | TOOL_MCP_GATEWAY);
 
 static const tool_def *const table[] = {
     &t_ask, &t_done, &t_plan, &t_cmd, &t_newtask, &t_condense, &t_read,
@@ -364,7 +368,7 @@ static void test_schema(void)
                   "\"description\":\"First line to show.\"}},\"required\":[\"path\"]}");
     free(js);
     json_decref(s);
-    static const tool_param opt[] = { { "x", false, "optional", "x" } };
+    static const tool_param opt[] = { { "x", false, "optional", "x", NULL } };
     static const tool_def t_opt = { .name = "o", .description = "d", .params = opt, .nparams = 1 };
     s = prompt_tool_schema(&t_opt);
     REQUIRE(s != NULL);

@@ -11,6 +11,7 @@
 
 #include "base/buf.h"
 #include "check.h"
+#include "evtext.h"
 #include "fakeprov.h"
 #include "hew.h"
 #include "tmpdir.h"
@@ -54,7 +55,7 @@ static void answer(run *r, hew_task *t, const json_t *ev)
 static void on_event(void *ud, hew_task *t, const hew_event *ev)
 {
     run *r = ud;
-    json_t *j = json_loads(ev->json, 0, NULL);
+    json_t *j = evtext_load(r->events, ev);
     if (!j) {
         fprintf(stderr, "event is not JSON: %s\n", ev->json);
         abort();
@@ -445,6 +446,33 @@ static void check_pairs(json_t *reqs, size_t i)
     }
 }
 
+#define READ(path, tokens)                                                                 \
+    "{\"protocol\":\"anthropic\",\"text\":\"<read_file>\\n<path>" path "</path>\\n"          \
+    "</read_file>\",\"usage\":{\"input\":" tokens ",\"output\":50}}"
+
+/* Near the limit a file read twice is collapsed: the older read's content gives way to the
+ * note, the latest stays whole, and nothing is cut (the collapse saved enough). The task
+ * tells context/ which tools read files from the registry's flags (TOOL_RESULT_IS_FILE). */
+static void test_repeated_read_is_collapsed(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" READ("big.txt", SMALL) "," READ("big.txt", BIG)
+                          "," COMPLETE("done") "]}",
+                      "read big.txt twice", NULL) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 3);
+    char *second = request_dump(reqs, 1), *third = request_dump(reqs, 2);
+    CHECK_INT((int)occurrences(second, "BIG-LINE-0001"), 1); /* the first read only */
+    CHECK_INT((int)occurrences(third, "BIG-LINE-0001"), 1);
+    CHECK(strstr(third, "This file read was removed to save space") != NULL);
+    CHECK_INT(count_messages(&r, "deleted_api_reqs"), 0);
+    free(second);
+    free(third);
+    json_decref(reqs);
+    run_free(&r);
+}
+
 static void native_only(hew_options *o)
 {
     o->native_tools = 1;
@@ -832,11 +860,17 @@ int main(void)
     write_file(workspace, "notes.txt", "NOTES-CONTENT-42\n");
     write_file(workspace, "secret.txt", "TOP-SECRET\n");
     write_file(workspace, ".clineignore", "secret.txt\n");
+    buf big = BUF_INIT(0);
+    for (int i = 1; i <= 600; i++)
+        buf_printf(&big, "BIG-LINE-%04d some text to make the file worth collapsing\n", i);
+    write_file(workspace, "big.txt", big.data);
+    buf_release(&big);
     RUN(test_required_files_are_read_from_the_summary);
     RUN(test_summary_replaces_the_older_messages);
     RUN(test_native_summary_survives_as_text);
     RUN(test_condensing_off_truncates_as_before);
     RUN(test_native_truncation_keeps_pairs);
+    RUN(test_repeated_read_is_collapsed);
     RUN(test_on_by_default_for_capable_models_and_completion_allowed);
     RUN(test_no_summary_falls_back_to_truncation);
     RUN(test_summary_request_too_long_is_truncated_and_asked_again);

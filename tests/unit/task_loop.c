@@ -13,6 +13,7 @@
 
 #include "base/buf.h"
 #include "check.h"
+#include "evtext.h"
 #include "fakeprov.h"
 #include "hew.h"
 #include "tmpdir.h"
@@ -66,7 +67,7 @@ static int default_policy(run *r, hew_task *t, const json_t *ev)
 static void on_event(void *ud, hew_task *t, const hew_event *ev)
 {
     run *r = ud;
-    json_t *j = json_loads(ev->json, 0, NULL);
+    json_t *j = evtext_load(r->events, ev);
     if (!j) {
         fprintf(stderr, "event is not JSON: %s\n", ev->json);
         abort();
@@ -1110,6 +1111,23 @@ static void test_strict_plan_refuses_edits(void)
     tmpdir_remove(workspace);
 }
 
+/* attempt_completion's result under its alias (`response`, as some models write it)
+ * counts as the required `result`: no missing-parameter retry, the task completes with it. */
+static void test_completion_result_by_alias(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\""
+                          "<attempt_completion><response>Said as response.</response>"
+                          "</attempt_completion>\"}]}",
+                      "finish", yolo) == 0);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK_STR(hew_task_result(r.t), "Said as response.");
+    json_t *reqs = fakeprov_requests(&r.fp);
+    CHECK_INT((int)json_array_size(reqs), 1);
+    json_decref(reqs);
+    run_free(&r);
+}
+
 static int system_prompt_has(run *r, const char *needle)
 {
     json_t *reqs = fakeprov_requests(&r->fp);
@@ -1367,6 +1385,7 @@ int main(void)
     RUN(test_changing_tools_wait_for_the_initial_checkpoint);
     RUN(test_workflow_reaches_the_request);
     RUN(test_strict_plan_refuses_edits);
+    RUN(test_completion_result_by_alias);
     RUN(test_rule_sources_can_be_turned_off);
     RUN(test_preferred_language_reaches_the_prompt);
     RUN(test_plan_mode_then_act);

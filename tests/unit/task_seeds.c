@@ -17,6 +17,7 @@
 
 #include "base/buf.h"
 #include "check.h"
+#include "evtext.h"
 #include "fakeprov.h"
 #include "hew.h"
 #include "tmpdir.h"
@@ -74,7 +75,7 @@ static int default_policy(run *r, hew_task *t, const json_t *ev)
 static void on_event(void *ud, hew_task *t, const hew_event *ev)
 {
     run *r = ud;
-    json_t *j = json_loads(ev->json, 0, NULL);
+    json_t *j = evtext_load(r->events, ev);
     if (!j) {
         fprintf(stderr, "event is not JSON: %s\n", ev->json);
         abort();

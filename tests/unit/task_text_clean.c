@@ -51,8 +51,98 @@ static void test_trailing_fence_tag_removed_when_final(void)
     EXPECT("```c-lang_2", 0, "");
 }
 
+/* ---- the incremental cleaner: the same views as text_clean, whatever the chunking ---- */
+
+static unsigned rnd(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return (*seed >> 8) & 0xffffff;
+}
+
+/* A text made of the pieces the cleaner decides on: tags whole and cut, white space,
+ * words, fences, stray brackets. */
+static void random_text(unsigned *seed, buf *out)
+{
+    static const char *const pieces[] = {
+        "<thinking>", "</thinking>", "<think>", "</think>", "<function_calls>",
+        "</function_calls>", "<", "</", "<th", "</thi", "<function_c", ">", " ", "  ", "\n",
+        "\t", "a", "word", "b c", "_x", "3", "```", "```bash", "-lang", "< b", "<3", "é", "<b>",
+    };
+    size_t n = 1 + rnd(seed) % 40;
+    for (size_t i = 0; i < n; i++)
+        buf_puts(out, pieces[rnd(seed) % (sizeof pieces / sizeof pieces[0])]);
+}
+
+static void check_view(const buf *got, const char *s, size_t n, bool partial, unsigned seed)
+{
+    buf want = BUF_INIT(0);
+    text_clean(s, n, partial, &want);
+    check_count++;
+    if (got->len != want.len || (want.len && memcmp(got->data, want.data, want.len) != 0))
+        check_fail(__FILE__, __LINE__,
+                   "seed %u: cleaner view of \"%.*s\" (%s) = \"%.*s\", text_clean gives \"%s\"",
+                   seed, (int)n, s, partial ? "partial" : "final", (int)got->len,
+                   got->data ? got->data : "", want.data ? want.data : "");
+    buf_release(&want);
+}
+
+static void test_incremental_matches_whole(void)
+{
+    for (unsigned k = 0; k < 3000; k++) {
+        unsigned seed = 7919u * k + 1;
+        unsigned r = seed;
+        buf text = BUF_INIT(0);
+        random_text(&r, &text);
+        text_cleaner c;
+        text_cleaner_init(&c, false);
+        buf out = BUF_INIT(0), before = BUF_INIT(0);
+        size_t at = 0;
+        while (at < text.len) {
+            at += 1 + rnd(&r) % 7;
+            if (at > text.len)
+                at = text.len;
+            buf_reset(&before);
+            buf_append(&before, out.data ? out.data : "", out.len);
+            size_t from = 0;
+            text_cleaner_feed(&c, text.data, at, true, &out, &from);
+            check_view(&out, text.data, at, true, seed);
+            /* what changed is only at and after from */
+            check_count++;
+            if (from > before.len || from > out.len ||
+                (from && memcmp(before.data, out.data, from) != 0))
+                check_fail(__FILE__, __LINE__, "seed %u: changed_from %zu is too late", seed,
+                           from);
+        }
+        size_t from = 0;
+        text_cleaner_feed(&c, text.data, text.len, false, &out, &from);
+        check_view(&out, text.data, text.len, false, seed);
+        text_cleaner_release(&c);
+        buf_release(&out);
+        buf_release(&before);
+        buf_release(&text);
+    }
+}
+
+static void test_incremental_verbatim(void)
+{
+    text_cleaner c;
+    text_cleaner_init(&c, true);
+    buf out = BUF_INIT(0);
+    size_t from = 0;
+    const char *s = "<thinking> kept </thinking> <th";
+    text_cleaner_feed(&c, s, 12, true, &out, &from);
+    CHECK_INT((long long)from, 0);
+    text_cleaner_feed(&c, s, strlen(s), false, &out, &from);
+    CHECK_INT((long long)from, 12);
+    CHECK_STR(out.data, s);
+    text_cleaner_release(&c);
+    buf_release(&out);
+}
+
 int main(void)
 {
+    RUN(test_incremental_matches_whole);
+    RUN(test_incremental_verbatim);
     RUN(test_thinking_tags_stripped);
     RUN(test_partial_tag_trimmed);
     RUN(test_trailing_fence_tag_removed_when_final);

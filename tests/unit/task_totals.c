@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "evtext.h"
 #include "fakeprov.h"
 #include "hew.h"
 #include "tmpdir.h"
@@ -38,7 +39,7 @@ typedef struct run {
 static void on_event(void *ud, hew_task *t, const hew_event *ev)
 {
     run *r = ud;
-    json_t *j = json_loads(ev->json, 0, NULL);
+    json_t *j = evtext_load(r->events, ev);
     pthread_mutex_lock(&r->mu);
     if (j)
         json_array_append(r->events, j);

@@ -14,6 +14,7 @@
 
 #include "base/utf8.h"
 #include "check.h"
+#include "evtext.h"
 #include "fakeprov.h"
 #include "hew.h"
 #include "tmpdir.h"
@@ -493,7 +494,7 @@ struct api_run {
 static void on_event(void *ud, hew_task *t, const hew_event *ev)
 {
     struct api_run *a = ud;
-    json_t *j = json_loads(ev->json, 0, NULL);
+    json_t *j = evtext_load(a->events, ev);
     pthread_mutex_lock(&a->mu);
     json_array_append_new(a->events, j);
     pthread_mutex_unlock(&a->mu);
@@ -566,7 +567,7 @@ struct fate_opts {
 static void on_event_no(void *ud, hew_task *t, const hew_event *ev)
 {
     struct api_run *a = ud;
-    json_t *j = json_loads(ev->json, 0, NULL);
+    json_t *j = evtext_load(a->events, ev);
     pthread_mutex_lock(&a->mu);
     json_array_append_new(a->events, j);
     pthread_mutex_unlock(&a->mu);

@@ -1,0 +1,189 @@
+/* task_persist — persisting is a consumer of the messages beside the front end, not a side
+ * effect of telling one:
+ *   - a task run through the public API with no on_event callback still stores every
+ *     message (before, task_emit returned before persisting: an embedder without a
+ *     callback stored nothing);
+ *   - a growing message is in the store while it grows (a crash mid-message leaves the
+ *     text so far), as a prefix of what it becomes, and whole once it is final;
+ *   - the stored form of a message is the whole one ("text"), never an append. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "fakeprov.h"
+#include "hew.h"
+#include "store/store.h"
+#include "tmpdir.h"
+
+#define ANSWER "Here is the plan, told at some length so that it streams for a while."
+#define DONE "<attempt_completion><result>kept</result></attempt_completion>"
+
+static void nap(void)
+{
+    struct timespec d = { 0, 5 * 1000000L };
+    nanosleep(&d, NULL);
+}
+
+static void options(hew_options *o, const char *url, const char *data, const char *ws)
+{
+    hew_options_init(o);
+    o->provider = "anthropic";
+    o->model = "claude-persist";
+    o->api_key = "persist-key";
+    o->base_url = url;
+    o->cwd = ws;
+    o->native_tools = 0;
+    o->checkpoints = 0;
+    o->data_dir = data;
+}
+
+/* The text of the stored message of that type, last one first (NULL when none). */
+static const json_t *stored_event(const json_t *task, const char *type, const char *kind)
+{
+    const json_t *events = json_object_get(task, "events");
+    for (size_t i = json_array_size(events); i-- > 0;) {
+        const json_t *e = json_array_get(events, i);
+        if (e && strcmp(json_string_value(json_object_get(e, "type")), type) == 0 &&
+            strcmp(json_string_value(json_object_get(e, "kind")), kind) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static void test_no_callback_stores_everything(void)
+{
+    char *data = tmpdir_make("persist-data");
+    char *ws = tmpdir_make("persist-ws");
+    REQUIRE(data && ws);
+    fakeprov fp;
+    REQUIRE(fakeprov_start(&fp, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"" ANSWER
+                                "\\n" DONE "\",\"delta_size\":8}]}") == 0);
+    hew_options o;
+    options(&o, fp.url, data, ws); /* on_event stays NULL */
+    char err[256];
+    hew_session *s = hew_session_new(&o, err, sizeof err);
+    REQUIRE(s != NULL);
+    hew_task *t = hew_task_start(s, "Plan it.", err, sizeof err);
+    REQUIRE(t != NULL);
+    /* No callback tells us of the completion ask: answer it once it is waiting. */
+    while (hew_task_status_now(t) == HEW_TASK_RUNNING && hew_task_respond(t, HEW_ANSWER_YES, NULL) != 0)
+        nap();
+    CHECK_INT(hew_task_wait(t), HEW_TASK_COMPLETED);
+    char id[64];
+    snprintf(id, sizeof id, "%s", hew_task_id(t));
+    hew_task_free(t);
+    hew_session_free(s);
+
+    char *js = hew_history_task_json(&o, id, 1, err, sizeof err);
+    REQUIRE(js != NULL);
+    json_t *task = json_loads(js, 0, NULL);
+    free(js);
+    REQUIRE(task != NULL);
+    const json_t *said = stored_event(task, "text", "say");
+    CHECK(said != NULL);
+    CHECK_STR(json_string_value(json_object_get(said, "text")), ANSWER);
+    CHECK(json_is_false(json_object_get(said, "partial")));
+    CHECK(json_object_get(said, "append") == NULL);
+    CHECK(stored_event(task, "task", "say") != NULL);
+    CHECK(stored_event(task, "completion_result", "say") != NULL);
+    CHECK(stored_event(task, "completion_result", "ask") != NULL);
+    CHECK_STR(json_string_value(json_object_get(task, "status")), "completed");
+    json_decref(task);
+    fakeprov_stop(&fp);
+    tmpdir_remove(data);
+    tmpdir_remove(ws);
+    free(data);
+    free(ws);
+}
+
+/* ---- a growing message is in the store while it grows ----------------------------------- */
+
+struct grow {
+    char db[600];
+    int found;           /* a partial text row was read from the store */
+    int prefix_ok;       /* ... and its text was a prefix of what the front end had */
+};
+
+static void on_event_grow(void *ud, hew_task *t, const hew_event *ev)
+{
+    struct grow *g = ud;
+    if (ev->is_ask && !ev->partial) {
+        hew_task_respond(t, HEW_ANSWER_YES, NULL);
+        return;
+    }
+    if (g->found || !ev->partial || ev->kind != HEW_EV_TEXT || !ev->text ||
+        strlen(ev->text) < 40)
+        return;
+    /* Read the store from a connection of our own, as a later `hew resume` would after a
+     * crash now: the partial message is there with the text so far. */
+    store_options so = STORE_OPTIONS_INIT;
+    so.path = g->db;
+    store *s = NULL;
+    hew_err err = HEW_ERR_INIT;
+    if (store_open(&so, &s, &err) != HEW_OK)
+        return;
+    store_loaded l = STORE_LOADED_INIT;
+    if (store_task_load(s, hew_task_id(t), &l, &err) == HEW_OK) {
+        const json_t *m = json_array_get(l.ui, (size_t)ev->index);
+        const char *text = json_string_value(json_object_get(m, "text"));
+        if (m && json_is_true(json_object_get(m, "partial")) && text && *text) {
+            g->found = 1;
+            g->prefix_ok = strncmp(ev->text, text, strlen(text)) == 0;
+        }
+    }
+    store_loaded_release(&l);
+    store_free(s);
+}
+
+static void test_growing_message_is_stored_as_it_grows(void)
+{
+    char *data = tmpdir_make("persist-data");
+    char *ws = tmpdir_make("persist-ws");
+    REQUIRE(data && ws);
+    fakeprov fp;
+    /* slow enough for several updates, each a moment apart */
+    REQUIRE(fakeprov_start(&fp, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"" ANSWER
+                                " " ANSWER " " ANSWER "\\n" DONE
+                                "\",\"delta_size\":4,\"delay_ms\":3}]}") == 0);
+    struct grow g = { 0 };
+    snprintf(g.db, sizeof g.db, "%s/hew.db", data);
+    hew_options o;
+    options(&o, fp.url, data, ws);
+    o.on_event = on_event_grow;
+    o.event_ud = &g;
+    char err[256];
+    hew_session *s = hew_session_new(&o, err, sizeof err);
+    REQUIRE(s != NULL);
+    hew_task *t = hew_task_start(s, "Plan it.", err, sizeof err);
+    REQUIRE(t != NULL);
+    CHECK_INT(hew_task_wait(t), HEW_TASK_COMPLETED);
+    CHECK(g.found);
+    CHECK(g.prefix_ok);
+    char id[64];
+    snprintf(id, sizeof id, "%s", hew_task_id(t));
+    hew_task_free(t);
+    hew_session_free(s);
+    char *js = hew_history_task_json(&o, id, 1, err, sizeof err);
+    REQUIRE(js != NULL);
+    json_t *task = json_loads(js, 0, NULL);
+    free(js);
+    const json_t *said = stored_event(task, "text", "say");
+    CHECK(said && json_is_false(json_object_get(said, "partial")));
+    CHECK_STR(json_string_value(json_object_get(said, "text")), ANSWER " " ANSWER " " ANSWER);
+    json_decref(task);
+    fakeprov_stop(&fp);
+    tmpdir_remove(data);
+    tmpdir_remove(ws);
+    free(data);
+    free(ws);
+}
+
+int main(void)
+{
+    RUN(test_no_callback_stores_everything);
+    RUN(test_growing_message_is_stored_as_it_grows);
+    return check_report();
+}
