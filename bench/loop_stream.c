@@ -94,12 +94,13 @@ static int run_task(const char *url)
     o.data_dir = mkdtemp(data);
     o.on_event = on_event;
     char err[512];
-    hew_session *s = hew_session_new(&o, err, sizeof err);
-    if (!s) {
+    hew_session *s = NULL;
+    if (hew_session_new(&o, &s, err, sizeof err) != HEW_OK) {
         fprintf(stderr, "loop_stream: %s\n", err);
         return 1;
     }
-    hew_task *t = hew_task_start(s, "Stream a very long answer.", err, sizeof err);
+    hew_task *t = NULL;
+    (void)hew_task_start(s, "Stream a very long answer.", &t, err, sizeof err);
     hew_task_status st = t ? hew_task_wait(t) : HEW_TASK_FAILED;
     int ok = st == HEW_TASK_COMPLETED && strcmp(hew_task_result(t), "streamed") == 0;
     if (!ok)

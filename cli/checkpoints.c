@@ -29,16 +29,16 @@ static int fail(const char *err)
 int cli_checkpoints_print(const hew_options *o, const char *id, int as_json)
 {
     char err[1024] = "";
-    char *js = hew_checkpoints_json(o, id, err, sizeof err);
-    if (!js)
+    char *js = NULL;
+    if (hew_checkpoints_json(o, id, &js, err, sizeof err) != HEW_OK)
         return fail(err);
     if (as_json) {
         printf("%s\n", js);
-        free(js);
+        hew_free(js);
         return 0;
     }
     json_t *arr = json_loads(js, 0, NULL);
-    free(js);
+    hew_free(js);
     termsafe_json(arr);
     if (!json_array_size(arr)) {
         printf("task %s has no checkpoints (checkpoints were off, or it made no request)\n", id);
@@ -69,16 +69,16 @@ int cli_checkpoint_diff_print(const hew_options *o, const char *id, const char *
                               const char *to, int as_json)
 {
     char err[1024] = "";
-    char *js = hew_checkpoint_diff(o, id, from, to, err, sizeof err);
-    if (!js)
+    char *js = NULL;
+    if (hew_checkpoint_diff(o, id, from, to, &js, err, sizeof err) != HEW_OK)
         return fail(err);
     if (as_json) {
         printf("%s\n", js);
-        free(js);
+        hew_free(js);
         return 0;
     }
     json_t *d = json_loads(js, 0, NULL);
-    free(js);
+    hew_free(js);
     json_t *files = json_object_get(d, "files");
     termsafe_json(files); /* the paths; the patch below is data */
     printf("changes from checkpoint %s to %s%s: %zu file%s\n", from,
@@ -124,16 +124,16 @@ int cli_checkpoint_restore_print(const hew_options *o, const char *id, const cha
                                  const char *mode, int as_json)
 {
     char err[1024] = "";
-    char *js = hew_checkpoint_restore(o, id, target, mode, err, sizeof err);
-    if (!js)
+    char *js = NULL;
+    if (hew_checkpoint_restore(o, id, target, mode, &js, err, sizeof err) != HEW_OK)
         return fail(err);
     if (as_json) {
         printf("%s\n", js);
-        free(js);
+        hew_free(js);
         return 0;
     }
     json_t *r = json_loads(js, 0, NULL);
-    free(js);
+    hew_free(js);
     termsafe_json(r);
     json_t *files = json_object_get(r, "files");
     json_t *task = json_object_get(r, "task");

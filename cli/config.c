@@ -404,9 +404,9 @@ static int check_models(const json_t *models, const char *path, char *err, size_
     json_object_foreach((json_t *)models, name, desc) {
         char *text = json_dumps(desc, JSON_COMPACT | JSON_ENCODE_ANY);
         char why[400] = "";
-        int rc = text ? hew_model_info_check(text, why, sizeof why) : -1;
+        hew_code rc = text ? hew_model_info_check(text, why, sizeof why) : HEW_E_NOMEM;
         free(text);
-        if (rc != 0) {
+        if (rc != HEW_OK) {
             snprintf(err, errlen, "%s: models.%s: %s", path, name, why);
             return -1;
         }
@@ -584,12 +584,12 @@ static char *user_config_path(void)
  * can write to /tmp or a parent folder could plant. */
 static char *project_config_path(const char *cwd)
 {
-    char *root = hew_workspace_root(cwd, NULL, 0);
-    if (!root)
+    char *root = NULL;
+    if (hew_workspace_root(cwd, &root, NULL, 0) != HEW_OK)
         return NULL;
     sbuf p = SBUF_INIT;
     sbuf_printf(&p, "%s/.hew/config.json", root);
-    free(root);
+    hew_free(root);
     struct stat st; /* a FIFO or device a repository planted would hang the read: none */
     char *path = sbuf_detach(&p);
     if (path && (stat(path, &st) != 0 || !S_ISREG(st.st_mode))) {

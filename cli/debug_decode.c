@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "hew.h"
+#include "hew_debug.h"
 
 #define MAX_HEADERS 64
 #define MAX_FILE ((size_t)256 << 20)
@@ -80,13 +80,14 @@ int cli_debug_decode(int argc, char **argv)
     if (!body)
         return 1;
     char err[512] = "";
-    char *out = hew_debug_decode(protocol, status, headers, body, len, err, sizeof err);
+    char *out = NULL;
+    (void)hew_debug_decode(protocol, status, headers, body, len, &out, err, sizeof err);
     free(body);
     if (!out) {
         fprintf(stderr, "hew: %s\n", err);
         return 2;
     }
     puts(out);
-    free(out);
+    hew_free(out);
     return 0;
 }

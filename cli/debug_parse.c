@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "hew.h"
+#include "hew_debug.h"
 
 #define MAX_FILE ((size_t)1 << 30)
 
@@ -100,8 +100,9 @@ int cli_debug_parse(int argc, char **argv)
         return 1;
     }
     char errbuf[512];
-    char *json = hew_debug_parse(text, len, (const char *const *)tools, chunk, errbuf,
-                                 sizeof errbuf);
+    char *json = NULL;
+    (void)hew_debug_parse(text, len, (const char *const *)tools, chunk, &json, errbuf,
+                          sizeof errbuf);
     free(text);
     free_tools(tools);
     if (!json) {
@@ -109,6 +110,6 @@ int cli_debug_parse(int argc, char **argv)
         return 1;
     }
     puts(json);
-    free(json);
+    hew_free(json);
     return fflush(stdout) == 0 ? 0 : 1;
 }

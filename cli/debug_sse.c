@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "hew.h"
+#include "hew_debug.h"
 
 #define MAX_HEADERS 32
 
@@ -127,11 +127,12 @@ int cli_debug_sse(int argc, char **argv)
     }
     char err[512] = "";
     long status = 0;
-    int rc = hew_debug_post_sse(url, headers, body, on_event, &s, &status, err, sizeof err);
+    hew_code rc = hew_debug_post_sse(url, headers, body, on_event, &s, &status, err,
+                                     sizeof err);
     free(owned_body);
     if (s.printed_text)
         fputc('\n', stdout);
-    if (rc != 0) {
+    if (rc != HEW_OK) {
         fprintf(stderr, "hew: %s\n", err);
         return 1;
     }

@@ -124,13 +124,14 @@ static int check_key(doctor *d, const cli_config *cfg, const char *apply_err)
 static void check_provider(doctor *d, const hew_options *o, int have_key)
 {
     char detail[1024] = "";
-    int status = hew_probe_provider(o, detail, sizeof detail);
-    if (status < 0)
+    long status = 0;
+    hew_code rc = hew_probe_provider(o, &status, detail, sizeof detail);
+    if (rc == HEW_E_INVALID)
         add_check(d, "provider", CHECK_FAIL,
                   "check provider and base_url (hew config shows them and where they come "
                   "from)",
                   "%s", detail);
-    else if (status == 0)
+    else if (rc != HEW_OK)
         add_check(d, "provider", CHECK_FAIL,
                   "is the base URL right (hew config)? a proxy needed (https_proxy)? the "
                   "server running?",
@@ -148,10 +149,10 @@ static void check_provider(doctor *d, const hew_options *o, int have_key)
 static void check_store(doctor *d, const hew_options *o)
 {
     char detail[1024] = "";
-    int rc = hew_check_store(o, detail, sizeof detail);
-    if (rc == 0)
+    hew_code rc = hew_check_store(o, detail, sizeof detail);
+    if (rc == HEW_OK)
         add_check(d, "store", CHECK_OK, NULL, "%s", detail);
-    else if (rc == -1)
+    else if (rc == HEW_E_IO)
         add_check(d, "data dir", CHECK_FAIL,
                   "make it writable, or point XDG_DATA_HOME at a directory you own", "%s",
                   detail);
@@ -207,14 +208,14 @@ static void check_node(doctor *d)
 static void check_mcp(doctor *d, const hew_options *o)
 {
     char err[1024] = "";
-    char *text = hew_mcp_probe(o, 5000, err, sizeof err);
-    if (!text) {
+    char *text = NULL;
+    if (hew_mcp_probe(o, 5000, &text, err, sizeof err) != HEW_OK) {
         add_check(d, "mcp", CHECK_FAIL, "fix the file named (see man hew, MCP SERVERS)", "%s",
                   err);
         return;
     }
     json_t *all = json_loads(text, 0, NULL);
-    free(text);
+    hew_free(text);
     size_t i, total = 0, up = 0, untrusted = 0;
     char names[512] = "";
     json_t *srv;
@@ -291,7 +292,7 @@ static void check_log(doctor *d)
 {
     char path[4096];
     const char *level = getenv("HEW_LOG");
-    if (hew_log_path(path, sizeof path) != 0) {
+    if (hew_log_path(path, sizeof path) != HEW_OK) {
         add_check(d, "log", CHECK_WARN, "set HOME (or XDG_STATE_HOME) to an absolute path",
                   "no log: its folder cannot be found");
         return;

@@ -242,8 +242,8 @@ static hew_task *start_successor(struct headless *h, hew_session *s, hew_task *d
         return NULL;
     }
     char err[512] = "";
-    hew_task *t = hew_task_start(s, next, err, sizeof err);
-    if (!t)
+    hew_task *t = NULL;
+    if (hew_task_start(s, next, &t, err, sizeof err) != HEW_OK)
         fprintf(stderr, "hew: cannot start the new task: %s\n", err);
     else if (!h->json)
         fprintf(stderr, "hew: the model handed over to a new task; going on in it\n");
@@ -324,8 +324,8 @@ int cli_headless(const cli_options *co)
     o.on_event = on_event;
     o.event_ud = &h;
     char err[512] = "";
-    hew_session *s = hew_session_new(&o, err, sizeof err);
-    if (!s) {
+    hew_session *s = NULL;
+    if (hew_session_new(&o, &s, err, sizeof err) != HEW_OK) {
         cli_explain_session_error(err, o.provider);
         cli_config_release(&cfg);
         free(owned);
@@ -344,8 +344,8 @@ int cli_headless(const cli_options *co)
     pthread_create(&watcher, NULL, signal_watch, &h);
 
     pthread_mutex_lock(&h.lock);
-    h.task = co->resume_id ? hew_task_resume(s, co->resume_id, err, sizeof err)
-                           : hew_task_start(s, text, err, sizeof err);
+    (void)(co->resume_id ? hew_task_resume(s, co->resume_id, &h.task, err, sizeof err)
+                         : hew_task_start(s, text, &h.task, err, sizeof err));
     pthread_mutex_unlock(&h.lock);
     int code;
     if (!h.task) {

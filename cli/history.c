@@ -71,11 +71,11 @@ static void short_title(sbuf *b, const char *t, size_t max)
 
 char *cli_history_table(const char *search, int limit, char *err, size_t errlen)
 {
-    char *js = hew_history_json(NULL, search, NULL, limit, err, errlen);
-    if (!js)
+    char *js = NULL;
+    if (hew_history_json(NULL, search, NULL, limit, &js, err, errlen) != HEW_OK)
         return NULL;
     json_t *arr = json_loads(js, 0, NULL);
-    free(js);
+    hew_free(js);
     termsafe_json(arr);
     sbuf b = SBUF_INIT;
     if (!json_array_size(arr)) {
@@ -105,18 +105,18 @@ char *cli_history_table(const char *search, int limit, char *err, size_t errlen)
 static int show(const char *id, int as_json)
 {
     char err[512] = "";
-    char *js = hew_history_task_json(NULL, id, 1, err, sizeof err);
-    if (!js) {
+    char *js = NULL;
+    if (hew_history_task_json(NULL, id, 1, &js, err, sizeof err) != HEW_OK) {
         fprintf(stderr, "hew: %s\n", err);
         return 1;
     }
     if (as_json) {
         printf("%s\n", js);
-        free(js);
+        hew_free(js);
         return 0;
     }
     json_t *t = json_loads(js, 0, NULL);
-    free(js);
+    hew_free(js);
     if (!t) {
         fprintf(stderr, "hew: the task's record does not parse\n");
         return 1;
@@ -224,16 +224,22 @@ int cli_history(int argc, char **argv)
     }
     if (nw > 1)
         return usage_error("history takes one search text (quote it)");
-    char *out = as_json ? hew_history_json(NULL, words[0], NULL, limit, err, sizeof err)
-                        : cli_history_table(words[0], limit, err, sizeof err);
+    char *out = NULL;
+    if (as_json)
+        (void)hew_history_json(NULL, words[0], NULL, limit, &out, err, sizeof err);
+    else
+        out = cli_history_table(words[0], limit, err, sizeof err);
     if (!out) {
         fprintf(stderr, "hew: %s\n", err);
         return 1;
     }
     fputs(out, stdout);
-    if (as_json)
+    if (as_json) {
         fputc('\n', stdout);
-    free(out);
+        hew_free(out);
+    } else {
+        free(out);
+    }
     return 0;
 }
 
@@ -276,20 +282,23 @@ char *cli_resume_target(const cli_options *co)
 {
     if (co->resume_id) {
         char err[512] = "";
-        char *js = hew_history_task_json(NULL, co->resume_id, 0, err, sizeof err);
-        if (!js) {
+        char *js = NULL;
+        if (hew_history_task_json(NULL, co->resume_id, 0, &js, err, sizeof err) != HEW_OK) {
             fprintf(stderr, "hew: %s\n", err);
             return NULL;
         }
-        free(js);
+        hew_free(js);
         return strdup(co->resume_id);
     }
     hew_options o;
     hew_options_init(&o);
     o.cwd = co->cwd;
     char err[512] = "";
-    char *id = hew_history_latest(&o, NULL, err, sizeof err);
-    if (!id)
+    char *latest = NULL, *id = NULL;
+    if (hew_history_latest(&o, NULL, &latest, err, sizeof err) != HEW_OK)
         fprintf(stderr, "hew: --continue: %s\n", err);
+    else if (!(id = strdup(latest))) /* ours, freed with free() as the other answer */
+        fprintf(stderr, "hew: --continue: out of memory\n");
+    hew_free(latest);
     return id;
 }

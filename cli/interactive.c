@@ -876,7 +876,7 @@ static int ensure_session(struct ui *u)
     o.on_event = on_event;
     o.event_ud = u;
     char err[512] = "";
-    u->session = hew_session_new(&o, err, sizeof err);
+    (void)hew_session_new(&o, &u->session, err, sizeof err);
     hew_session_free(old);
     if (!u->session) {
         leave_live(u);
@@ -950,7 +950,7 @@ static void start_task(struct ui *u, const char *text)
     sigset_t old;
     sigflags_block(&old); /* the task's threads never take our signals */
     char err[512] = "";
-    u->task = hew_task_start(u->session, text, err, sizeof err);
+    (void)hew_task_start(u->session, text, &u->task, err, sizeof err);
     sigflags_unblock(&old);
     if (!u->task) {
         leave_live(u);
@@ -975,7 +975,7 @@ static void resume_task(struct ui *u, const char *id)
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now); /* the clock of the events' ts */
     u->resume_ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-    u->task = hew_task_resume(u->session, id, err, sizeof err);
+    (void)hew_task_resume(u->session, id, &u->task, err, sizeof err);
     sigflags_unblock(&old);
     if (!u->task) {
         leave_live(u);
@@ -1172,12 +1172,13 @@ void interactive_cmd_mcp(struct ui *u, const char *name, const char *arg)
         say(u, "%s", "usage: /mcp [reload]");
         return;
     }
-    char *status = hew_mcp_status_json(u->session);
+    char *status = NULL;
+    (void)hew_mcp_status_json(u->session, &status);
     leave_live(u);
     if (status)
         cli_mcp_print(status);
     fflush(stdout);
-    free(status);
+    hew_free(status);
 }
 
 /* /checkpoints, /diff N [M], /restore N [files|task|both] on the task that ended last
@@ -1347,7 +1348,12 @@ void interactive_cmd_resume(struct ui *u, const char *name, const char *arg)
         return;
     }
     char err[512] = "";
-    char *id = *arg ? strdup(arg) : hew_history_latest(&u->base, NULL, err, sizeof err);
+    char *id = NULL, *latest = NULL;
+    if (*arg)
+        id = strdup(arg);
+    else if (hew_history_latest(&u->base, NULL, &latest, err, sizeof err) == HEW_OK)
+        id = strdup(latest); /* ours: freed with free() as the other one */
+    hew_free(latest);
     if (!id) {
         say(u, "%s", *err ? err : "out of memory");
         return;
@@ -1408,7 +1414,8 @@ static void trust_dialog(struct ui *u)
     if (u->co->trust || !u->base.mcp)
         return;
     char err[512] = "";
-    char *rep = hew_trust_check(&u->base, u->base.cwd, err, sizeof err);
+    char *rep = NULL;
+    (void)hew_trust_check(&u->base, u->base.cwd, &rep, err, sizeof err);
     json_t *r = rep ? json_loads(rep, 0, NULL) : NULL;
     const char *state = json_string_value(json_object_get(r, "state"));
     if (state && strcmp(state, "untrusted") == 0) {
@@ -1439,7 +1446,7 @@ static void trust_dialog(struct ui *u)
         free(line);
     }
     json_decref(r);
-    free(rep);
+    hew_free(rep);
 }
 
 static void banner(struct ui *u)

@@ -50,8 +50,8 @@ static int wants_help(const char *arg)
  * printing why. */
 static char *settings_path(int project)
 {
-    char *path = hew_mcp_settings_path(NULL, project);
-    if (!path)
+    char *path = NULL;
+    if (hew_mcp_settings_path(NULL, project, &path, NULL, 0) != HEW_OK)
         fprintf(stderr, "hew: cannot tell where the MCP settings go: %s\n",
                 project ? "the current directory cannot be read" :
                           "set HOME (or XDG_CONFIG_HOME)");
@@ -64,12 +64,13 @@ static char *settings_path(int project)
  * there was none), so the user's own edit may keep it trusted. */
 static int project_trusted_before(void)
 {
-    char *rep = hew_trust_check(NULL, NULL, NULL, 0);
+    char *rep = NULL;
+    (void)hew_trust_check(NULL, NULL, &rep, NULL, 0);
     json_t *r = rep ? json_loads(rep, 0, NULL) : NULL;
     const char *state = json_string_value(json_object_get(r, "state"));
     int ok = state && (strcmp(state, "none") == 0 || strcmp(state, "trusted") == 0);
     json_decref(r);
-    free(rep);
+    hew_free(rep);
     return ok;
 }
 
@@ -84,13 +85,14 @@ static void project_trust_after(int was_trusted)
         return;
     }
     char err[1024] = "";
-    char *rep = hew_trust_check(NULL, NULL, err, sizeof err);
+    char *rep = NULL;
+    (void)hew_trust_check(NULL, NULL, &rep, err, sizeof err);
     if (rep && hew_trust_grant(NULL, rep, err, sizeof err) == 0)
         printf("trusted the workspace's .hew/mcp.json as you wrote it (hew trust --revoke "
                "to undo)\n");
     else
         fprintf(stderr, "hew: the file was written but is not trusted: %s\n", err);
-    free(rep);
+    hew_free(rep);
 }
 
 /* ---- showing a server ----------------------------------------------------------------- */
@@ -313,8 +315,8 @@ static int write_server(const add_args *a)
     int was_trusted = a->project && project_trusted_before();
     if (path) {
         char err[1024];
-        int put = hew_mcp_settings_put(path, a->name, text, err, sizeof err);
-        if (put < 0) {
+        int put = 0;
+        if (hew_mcp_settings_put(path, a->name, text, &put, err, sizeof err) != HEW_OK) {
             fprintf(stderr, "hew: %s\n", err);
         } else {
             printf("%s MCP server %s %s %s:\n", put ? "replaced" : "added", a->name,
@@ -325,7 +327,7 @@ static int write_server(const add_args *a)
             rc = 0;
         }
     }
-    free(path);
+    hew_free(path);
     free(text);
     json_decref(def);
     return rc;
@@ -363,13 +365,14 @@ static int file_has_server(const char *path, const char *name)
 /* After "no such server": where it is instead, or how to see the servers. */
 static void hint_other_file(const char *name, int project)
 {
-    char *other = hew_mcp_settings_path(NULL, !project);
+    char *other = NULL;
+    (void)hew_mcp_settings_path(NULL, !project, &other, NULL, 0);
     if (file_has_server(other, name))
         fprintf(stderr, "hew: %s is in %s: %s\n", name, other,
                 project ? "leave out --project" : "add --project");
     else
         fputs("hew: `hew mcp list` shows the configured servers\n", stderr);
-    free(other);
+    hew_free(other);
 }
 
 static int mcp_remove(int argc, char **argv)
@@ -397,17 +400,17 @@ static int mcp_remove(int argc, char **argv)
         return 1;
     char err[1024];
     int was_trusted = project && project_trusted_before();
-    int rc = hew_mcp_settings_remove(path, name, err, sizeof err);
-    if (rc == 0)
+    hew_code rc = hew_mcp_settings_remove(path, name, err, sizeof err);
+    if (rc == HEW_OK)
         printf("removed MCP server %s from %s\n", name, path);
     else
         fprintf(stderr, "hew: %s\n", err);
-    if (rc == 0 && project)
+    if (rc == HEW_OK && project)
         project_trust_after(was_trusted);
-    if (rc == 1)
+    if (rc == HEW_E_NOTFOUND)
         hint_other_file(name, project);
-    free(path);
-    return rc == 0 ? 0 : 1;
+    hew_free(path);
+    return rc == HEW_OK ? 0 : 1;
 }
 
 /* ---- hew mcp import ---------------------------------------------------------------------- */
@@ -424,9 +427,11 @@ static int import_servers(const json_t *list, const char *path)
         json_t *def = json_object_get(entry, "server");
         char *text = json_dumps(def, JSON_COMPACT | JSON_PRESERVE_ORDER);
         char err[1024] = "out of memory";
-        int put = text && name ? hew_mcp_settings_put(path, name, text, err, sizeof err) : -1;
+        int put = 0;
+        hew_code rc = text && name ? hew_mcp_settings_put(path, name, text, &put, err, sizeof err)
+                                   : HEW_E_NOMEM;
         free(text);
-        if (put < 0) {
+        if (rc != HEW_OK) {
             fprintf(stderr, "hew: %s\n", err);
             fprintf(stderr, "hew: %zu of %zu servers were imported before this one\n", i,
                     json_array_size(list));
@@ -449,13 +454,13 @@ static int mcp_import(int argc, char **argv)
         return usage_error("give one settings file: hew mcp import FILE");
     const char *file = argv[0];
     char err[1024];
-    char *text = hew_mcp_settings_servers(file, err, sizeof err);
-    if (!text) {
+    char *text = NULL;
+    if (hew_mcp_settings_servers(file, &text, err, sizeof err) != HEW_OK) {
         fprintf(stderr, "hew: %s\n", err);
         return 1;
     }
     json_t *list = json_loads(text, 0, NULL);
-    free(text);
+    hew_free(text);
     if (!json_array_size(list)) {
         fprintf(stderr, "hew: %s has no MCP servers: nothing imported (hew reads the "
                         "{\"mcpServers\": {\"NAME\": {...}}} of Cline's and Claude Desktop's "
@@ -468,7 +473,7 @@ static int mcp_import(int argc, char **argv)
     if (rc == 0)
         printf("%zu MCP server%s imported from %s into %s\n", json_array_size(list),
                json_array_size(list) == 1 ? "" : "s", file, path);
-    free(path);
+    hew_free(path);
     json_decref(list);
     return rc;
 }

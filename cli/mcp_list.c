@@ -164,8 +164,8 @@ int cmd_mcp_list(int argc, char **argv)
         }
     }
     char err[1024] = "";
-    char *text = hew_mcp_probe(&o, timeout_s * 1000, err, sizeof err);
-    if (!text) {
+    char *text = NULL;
+    if (hew_mcp_probe(&o, timeout_s * 1000, &text, err, sizeof err) != HEW_OK) {
         fprintf(stderr, "hew: %s\n", err);
         return 1;
     }
@@ -185,6 +185,6 @@ int cmd_mcp_list(int argc, char **argv)
     } else {
         all_up = cli_mcp_print(text);
     }
-    free(text);
+    hew_free(text);
     return all_up ? 0 : 1;
 }

@@ -100,8 +100,8 @@ void cli_trust_print(FILE *out, const char *report_json)
 static int show(const char *dir, int as_json, int grant)
 {
     char err[1024] = "";
-    char *rep = hew_trust_check(NULL, dir, err, sizeof err);
-    if (!rep) {
+    char *rep = NULL;
+    if (hew_trust_check(NULL, dir, &rep, err, sizeof err) != HEW_OK) {
         fprintf(stderr, "hew: %s\n", err);
         return 1;
     }
@@ -114,9 +114,10 @@ static int show(const char *dir, int as_json, int grant)
         rc = 1;
     }
     if (as_json && grant && untrusted && rc == 0) {
-        char *now = hew_trust_check(NULL, dir, err, sizeof err); /* the state after it */
+        char *now = NULL;
+        (void)hew_trust_check(NULL, dir, &now, err, sizeof err); /* the state after it */
         puts(now ? now : rep);
-        free(now);
+        hew_free(now);
     } else if (as_json) {
         puts(rep);
     } else {
@@ -133,32 +134,33 @@ static int show(const char *dir, int as_json, int grant)
     if (!grant && untrusted)
         rc = 1;
     json_decref(r);
-    free(rep);
+    hew_free(rep);
     return rc;
 }
 
 static int revoke(const char *dir)
 {
     char err[1024] = "";
-    int rc = hew_trust_revoke(NULL, dir, err, sizeof err);
-    if (rc < 0) {
+    int was = 0;
+    if (hew_trust_revoke(NULL, dir, &was, err, sizeof err) != HEW_OK) {
         fprintf(stderr, "hew: %s\n", err);
         return 1;
     }
-    char *root = hew_workspace_root(dir, NULL, 0);
-    if (rc == 0)
+    char *root = NULL;
+    (void)hew_workspace_root(dir, &root, NULL, 0);
+    if (was)
         printf("no longer trusted: %s\n", root ? root : dir ? dir : ".");
     else
-        printf("%s\n", err);
-    free(root);
+        printf("%s was not trusted\n", root ? root : dir ? dir : ".");
+    hew_free(root);
     return 0;
 }
 
 static int list(int as_json)
 {
     char err[1024] = "";
-    char *text = hew_trust_list(NULL, err, sizeof err);
-    if (!text) {
+    char *text = NULL;
+    if (hew_trust_list(NULL, &text, err, sizeof err) != HEW_OK) {
         fprintf(stderr, "hew: %s\n", err);
         return 1;
     }
@@ -184,7 +186,7 @@ static int list(int as_json)
         }
         json_decref(all);
     }
-    free(text);
+    hew_free(text);
     return 0;
 }
 

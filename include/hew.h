@@ -1,22 +1,65 @@
 /* hew.h — the public API of libhew, the library behind the `hew` coding agent.
  * Everything an embedding program (an editor, a tool, the hew CLI itself) may use is
- * declared here; nothing else in src/ is a stable interface. It starts small and grows
- * as the agent loop lands. */
+ * declared here (and the error codes in hew_code.h, which it includes); nothing else in
+ * src/ is an interface. libhew.so and libhew.a export these hew_ names and no other.
+ *
+ * The contract every call follows:
+ *   - A call that can fail returns a hew_code: HEW_OK (0) on success, else the code of
+ *     the failure (hew_strerror / hew_code_name name it). What it makes comes back
+ *     through out-parameters (hew_session **out, char **out, ...): a pointer
+ *     out-parameter is set to NULL first and to the result on HEW_OK, so a caller may
+ *     also test it. No call returns -1, an HTTP status or a count in place of a code: a
+ *     distinction the caller needs (a server replaced rather than added, the HTTP status
+ *     a provider answered) is an out-parameter too.
+ *   - A call given an err buffer (char *err, size_t errlen; err may be NULL, errlen 0)
+ *     writes into it, on failure, a NUL-terminated message a user can act on (what
+ *     failed, and what to do); it is cut to errlen. On HEW_OK it is left alone.
+ *   - Calls that cannot fail return their answer directly: void, a predicate's 1/0, a
+ *     status, or a string owned by the object it describes ("valid until ...").
+ *   - What hew allocates and hands out (every char ** out-parameter) is released with
+ *     hew_free, never with the embedder's free(): the library may use another allocator.
+ *     Objects have their own destructor (hew_session_free, hew_task_free).
+ *   - Strings in are UTF-8, NUL-terminated, and borrowed for the call unless a call says
+ *     it keeps them; options are copied by hew_session_new. */
 #ifndef HEW_H
 #define HEW_H
+
+#include <stddef.h>
+
+#include "hew_code.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* ---- Version -------------------------------------------------------------------------
+ *
+ * The header's version is in these macros; the library's, at run time, from
+ * hew_version() / hew_version_number(). An embedder linked against libhew.so checks that
+ * the library it got is the one it was compiled for:
+ *     if (hew_version_number() / 1000 != HEW_VERSION_NUMBER / 1000) refuse to run;
+ * (the same major and minor: while the major is 0, a minor release may change the ABI,
+ * and the soname, libhew.so.0, names only the major). */
 #define HEW_VERSION_MAJOR 0
 #define HEW_VERSION_MINOR 1
 #define HEW_VERSION_PATCH 0
+#define HEW_VERSION_STR2_(x) #x
+#define HEW_VERSION_STR_(a, b, c)                                                          \
+    HEW_VERSION_STR2_(a) "." HEW_VERSION_STR2_(b) "." HEW_VERSION_STR2_(c)
+/* "MAJOR.MINOR.PATCH" */
+#define HEW_VERSION HEW_VERSION_STR_(HEW_VERSION_MAJOR, HEW_VERSION_MINOR, HEW_VERSION_PATCH)
+/* MAJOR * 1000000 + MINOR * 1000 + PATCH: 0.1.0 is 1000. */
+#define HEW_VERSION_NUMBER                                                                 \
+    (HEW_VERSION_MAJOR * 1000000 + HEW_VERSION_MINOR * 1000 + HEW_VERSION_PATCH)
 
-#include <stddef.h>
+/* The library's version as "MAJOR.MINOR.PATCH" (its HEW_VERSION); a static string. */
+HEW_API const char *hew_version(void);
+/* The library's HEW_VERSION_NUMBER. */
+HEW_API int hew_version_number(void);
 
-/* The library's version as "MAJOR.MINOR.PATCH"; a static string. */
-const char *hew_version(void);
+/* Release what hew allocated and handed out (the strings of char ** out-parameters).
+ * NULL is a no-op. */
+HEW_API void hew_free(void *p);
 
 /* ---- Sessions and tasks --------------------------------------------------------------
  *
@@ -50,7 +93,7 @@ typedef enum hew_event_kind {
 
 /* The kind of a type string (HEW_EV_OTHER for NULL or one not listed): for events rebuilt
  * from stored JSON lines. */
-hew_event_kind hew_event_kind_of(const char *type);
+HEW_API hew_event_kind hew_event_kind_of(const char *type);
 
 /* One update of a message. A message grows by appends: every event of a message with
  * text says what changed since the previous event of the same index — its text is the
@@ -175,56 +218,62 @@ typedef struct hew_options {
 } hew_options;
 
 /* Fill o with the defaults above. */
-void hew_options_init(hew_options *o);
+HEW_API void hew_options_init(hew_options *o);
 
 /* 1 when the model o names (NULL: the provider's default) can take a thinking budget
  * (extended thinking or reasoning, by hew's model table), else 0: a thinking_budget is
  * then not sent, and a front end should say so. */
-int hew_options_thinking_supported(const hew_options *o);
+HEW_API int hew_options_thinking_supported(const hew_options *o);
 
 /* 1 when hew knows the model o names (its table, or o->model_info), else 0: it then
  * assumes a small context window, no images, no thinking and no prices; a front end
  * should say how to describe the model (hew_options.model_info). */
-int hew_options_model_known(const hew_options *o);
+HEW_API int hew_options_model_known(const hew_options *o);
 
-/* Check a model description (the JSON of hew_options.model_info): 0, or -1 with what is
- * wrong in err (the key and what to write). */
-int hew_model_info_check(const char *json, char *err, size_t errlen);
+/* Check a model description (the JSON of hew_options.model_info): HEW_OK, or
+ * HEW_E_INVALID with what is wrong in err (the key and what to write). */
+HEW_API hew_code hew_model_info_check(const char *json, char *err, size_t errlen);
 
-/* A new session (strings in o are copied), or NULL with a message in err. */
-hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen);
+/* A new session in *out (strings in o are copied). HEW_E_INVALID for options that cannot
+ * be used (unknown provider or protocol, no API key, a bad model_info, ...), with why in
+ * err. */
+HEW_API hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, size_t errlen);
 /* Free a session; every task of it must have been freed. NULL is a no-op. */
-void hew_session_free(hew_session *s);
+HEW_API void hew_session_free(hew_session *s);
 
-/* Start a task with the user's text; the loop runs on a new thread. NULL with a message
- * in err when it cannot start. */
-hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t errlen);
+/* Start a task with the user's text; the loop runs on a new thread; the task in *out.
+ * A code with a message in err when it cannot start. */
+HEW_API hew_code hew_task_start(hew_session *s, const char *text, hew_task **out, char *err,
+                                size_t errlen);
 
 /* Resume a stored task (its id from hew_task_id or the history): the conversation so far
  * is replayed through on_event, then a resume_task (or resume_completed_task) ask asks
- * whether to go on — yes, or a message with new instructions. NULL with a message in err
- * when it cannot start; a task that cannot be loaded fails with the reason. */
-hew_task *hew_task_resume(hew_session *s, const char *task_id, char *err, size_t errlen);
+ * whether to go on — yes, or a message with new instructions. The task in *out; a code
+ * with a message in err when it cannot start; a task that cannot be loaded fails (its
+ * status) with the reason. */
+HEW_API hew_code hew_task_resume(hew_session *s, const char *task_id, hew_task **out, char *err,
+                                 size_t errlen);
 
 /* The task's id in the store (stable across resumes; set when the task starts, changed
  * only in the rare case of two tasks started in the same millisecond, before the task's
  * first event). Valid until hew_task_free. */
-const char *hew_task_id(const hew_task *t);
+HEW_API const char *hew_task_id(const hew_task *t);
 
 typedef enum hew_answer { HEW_ANSWER_YES, HEW_ANSWER_NO, HEW_ANSWER_MESSAGE } hew_answer;
 
 /* Answer the pending ask: yes / no (with optional text: feedback), or a typed message.
- * Returns 0, or -1 when no ask is pending. */
-int hew_task_respond(hew_task *t, hew_answer answer, const char *text);
+ * HEW_OK, HEW_E_STATE when no ask is pending, HEW_E_INVALID for a NULL task or an
+ * answer outside hew_answer. */
+HEW_API hew_code hew_task_respond(hew_task *t, hew_answer answer, const char *text);
 
 /* Switch between "act" and "plan" mode; takes effect from the next request. To leave a
  * pending plan_mode_respond for act mode, switch, then answer it (HEW_ANSWER_YES).
- * Returns 0, or -1 for a bad mode. */
-int hew_task_set_mode(hew_task *t, const char *mode);
+ * HEW_OK, or HEW_E_INVALID for a NULL task or another word. */
+HEW_API hew_code hew_task_set_mode(hew_task *t, const char *mode);
 
 /* Stop the task: the stream, a running command and a pending ask stop within 100 ms.
  * The history stays consistent and resumable. reason may be NULL. */
-void hew_task_abort(hew_task *t, const char *reason);
+HEW_API void hew_task_abort(hew_task *t, const char *reason);
 
 typedef enum hew_task_status {
     HEW_TASK_RUNNING,
@@ -234,13 +283,13 @@ typedef enum hew_task_status {
 } hew_task_status;
 
 /* Wait for the task's thread to end; returns its final status. */
-hew_task_status hew_task_wait(hew_task *t);
-hew_task_status hew_task_status_now(const hew_task *t);
+HEW_API hew_task_status hew_task_wait(hew_task *t);
+HEW_API hew_task_status hew_task_status_now(const hew_task *t);
 /* The completion result, or the reason of a failure or abort; "" while running. Valid
  * until hew_task_free. */
-const char *hew_task_result(const hew_task *t);
+HEW_API const char *hew_task_result(const hew_task *t);
 /* Free a task (aborts and waits if still running). NULL is a no-op. */
-void hew_task_free(hew_task *t);
+HEW_API void hew_task_free(hew_task *t);
 
 /* What a task's requests used and cost, added up: the one source of the totals that the
  * store (hew_history_json), the api_req_started events and `hew -p --json`'s end line
@@ -259,7 +308,7 @@ typedef struct hew_totals {
  * hew_task_resume) and what this hew_task added (run: since hew_task_start or
  * hew_task_resume). They only grow. Either pointer may be NULL; any thread, any time
  * until hew_task_free; all zeros for t NULL. */
-void hew_task_totals(const hew_task *t, hew_totals *task, hew_totals *run);
+HEW_API void hew_task_totals(const hew_task *t, hew_totals *task, hew_totals *run);
 
 /* The task this one handed over to, or NULL. When the model proposes a new task (its
  * new_task tool: a new_task ask whose text is the context it prepared) and the user
@@ -267,45 +316,47 @@ void hew_task_totals(const hew_task *t, hew_totals *task, hew_totals *run);
  * saying so, and this returns the new task's text: the context. The front end goes on
  * with hew_task_start(session, text) (the new task's first message is the context), or
  * ignores it to stop there. NULL for every other ending. Valid until hew_task_free. */
-const char *hew_task_successor(const hew_task *t);
+HEW_API const char *hew_task_successor(const hew_task *t);
 
 /* ---- Task history --------------------------------------------------------------------
  *
  * The tasks hew keeps (hew_options.persist) in its store, <data_dir>/hew.db: of o only
  * data_dir is used (and cwd by hew_history_latest); o may be NULL (the defaults). Each call
  * opens the store, does one thing and closes it; any number of hew processes may share
- * the store. Failures return NULL / -1 with a message a user can act on in err.
+ * the store. Failures return a code with a message a user can act on in err.
  * A task is a JSON object: {"id", "title", "workspace", "created_ms", "updated_ms",
  * "status" ("running", "completed", "failed", "aborted", "imported"), "result" (or null),
  * "provider", "model", "mode", "tokens_in", "tokens_out", "cache_reads", "cache_writes",
  * "cost" (USD), "requests" (hew_totals), "messages" (API messages stored)}. Strings returned
- * are new (free()). */
+ * in *out are new (hew_free). */
 
 /* The tasks, newest first (last written first), as a JSON array. search NULL/"": all,
  * else a case-insensitive substring of the title, workspace, result or id; workspace
  * NULL: any, else only that directory's tasks; limit <= 0: no limit. */
-char *hew_history_json(const hew_options *o, const char *search, const char *workspace,
-                       int limit, char *err, size_t errlen);
+HEW_API hew_code hew_history_json(const hew_options *o, const char *search, const char *workspace,
+                                  int limit, char **out, char *err, size_t errlen);
 /* One task as a JSON object; with_events non-zero adds "events": its messages as the
- * event objects of docs/events.md, by index (a missing index is null). */
-char *hew_history_task_json(const hew_options *o, const char *id, int with_events,
-                            char *err, size_t errlen);
-/* Delete a task and everything of it. -1 when there is no such task or it is running
- * (another hew holds it). */
-int hew_history_delete(const hew_options *o, const char *id, char *err, size_t errlen);
+ * event objects of docs/events.md, by index (a missing index is null). HEW_E_NOTFOUND
+ * when there is no such task. */
+HEW_API hew_code hew_history_task_json(const hew_options *o, const char *id, int with_events,
+                                       char **out, char *err, size_t errlen);
+/* Delete a task and everything of it. HEW_E_NOTFOUND when there is no such task,
+ * HEW_E_BUSY when it is running (another hew holds it). */
+HEW_API hew_code hew_history_delete(const hew_options *o, const char *id, char *err, size_t errlen);
 /* Write the task to dir (created if needed) in Cline's layout: api_conversation_history
  * .json, ui_messages.json, task_metadata.json. */
-int hew_history_export(const hew_options *o, const char *id, const char *dir, char *err,
-                       size_t errlen);
+HEW_API hew_code hew_history_export(const hew_options *o, const char *id, const char *dir,
+                                    char *err, size_t errlen);
 /* Import a task directory of that layout (one hew exported, or one of Cline's); workspace
  * (may be NULL) overrides the recorded one. The new task's id goes to id_out (may be
  * NULL; 64 bytes are enough). */
-int hew_history_import(const hew_options *o, const char *dir, const char *workspace,
-                       char *id_out, size_t id_len, char *err, size_t errlen);
-/* The id of the newest task of workspace (NULL: o->cwd, else the current directory), for
- * "go on with the latest task"; NULL with the reason when there is none. */
-char *hew_history_latest(const hew_options *o, const char *workspace, char *err,
-                         size_t errlen);
+HEW_API hew_code hew_history_import(const hew_options *o, const char *dir, const char *workspace,
+                                    char *id_out, size_t id_len, char *err, size_t errlen);
+/* The id of the newest task of workspace (NULL: o->cwd, else the current directory) in
+ * *out, for "go on with the latest task"; HEW_E_NOTFOUND with the reason when there is
+ * none. */
+HEW_API hew_code hew_history_latest(const hew_options *o, const char *workspace, char **out,
+                                    char *err, size_t errlen);
 
 /* ---- Checkpoints ---------------------------------------------------------------------
  *
@@ -316,22 +367,23 @@ char *hew_history_latest(const hew_options *o, const char *workspace, char *err,
  * "N" in the list (1 = the first), or a commit hash (7 or more hex digits) — a listed
  * checkpoint's, or a restore's safety checkpoint (files only). Diff and restore take the
  * task's lock: a task running in another hew is refused ("stop it first"); listing
- * only reads. The workspace's own git repository is never touched. Failures return NULL
- * with a message a user can act on in err; strings returned are new JSON (free()). */
+ * only reads. The workspace's own git repository is never touched. Failures return a code
+ * with a message a user can act on in err; strings returned in *out are new JSON
+ * (hew_free). */
 
 /* The task's checkpoints in order, as a JSON array of {"n" (the number), "index" (its
  * message's index among the task's events), "kind" ("initial", "turn", "completion",
  * ...), "hash" (the commit, null when it failed or never finished: then "error" may say
  * why), "ts" (ms since the epoch)}. [] when it has none. */
-char *hew_checkpoints_json(const hew_options *o, const char *task_id, char *err,
-                           size_t errlen);
+HEW_API hew_code hew_checkpoints_json(const hew_options *o, const char *task_id, char **out,
+                                      char *err, size_t errlen);
 
 /* The changes from checkpoint `from` to checkpoint `to`, or to the workspace now when to
  * is NULL or "": {"from", "from_n", "to" (null: now), "to_n", "patch" (a unified diff),
  * "truncated" (the patch was cut at 4 MiB), "files": [{"status" (A added, M modified,
  * D deleted, R renamed, T type changed, C copied), "path", ["old_path"]}]}. */
-char *hew_checkpoint_diff(const hew_options *o, const char *task_id, const char *from,
-                          const char *to, char *err, size_t errlen);
+HEW_API hew_code hew_checkpoint_diff(const hew_options *o, const char *task_id, const char *from,
+                                     const char *to, char **out, char *err, size_t errlen);
 
 /* Restore task `task_id` to checkpoint `target`; mode "files", "task" or "both" (NULL:
  * files, the one that can be undone; both: files first, the conversation only when they
@@ -352,8 +404,9 @@ char *hew_checkpoint_diff(const hew_options *o, const char *task_id, const char 
  * (arrays of paths)}, "task": {"api_messages_before", "api_messages_after",
  * "ui_messages_removed", "requests_removed", "cost_removed" (USD of the removed
  * requests)}} with "files" / "task" present as the mode says. */
-char *hew_checkpoint_restore(const hew_options *o, const char *task_id, const char *target,
-                             const char *mode, char *err, size_t errlen);
+HEW_API hew_code hew_checkpoint_restore(const hew_options *o, const char *task_id,
+                                        const char *target, const char *mode, char **out, char *err,
+                                        size_t errlen);
 
 /* ---- Checks (hew doctor) -------------------------------------------------------------
  *
@@ -362,21 +415,25 @@ char *hew_checkpoint_restore(const hew_options *o, const char *task_id, const ch
 /* Ask the provider o names (o->provider, base_url, api_key, model as for a session; o may
  * be NULL: the defaults) whether it is there: one GET of its model list ({base}/v1/models
  * for Anthropic, {base}/models otherwise) with the key (none when no key is known), 3 s
- * to connect, 5 s in all. Returns the HTTP status when it answered (any status means
- * reachable; 401 or 403 with a key: the key was refused), 0 when it could not be reached,
- * -1 when o names no usable provider (unknown, no base URL). */
-int hew_probe_provider(const hew_options *o, char *detail, size_t n);
+ * to connect, 5 s in all. HEW_OK when it answered, with the HTTP status in *http_status
+ * (may be NULL; any status means reachable; 401 or 403 with a key: the key was refused);
+ * HEW_E_NET (or HEW_E_TIMEOUT) when it could not be reached; HEW_E_INVALID when o names
+ * no usable provider (unknown, no base URL). detail says what was asked and what came
+ * back, either way. */
+HEW_API hew_code hew_probe_provider(const hew_options *o, long *http_status, char *detail,
+                                    size_t n);
 
 /* hew's data directory (o->data_dir, else $XDG_DATA_HOME/hew; o may be NULL) can be
  * written and its task store opens (created when missing) and passes SQLite's
- * quick_check. Returns 0, -1 when the directory cannot be made or written, -2 when the
- * store does not open or is damaged. */
-int hew_check_store(const hew_options *o, char *detail, size_t n);
+ * quick_check. HEW_OK; HEW_E_IO when the directory cannot be made or written;
+ * HEW_E_CORRUPT when the store does not open or is damaged. detail says what was found,
+ * either way. */
+HEW_API hew_code hew_check_store(const hew_options *o, char *detail, size_t n);
 
 /* Run `program --version` (found in PATH, through hew's one way of starting children,
- * 3 s at most). 0 with the first line of its output in version, or -1 with why it could
- * not run or failed. */
-int hew_program_version(const char *program, char *version, size_t n);
+ * 3 s at most). HEW_OK with the first line of its output in version, or a code with why
+ * it could not run or failed in version (HEW_E_NOTFOUND: not in PATH). */
+HEW_API hew_code hew_program_version(const char *program, char *version, size_t n);
 
 /* ---- MCP settings ----------------------------------------------------------------------
  *
@@ -385,31 +442,34 @@ int hew_program_version(const char *program, char *version, size_t n);
  * in the {"mcpServers": {"NAME": {...}}} shape of Cline's and Claude Desktop's files (man
  * hew, MCP SERVERS). Edits are atomic and keep everything else in the file as it was.
  * Failures return -1 / NULL with a message a user can act on in err (the file, the JSON
- * path, what to write instead). Strings returned are new (free()). */
+ * path, what to write instead). Strings returned in *out are new (hew_free). */
 
-/* The settings file to edit: the workspace's .hew/mcp.json at the workspace root of cwd
- * (hew_workspace_root; cwd NULL: the current directory) when project is non-zero, else
- * the user's. An edited workspace file is untrusted until trusted again ("Workspace
- * trust"). NULL when there is none (no HOME
- * nor XDG_CONFIG_HOME) or memory ran out. */
-char *hew_mcp_settings_path(const char *cwd, int project);
+/* The settings file to edit, in *out: the workspace's .hew/mcp.json at the workspace root
+ * of cwd (hew_workspace_root; cwd NULL: the current directory) when project is non-zero,
+ * else the user's. An edited workspace file is untrusted until trusted again ("Workspace
+ * trust"). HEW_E_NOTFOUND when there is none (no HOME nor XDG_CONFIG_HOME; no workspace
+ * root). */
+HEW_API hew_code hew_mcp_settings_path(const char *cwd, int project, char **out, char *err,
+                                       size_t errlen);
 /* Add server name to the file at path (created when missing), or replace the one of that
  * name where it stands. def_json is the server's JSON object ({"command": ..., "args":
  * [...]} or {"url": ...}), checked by the rules of the settings first and written as
- * given (${env:VAR} stays a reference). Returns 0 when the server is new, 1 when it
- * replaced one, -1 on an error (the file is unchanged). */
-int hew_mcp_settings_put(const char *path, const char *name, const char *def_json,
-                         char *err, size_t errlen);
-/* Remove server name from the file at path: 0 done, 1 when it is not there (err says
- * so; the file is unchanged), -1 on another error. */
-int hew_mcp_settings_remove(const char *path, const char *name, char *err, size_t errlen);
+ * given (${env:VAR} stays a reference). HEW_OK with *replaced (may be NULL) 0 when the
+ * server is new, 1 when it replaced one; a code on an error (the file is unchanged). */
+HEW_API hew_code hew_mcp_settings_put(const char *path, const char *name, const char *def_json,
+                                      int *replaced, char *err, size_t errlen);
+/* Remove server name from the file at path: HEW_OK done, HEW_E_NOTFOUND when it is not
+ * there (err says so; the file is unchanged), another code on another error. */
+HEW_API hew_code hew_mcp_settings_remove(const char *path, const char *name, char *err,
+                                         size_t errlen);
 /* The servers of a settings file (hew's, Cline's cline_mcp_settings.json, Claude
  * Desktop's claude_desktop_config.json), for importing them: a JSON array of {"name",
  * "server" (its object as written), "renamed_from" (only when the file's name is not one
  * hew allows, such as Cline's "github.com/owner/repo": the name hew uses instead)}, in
  * file order; [] when the file has none. Every server is checked by the rules first: one
- * that breaks them fails the whole read. NULL with err when the file is missing or wrong. */
-char *hew_mcp_settings_servers(const char *path, char *err, size_t errlen);
+ * that breaks them fails the whole read. A code with err when the file is missing
+ * (HEW_E_NOTFOUND) or wrong. */
+HEW_API hew_code hew_mcp_settings_servers(const char *path, char **out, char *err, size_t errlen);
 
 /* ---- MCP servers of a session ---------------------------------------------------------
  *
@@ -421,7 +481,7 @@ char *hew_mcp_settings_servers(const char *path, char *err, size_t errlen);
  * autoApprove list says otherwise; notices ("[server] connected: 12 tools", a server's log
  * messages) reach the running task as "mcp_notification" messages. */
 
-/* Every server of the session as a JSON array (free() it): [{"name", "status"
+/* Every server of the session as a JSON array in *out (hew_free it): [{"name", "status"
  * ("connecting", "connected", "disconnected", "disabled"), "error", "transport", "server"
  * (its name and version), "tools": [{"name", "description", "input_schema",
  * "auto_approve"}], "resources", "resource_templates", "prompts", "source"}]; plus, when
@@ -429,29 +489,30 @@ char *hew_mcp_settings_servers(const char *path, char *err, size_t errlen);
  * workspace's untrusted .hew/mcp.json follow with "status": "untrusted" (never started)
  * and what they would run, as the servers of hew_trust_check describe them, plus
  * "source" and "error"; a file that does not parse gives one {"settings_untrusted": why}
- * entry. NULL only when memory ran out. */
-char *hew_mcp_status_json(hew_session *s);
+ * entry. HEW_E_NOMEM when memory ran out, HEW_E_INVALID for a NULL session. */
+HEW_API hew_code hew_mcp_status_json(hew_session *s, char **out);
 
-/* Wait until no server is on its first connection attempt, at most timeout_ms: 1 when
- * none is (or there are no servers), 0 on timeout. */
-int hew_mcp_wait(hew_session *s, long timeout_ms);
+/* Wait until no server is on its first connection attempt, at most timeout_ms: HEW_OK
+ * when none is (or there are no servers), HEW_E_TIMEOUT when some still are. */
+HEW_API hew_code hew_mcp_wait(hew_session *s, long timeout_ms);
 
 /* Sessions of the same workspace and MCP settings share their servers: a front end that
  * replaces a session (to change the mode, yolo or the model) keeps the servers connected
  * when it creates the new session before freeing the old one.
  *
  * Read the MCP settings again: servers whose settings changed are restarted, new ones
- * started, removed ones stopped; the others keep their connection. 0, or -1 with why in
- * err (the servers then stay as they were). */
-int hew_mcp_reload(hew_session *s, char *err, size_t errlen);
+ * started, removed ones stopped; the others keep their connection. HEW_OK, or a code with
+ * why in err (the servers then stay as they were). */
+HEW_API hew_code hew_mcp_reload(hew_session *s, char *err, size_t errlen);
 
 /* Without a session (`hew mcp list`): read the MCP settings for o->cwd (o may be NULL:
  * the current directory and the default files), connect every enabled server (of the
  * workspace's file only when it is trusted, or o->trust_workspace), wait for them at most
  * timeout_ms, and return what hew_mcp_status_json would (plus a {"settings_warning":
- * "..."} entry when the settings had warnings); the servers are stopped before it
- * returns. NULL with why in err when the settings cannot be used. */
-char *hew_mcp_probe(const hew_options *o, long timeout_ms, char *err, size_t errlen);
+ * "..."} entry when the settings had warnings), in *out; the servers are stopped before
+ * it returns. A code with why in err when the settings cannot be used. */
+HEW_API hew_code hew_mcp_probe(const hew_options *o, long timeout_ms, char **out, char *err,
+                               size_t errlen);
 
 /* ---- Workspace trust ------------------------------------------------------------------
  *
@@ -466,14 +527,14 @@ char *hew_mcp_probe(const hew_options *o, long timeout_ms, char *err, size_t err
  * (hew_workspace_root), never from other ancestors.
  *
  * Of o only data_dir is used (o may be NULL: the default). dir NULL: the current
- * directory. Strings returned are new (free()); failures return NULL / -1 with a message
- * a user can act on in err. */
+ * directory. Strings returned in *out are new (hew_free); failures return a code with a
+ * message a user can act on in err. */
 
 /* The workspace root of dir: the top level of the git repository containing it when that
  * repository's .git (and its folder) belong to the current user (git's safe.directory
- * rule), else dir itself — resolved, absolute. NULL when dir does not exist or is not a
- * folder. */
-char *hew_workspace_root(const char *dir, char *err, size_t errlen);
+ * rule), else dir itself — resolved, absolute, in *out. A code (HEW_E_NOTFOUND: dir
+ * does not exist) when dir does not exist or is not a folder. */
+HEW_API hew_code hew_workspace_root(const char *dir, char **out, char *err, size_t errlen);
 
 /* What trust would cover in dir's workspace, and whether it is trusted, as JSON:
  *   {"root", "store" (the trust file), "state": "none" (no file that needs trust) |
@@ -487,69 +548,24 @@ char *hew_workspace_root(const char *dir, char *err, size_t errlen);
  *               "disabled"}], "error" (the file does not parse: why)}],
  *    "problem" (the trust file cannot be read: why; nothing is trusted meanwhile)}
  * Nothing is started and no ${env:…} is expanded to make it. */
-char *hew_trust_check(const hew_options *o, const char *dir, char *err, size_t errlen);
+HEW_API hew_code hew_trust_check(const hew_options *o, const char *dir, char **out, char *err,
+                                 size_t errlen);
 
 /* Trust exactly what report (a hew_trust_check answer, as text) showed: each file's
- * sha256 for its root. Refused (-1) when a file changed since the report was made (look
- * again), or the report names a file trust does not cover. 0 when stored (a report with
- * no files stores nothing). */
-int hew_trust_grant(const hew_options *o, const char *report_json, char *err,
-                    size_t errlen);
+ * sha256 for its root. Refused with HEW_E_STALE when a file changed since the report was
+ * made (look again), HEW_E_INVALID when the report is not one or names a file trust does
+ * not cover. HEW_OK when stored (a report with no files stores nothing). */
+HEW_API hew_code hew_trust_grant(const hew_options *o, const char *report_json, char *err,
+                                 size_t errlen);
 
-/* Forget the trust of dir's workspace: 0 when it was trusted, 1 when it was not, -1 on
- * an error. */
-int hew_trust_revoke(const hew_options *o, const char *dir, char *err, size_t errlen);
+/* Forget the trust of dir's workspace: HEW_OK with *was_trusted (may be NULL) 1 when it
+ * was trusted, 0 when it was not (nothing to forget); a code on an error. */
+HEW_API hew_code hew_trust_revoke(const hew_options *o, const char *dir, int *was_trusted,
+                                  char *err, size_t errlen);
 
 /* The trusted workspaces as a JSON array of {"root", "trusted_ms", "files": [{"path",
  * "sha256"}]}, by root. */
-char *hew_trust_list(const hew_options *o, char *err, size_t errlen);
-
-/* ---- Debug surface (for `hew debug`, tests and bug reports; not a stable API) ---- */
-
-/* Called for each Server-Sent Event as it arrives: type is "" when the event had no
- * `event:` field; data is NUL-terminated and borrowed for the duration of the call.
- * Return 0 to go on, non-zero to stop the request. */
-typedef int (*hew_sse_event_fn)(void *ud, const char *type, const char *data, size_t data_len);
-
-/* POST body (JSON) to url with the given "Name: value" headers (NULL-terminated array,
- * may be NULL) and hand every SSE event of the response to on_event, through hew's real
- * HTTP and SSE path. *status_out receives the HTTP status (may be NULL). Returns 0 when
- * the stream ended cleanly, -1 with a message in errbuf otherwise (connection failure,
- * timeout, a body cut off mid-stream, a malformed stream). A non-2xx status is not an
- * error here: its body is handed over as a single event of type "http-error". */
-int hew_debug_post_sse(const char *url, const char *const *headers, const char *body,
-                       hew_sse_event_fn on_event, void *ud, long *status_out, char *errbuf,
-                       size_t errbuf_len);
-
-/* Decode a raw provider response body through the same decoder as live traffic and
- * describe it as one JSON object (what `hew debug decode` prints):
- *   {"text", "reasoning", "tool_calls": [{"id", "name", "arguments"}], "usage",
- *    "stop_reason", "stream_complete", "error", ...}
- * usage: {input_tokens_total, input_tokens_uncached, cache_read_tokens,
- * cache_write_tokens, output_tokens, reasoning_tokens} (a field is null when unknown;
- * cost_usd when the provider reported a cost), or null when the stream had none.
- * stop_reason: "stop" | "tool_calls" | "length" | "content_filter" | "error", or null.
- * tool_calls[].arguments: the raw concatenated argument text; id: as sent by the
- * provider, null when it sent none (Gemini). error: null or {category, retryable,
- * retry_after_seconds, context_window_exceeded, message, ...}.
- * protocol: "anthropic", "openai-chat", "openai-responses" or "gemini". status: the HTTP
- * status (0 means 200); a status outside 200..299 classifies the body as an error
- * response. headers: "Name: value" strings, NULL-terminated, may be NULL.
- * Returns a new NUL-terminated string (release with free()), or NULL with a message in
- * errbuf (unknown protocol, out of memory). */
-char *hew_debug_decode(const char *protocol, long status, const char *const *headers,
-                       const char *body, size_t body_len, char *errbuf, size_t errbuf_len);
-
-/* Feed text[0..len) (an assistant message) to hew's streaming message parser, whole
- * (chunk 0) or in chunks of chunk bytes, end it, and return the final blocks as one line of
- * JSON: [{"type":"text","content":...,"partial":bool},
- *        {"type":"tool_use","name":...,"params":{...},"partial":bool}, ...]
- * with params in the order they first appeared (bytes that are not UTF-8 are shown as
- * U+FFFD). tools: NULL-terminated XML tool names, or NULL for Cline's tool names; the
- * parameter names are always Cline's. Returns a new string the caller free()s, or NULL
- * with a message in errbuf. */
-char *hew_debug_parse(const char *text, size_t len, const char *const *tools, size_t chunk,
-                      char *errbuf, size_t errbuf_len);
+HEW_API hew_code hew_trust_list(const hew_options *o, char **out, char *err, size_t errlen);
 
 /* ---- The log ---------------------------------------------------------------------------
  *
@@ -560,13 +576,13 @@ char *hew_debug_parse(const char *text, size_t len, const char *const *tools, si
  * debug). A library that does not call hew_log_enable writes no log. */
 
 /* Turn the log on, in dir (NULL: the default folder above). Nothing is opened until the
- * first line is written, so a command that logs nothing costs nothing. 0, or -1 with the
- * reason in err (no HOME or XDG_STATE_HOME to find the folder). */
-int hew_log_enable(const char *dir, char *err, size_t errlen);
+ * first line is written, so a command that logs nothing costs nothing. HEW_OK, or
+ * HEW_E_NOTFOUND with the reason in err (no HOME or XDG_STATE_HOME to find the folder). */
+HEW_API hew_code hew_log_enable(const char *dir, char *err, size_t errlen);
 
-/* The log file's path (where it is or will be) into path (n bytes): 0, or -1 when the log
- * is off. */
-int hew_log_path(char *path, size_t n);
+/* The log file's path (where it is or will be) into path (n bytes, cut to fit): HEW_OK,
+ * or HEW_E_STATE when the log is off. */
+HEW_API hew_code hew_log_path(char *path, size_t n);
 
 #ifdef __cplusplus
 }

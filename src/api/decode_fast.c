@@ -3,13 +3,14 @@
  * only a content delta) read with jscan, without building a jansson tree per event. A
  * shape is taken only when every member is one the general path would read the same way
  * or ignore; anything else (an unknown key, a duplicate, a finish reason, usage, an error,
- * an escape jscan refuses) returns false and the general path decides. The chunks emitted
+ * an escape jscan refuses) returns false and the general path decides. jscan checks every
+ * string of the event, skipped ones included (escapes, surrogates, UTF-8), as jansson
+ * does: an event jansson would refuse whole never takes the fast path. The chunks emitted
  * are exactly the general path's (tests/unit/api_decode*.c feed every fixture both ways). */
 #include <string.h>
 
 #include "api/decode_internal.h"
-#include "api/jscan.h"
-#include "base/utf8.h"
+#include "base/jscan.h"
 
 /* Decode a string value into the decoder's scratch buffer. */
 static bool scratch_string(api_decoder *d, const jscan_val *v)
@@ -23,8 +24,6 @@ bool dec_fast_anthropic(api_decoder *d, const char *type, size_t tl, const char 
 {
     if (d->no_fast || !(tl == 19 && memcmp(type, "content_block_delta", 19) == 0))
         return false;
-    if (!utf8_validate(data, dl, NULL))
-        return false; /* jansson refuses the whole event, skipped values included */
     jscan js;
     if (!jscan_object(&js, data, dl))
         return false;
@@ -166,8 +165,6 @@ bool dec_fast_openai_chat(api_decoder *d, const char *type, size_t tl, const cha
         return false;
     if (d->have_stop)
         return false; /* after a finish reason the general path checks for errors */
-    if (!utf8_validate(data, dl, NULL))
-        return false; /* jansson refuses the whole event, skipped values included */
     jscan js;
     if (!jscan_object(&js, data, dl))
         return false;

@@ -352,24 +352,6 @@ static void dispatch(api_decoder *d, const char *type, size_t tl, const char *da
     }
 }
 
-hew_code api_decoder_event(api_decoder *d, const char *type, size_t type_len, const char *data,
-                           size_t data_len)
-{
-    if (d->stopped)
-        return HEW_E_ABORTED;
-    /* Adapters want NUL-terminated data: copy when the caller's is not. */
-    char *copy = malloc(data_len + 1);
-    if (!copy) {
-        dec_fail_stream(d, "out of memory while decoding");
-        return HEW_OK;
-    }
-    memcpy(copy, data, data_len);
-    copy[data_len] = '\0';
-    dispatch(d, type ? type : "", type ? type_len : 0, copy, data_len);
-    free(copy);
-    return d->stopped ? HEW_E_ABORTED : HEW_OK;
-}
-
 static void keep_raw(api_decoder *d, const char *bytes, size_t n)
 {
     if (n >= RAW_KEEP) {

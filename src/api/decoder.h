@@ -49,10 +49,6 @@ void api_decoder_free(api_decoder *d);
  * stream is not a return code: it is reported as an ERROR chunk. */
 hew_code api_decoder_feed(api_decoder *d, const char *bytes, size_t n);
 
-/* Feed one already-framed SSE event (type may be NULL or ""; data need not be
- * NUL-terminated). For callers that do their own framing; do not mix with feed. */
-hew_code api_decoder_event(api_decoder *d, const char *type, size_t type_len, const char *data,
-                           size_t data_len);
 
 /* End of the body: flush, then emit END or the ERROR that explains why the turn is not
  * complete. Idempotent. */

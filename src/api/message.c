@@ -9,6 +9,9 @@
 #include "base/buf.h"
 #include "base/json.h"
 
+static json_t *api_msg_tool_result_blocks(const char *tool_use_id, json_t *content,
+                                          bool is_error);
+
 static json_t *s(const char *v)
 {
     return json_string_lossy(v ? v : "", v ? strlen(v) : 0);
@@ -64,7 +67,9 @@ json_t *api_msg_tool_result(const char *tool_use_id, const char *content, bool i
     return api_msg_tool_result_blocks(tool_use_id, s(content), is_error);
 }
 
-json_t *api_msg_tool_result_blocks(const char *tool_use_id, json_t *content, bool is_error)
+/* content (an array of text/image blocks) is stolen. */
+static json_t *api_msg_tool_result_blocks(const char *tool_use_id, json_t *content,
+                                          bool is_error)
 {
     hew_code st = HEW_OK;
     json_t *b = json_object();

@@ -38,9 +38,6 @@ json_t *api_msg_image(const char *media_type, const char *base64_data);
 /* input is stolen (NULL means {}). */
 json_t *api_msg_tool_use(const char *id, const char *name, json_t *input);
 json_t *api_msg_tool_result(const char *tool_use_id, const char *content, bool is_error);
-/* content_blocks (an array of text/image blocks) is stolen. */
-json_t *api_msg_tool_result_blocks(const char *tool_use_id, json_t *content_blocks,
-                                   bool is_error);
 /* signature may be NULL (a thinking block that cannot be replayed to Anthropic). */
 json_t *api_msg_thinking(const char *thinking, size_t len, const char *signature);
 json_t *api_msg_redacted_thinking(const char *data);

@@ -36,12 +36,6 @@ static const api_profile profiles[] = {
       .default_model = "moonshotai/kimi-k2-instruct" },
 };
 
-const api_profile *api_profiles(size_t *n)
-{
-    *n = sizeof profiles / sizeof profiles[0];
-    return profiles;
-}
-
 const api_profile *api_profile_find(const char *name)
 {
     for (size_t i = 0; name && i < sizeof profiles / sizeof profiles[0]; i++)
@@ -60,7 +54,8 @@ static hew_code copy_field(char *dst, size_t cap, const char *src, const char *w
     return HEW_OK;
 }
 
-hew_code api_provider_add_header(api_provider *p, const char *header, hew_err *err)
+/* Add an extra request header "Name: value". HEW_E_TOOBIG when full or too long. */
+static hew_code api_provider_add_header(api_provider *p, const char *header, hew_err *err)
 {
     if (p->nheaders >= API_PROVIDER_HEADERS_MAX)
         return hew_err_set(err, HEW_E_TOOBIG, "too many extra headers (at most %d)",

@@ -35,8 +35,6 @@ typedef struct api_profile {
 
 /* The profile called name, or NULL. */
 const api_profile *api_profile_find(const char *name);
-/* All profiles, for listings; *n receives the count. */
-const api_profile *api_profiles(size_t *n);
 
 #define API_PROVIDER_HEADERS_MAX 16
 
@@ -72,7 +70,5 @@ typedef struct api_provider_opts {
 hew_code api_provider_init(api_provider *p, const char *name, const api_provider_opts *opts,
                            hew_err *err);
 
-/* Add an extra request header "Name: value". HEW_E_TOOBIG when full or too long. */
-hew_code api_provider_add_header(api_provider *p, const char *header, hew_err *err);
 
 #endif

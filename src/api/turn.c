@@ -196,7 +196,9 @@ int api_turn_add(void *ud, const api_chunk *c)
     return 0;
 }
 
-json_t *api_turn_call_input(const api_turn *t, size_t i)
+/* Call i's arguments as a new JSON object: "" gives {}; NULL when they are not a JSON
+ * object (invalid, or cut off) — such a call must not be executed. */
+static json_t *api_turn_call_input(const api_turn *t, size_t i)
 {
     if (i >= t->ncalls || t->calls[i].args.err)
         return NULL;

@@ -64,9 +64,6 @@ void api_turn_release(api_turn *t);
 /* Add one chunk (ud is the api_turn). Always returns 0. */
 int api_turn_add(void *ud, const api_chunk *c);
 
-/* Call i's arguments as a new JSON object: "" gives {}; NULL when they are not a JSON
- * object (invalid, or cut off) — such a call must not be executed. */
-json_t *api_turn_call_input(const api_turn *t, size_t i);
 
 /* The turn as an assistant message of the history (message.h): thinking /
  * redacted_thinking blocks (with signatures), text, tool_use blocks (input parsed; a call

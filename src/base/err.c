@@ -77,16 +77,39 @@ void hew_err_clear(hew_err *err)
     err->msg[0] = '\0';
 }
 
+/* One row per code: its stable name (JSON events) and what it means (hew_strerror). */
+static const struct {
+    const char *name, *text;
+} code_rows[HEW_CODE_COUNT] = {
+    [HEW_OK] = { "ok", "no error" },
+    [HEW_E_NOMEM] = { "nomem", "out of memory" },
+    [HEW_E_INVALID] = { "invalid", "invalid argument or malformed input" },
+    [HEW_E_IO] = { "io", "file system or pipe failure" },
+    [HEW_E_NOTFOUND] = { "notfound", "not found" },
+    [HEW_E_TOOBIG] = { "toobig", "a size limit was hit" },
+    [HEW_E_ESCAPE] = { "escape", "the path leaves the workspace" },
+    [HEW_E_NET] = { "net", "connection failed or dropped" },
+    [HEW_E_TIMEOUT] = { "timeout", "timed out" },
+    [HEW_E_ABORTED] = { "aborted", "stopped on request" },
+    [HEW_E_PROTOCOL] = { "protocol", "the peer broke its wire format" },
+    [HEW_E_HTTP] = { "http", "the server answered with an error status" },
+    [HEW_E_INTERNAL] = { "internal", "internal error (a bug in hew)" },
+    [HEW_E_BUSY] = { "busy", "in use by a running task or another hew" },
+    [HEW_E_STATE] = { "state", "not possible in the current state" },
+    [HEW_E_CORRUPT] = { "corrupt", "stored data is damaged" },
+    [HEW_E_STALE] = { "stale", "changed since it was looked at" },
+};
+
 const char *hew_code_name(hew_code code)
 {
-    static const char *const names[] = {
-        [HEW_OK] = "ok",           [HEW_E_NOMEM] = "nomem",     [HEW_E_INVALID] = "invalid",
-        [HEW_E_IO] = "io",         [HEW_E_NOTFOUND] = "notfound", [HEW_E_TOOBIG] = "toobig",
-        [HEW_E_ESCAPE] = "escape", [HEW_E_NET] = "net",         [HEW_E_TIMEOUT] = "timeout",
-        [HEW_E_ABORTED] = "aborted", [HEW_E_PROTOCOL] = "protocol", [HEW_E_HTTP] = "http",
-        [HEW_E_INTERNAL] = "internal",
-    };
-    if ((unsigned)code < sizeof names / sizeof names[0] && names[code])
-        return names[code];
+    if ((unsigned)code < HEW_CODE_COUNT && code_rows[code].name)
+        return code_rows[code].name;
     return "unknown";
+}
+
+const char *hew_strerror(hew_code code)
+{
+    if ((unsigned)code < HEW_CODE_COUNT && code_rows[code].text)
+        return code_rows[code].text;
+    return "unknown error code";
 }

@@ -13,21 +13,8 @@
 
 #include <stddef.h>
 
-typedef enum hew_code {
-    HEW_OK = 0,
-    HEW_E_NOMEM,     /* out of memory */
-    HEW_E_INVALID,   /* bad argument or malformed input */
-    HEW_E_IO,        /* file system or pipe failure */
-    HEW_E_NOTFOUND,  /* file, key or item does not exist */
-    HEW_E_TOOBIG,    /* a hard size cap was hit */
-    HEW_E_ESCAPE,    /* a path leaves the workspace */
-    HEW_E_NET,       /* connection failed or dropped */
-    HEW_E_TIMEOUT,   /* connect, idle or overall deadline passed */
-    HEW_E_ABORTED,   /* stopped on request */
-    HEW_E_PROTOCOL,  /* the peer broke its wire format */
-    HEW_E_HTTP,      /* the server answered with an error status */
-    HEW_E_INTERNAL   /* a bug in hew */
-} hew_code;
+/* The codes themselves are public: include/hew_code.h (one enum for the API and inside). */
+#include "hew_code.h"
 
 #define HEW_ERR_MSG_MAX 512
 
@@ -51,7 +38,5 @@ hew_code hew_err_wrap(hew_err *err, const char *fmt, ...)
 /* Clear err back to HEW_OK and an empty message. */
 void hew_err_clear(hew_err *err);
 
-/* A stable lowercase name for a code ("timeout", "io"), for logs and JSON events. */
-const char *hew_code_name(hew_code code);
 
 #endif

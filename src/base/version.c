@@ -1,10 +1,14 @@
-/* version — the one place libhew reports its version from. */
+/* version — the one place libhew reports its version from: the HEW_VERSION macros of the
+ * hew.h it was built with, so that an embedder can compare them with the header it
+ * compiled against. Never computes a version any other way. */
 #include "hew.h"
-
-#define HEW_STR2(x) #x
-#define HEW_STR(x) HEW_STR2(x)
 
 const char *hew_version(void)
 {
-    return HEW_STR(HEW_VERSION_MAJOR) "." HEW_STR(HEW_VERSION_MINOR) "." HEW_STR(HEW_VERSION_PATCH);
+    return HEW_VERSION;
+}
+
+int hew_version_number(void)
+{
+    return HEW_VERSION_NUMBER;
 }

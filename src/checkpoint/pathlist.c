@@ -16,7 +16,8 @@ void pathlist_release(pathlist *l)
     *l = (pathlist)PATHLIST_INIT;
 }
 
-void pathlist_add(pathlist *l, const char *p, size_t len, char status)
+/* Append a copy of p[0..len) with a status letter (0 for none). */
+static void pathlist_add(pathlist *l, const char *p, size_t len, char status)
 {
     if (l->oom)
         return;

@@ -25,8 +25,6 @@ typedef struct pathlist {
 
 void pathlist_release(pathlist *l);
 
-/* Append a copy of p[0..len) with a status letter (0 for none). */
-void pathlist_add(pathlist *l, const char *p, size_t len, char status);
 void pathlist_add_str(pathlist *l, const char *p, char status);
 
 /* Split the NUL-terminated records of data[0..len) (git -z output) and append each

@@ -62,7 +62,8 @@ static char *dup_printf(const char *fmt, const char *a)
     return s;
 }
 
-void shadow_hash(const char *workspace, char out[17])
+/* The directory name for a workspace path: 16 lowercase hex digits (FNV-1a 64). */
+static void shadow_hash(const char *workspace, char out[17])
 {
     uint64_t h = 1469598103934665603ULL;
     for (const unsigned char *p = (const unsigned char *)workspace; *p; p++) {

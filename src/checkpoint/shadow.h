@@ -76,8 +76,6 @@ typedef struct shadow_opts {
 hew_code shadow_open(shadow *s, const shadow_opts *o, hew_err *err);
 void shadow_release(shadow *s);
 
-/* The directory name for a workspace path: 16 lowercase hex digits (FNV-1a 64). */
-void shadow_hash(const char *workspace, char out[17]);
 
 /* Take / drop the lock file (waits, polling, up to the timeout; wakes on abort). Taking
  * it also removes lock files a killed git left in the shadow repository. */

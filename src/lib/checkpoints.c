@@ -43,19 +43,17 @@ static const char *jstr(const json_t *o, const char *k)
 }
 
 /* Open the store, lock the task when `lock`, load it and collect its checkpoints. */
-static int ctx_open(ck_ctx *c, const hew_options *o, const char *id, bool lock, char *err,
-                    size_t errlen)
+static hew_code ctx_open(ck_ctx *c, const hew_options *o, const char *id, bool lock,
+                         char *err, size_t errlen)
 {
     *c = (ck_ctx){ NULL, NULL, STORE_LOADED_INIT, NULL };
-    if (!id || !*id) {
-        lib_set_err(err, errlen, "no task id given");
-        return -1;
-    }
-    c->s = lib_open_store(o, err, errlen);
-    if (!c->s)
-        return -1;
+    if (!id || !*id)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no task id given");
+    hew_code rc = lib_open_store(o, &c->s, err, errlen);
+    if (rc != HEW_OK)
+        return rc;
     hew_err e = HEW_ERR_INIT;
-    if (lock && store_task_lock(c->s, id, 0, &c->lock, &e) != HEW_OK) {
+    if (lock && (rc = store_task_lock(c->s, id, 0, &c->lock, &e)) != HEW_OK) {
         if (err && errlen) {
             if (e.code == HEW_E_NOTFOUND)
                 snprintf(err, errlen, "no task '%s' in the history (see `hew history`)", id);
@@ -66,9 +64,9 @@ static int ctx_open(ck_ctx *c, const hew_options *o, const char *id, bool lock, 
                 snprintf(err, errlen, "%s", e.msg);
         }
         ctx_close(c);
-        return -1;
+        return rc == HEW_E_TIMEOUT ? HEW_E_BUSY : rc;
     }
-    if (store_task_load(c->s, id, &c->l, &e) != HEW_OK) {
+    if ((rc = store_task_load(c->s, id, &c->l, &e)) != HEW_OK) {
         if (err && errlen) {
             if (e.code == HEW_E_NOTFOUND)
                 snprintf(err, errlen, "no task '%s' in the history (see `hew history`)", id);
@@ -76,7 +74,7 @@ static int ctx_open(ck_ctx *c, const hew_options *o, const char *id, bool lock, 
                 snprintf(err, errlen, "%s", e.msg);
         }
         ctx_close(c);
-        return -1;
+        return rc;
     }
     c->list = json_array();
     size_t i;
@@ -95,12 +93,11 @@ static int ctx_open(ck_ctx *c, const hew_options *o, const char *id, bool lock, 
         if (item && json_is_string(json_object_get(data, "error")))
             json_object_set_new(item, "error", json_string(jstr(data, "error")));
         if (!item || json_array_append_new(c->list, item) != 0) {
-            lib_set_err(err, errlen, "out of memory");
             ctx_close(c);
-            return -1;
+            return lib_fail(HEW_E_NOMEM, err, errlen, "out of memory");
         }
     }
-    return 0;
+    return HEW_OK;
 }
 
 static bool all_digits(const char *s)
@@ -127,31 +124,30 @@ static bool is_hash(const char *s)
 /* The checkpoint `ref` names: a number of the list (1 = the first), or a commit hash (or
  * its first 7+ digits) — a listed checkpoint's, or any other of the shadow repository
  * such as a restore's safety checkpoint (then *item is NULL). *hash gets the hash to give
- * the checkpoint module. -1 with the reason. */
-static int resolve(const ck_ctx *c, const char *ref, json_t **item, const char **hash,
+ * the checkpoint module. A code with the reason. */
+static hew_code resolve(const ck_ctx *c, const char *ref, json_t **item, const char **hash,
                    char *err, size_t errlen)
 {
     const char *id = c->l.task.id ? c->l.task.id : "";
     size_t n = json_array_size(c->list);
     *item = NULL;
     *hash = NULL;
-    if (!ref || !*ref) {
-        lib_set_err(err, errlen, "no checkpoint given (a number from `hew checkpoints ID`)");
-        return -1;
-    }
+    if (!ref || !*ref)
+        return lib_fail(HEW_E_INVALID, err, errlen,
+                        "no checkpoint given (a number from `hew checkpoints ID`)");
     if (all_digits(ref) && strlen(ref) <= 6) {
         long v = strtol(ref, NULL, 10);
         if (n == 0) {
             if (err && errlen)
                 snprintf(err, errlen, "task '%s' has no checkpoints (checkpoints were off, or "
                                       "it made no request)", id);
-            return -1;
+            return HEW_E_NOTFOUND;
         }
         if (v < 1 || (size_t)v > n) {
             if (err && errlen)
                 snprintf(err, errlen, "task '%s' has checkpoints 1 to %zu; there is no %s "
                                       "(see `hew checkpoints %s`)", id, n, ref, id);
-            return -1;
+            return HEW_E_NOTFOUND;
         }
         *item = json_array_get(c->list, (size_t)v - 1);
         *hash = json_string_value(json_object_get(*item, "hash"));
@@ -161,15 +157,15 @@ static int resolve(const ck_ctx *c, const char *ref, json_t **item, const char *
                 snprintf(err, errlen, "checkpoint %s of task '%s' has no commit (%s)", ref, id,
                          *why ? why : "it was not finished when the task ended");
             *item = NULL;
-            return -1;
+            return HEW_E_NOTFOUND;
         }
-        return 0;
+        return HEW_OK;
     }
     if (!is_hash(ref)) {
         if (err && errlen)
             snprintf(err, errlen, "'%s' is not a checkpoint: give its number from `hew "
                                   "checkpoints %s` or a commit hash", ref, id);
-        return -1;
+        return HEW_E_INVALID;
     }
     size_t i;
     json_t *it;
@@ -178,16 +174,18 @@ static int resolve(const ck_ctx *c, const char *ref, json_t **item, const char *
         if (h && strncmp(h, ref, strlen(ref)) == 0) {
             *item = it;
             *hash = h;
-            return 0;
+            return HEW_OK;
         }
     }
     *hash = ref;
-    return 0;
+    return HEW_OK;
 }
 
-/* Open the task's workspace's shadow repository. */
-static checkpoint *open_ckpt(const ck_ctx *c, const hew_options *o, char *err, size_t errlen)
+/* Open the task's workspace's shadow repository into *out. */
+static hew_code open_ckpt(const ck_ctx *c, const hew_options *o, checkpoint **out, char *err,
+                          size_t errlen)
 {
+    *out = NULL;
     checkpoint_opts co;
     checkpoint_opts_default(&co);
     co.workspace = c->l.task.workspace;
@@ -195,36 +193,42 @@ static checkpoint *open_ckpt(const ck_ctx *c, const hew_options *o, char *err, s
     co.data_dir = o && o->data_dir && *o->data_dir ? o->data_dir : NULL;
     checkpoint *ck = NULL;
     hew_err e = HEW_ERR_INIT;
-    if (!co.workspace || !*co.workspace) {
-        lib_set_err(err, errlen, "the task has no recorded workspace, so it has no checkpoints");
-        return NULL;
-    }
-    if (checkpoint_open(&co, &ck, &e) != HEW_OK) {
+    if (!co.workspace || !*co.workspace)
+        return lib_fail(HEW_E_NOTFOUND, err, errlen,
+                        "the task has no recorded workspace, so it has no checkpoints");
+    hew_code rc = checkpoint_open(&co, &ck, &e);
+    if (rc != HEW_OK) {
         if (err && errlen)
             snprintf(err, errlen, "%s (workspace %s)", e.msg, co.workspace);
-        return NULL;
+        return rc;
     }
-    return ck;
+    *out = ck;
+    return HEW_OK;
 }
 
-static char *dump_or_err(json_t *j, char *err, size_t errlen)
+/* Dump j (consumed) into *out: HEW_OK, or HEW_E_NOMEM with a message. */
+static hew_code dump_to(json_t *j, char **out, char *err, size_t errlen)
 {
-    char *out = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    *out = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(j);
-    if (!out)
-        lib_set_err(err, errlen, "out of memory");
-    return out;
+    if (!*out)
+        return lib_fail(HEW_E_NOMEM, err, errlen, "out of memory");
+    return HEW_OK;
 }
 
-char *hew_checkpoints_json(const hew_options *o, const char *task_id, char *err,
-                           size_t errlen)
+hew_code hew_checkpoints_json(const hew_options *o, const char *task_id, char **out,
+                              char *err, size_t errlen)
 {
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the answer (out is NULL)");
+    *out = NULL;
     ck_ctx c;
-    if (ctx_open(&c, o, task_id, false, err, errlen) != 0)
-        return NULL;
-    char *out = dump_or_err(json_incref(c.list), err, errlen);
+    hew_code rc = ctx_open(&c, o, task_id, false, err, errlen);
+    if (rc != HEW_OK)
+        return rc;
+    rc = dump_to(json_incref(c.list), out, err, errlen);
     ctx_close(&c);
-    return out;
+    return rc;
 }
 
 static json_t *paths_json(const checkpoint_paths *p)
@@ -235,25 +239,29 @@ static json_t *paths_json(const checkpoint_paths *p)
     return a;
 }
 
-char *hew_checkpoint_diff(const hew_options *o, const char *task_id, const char *from,
-                          const char *to, char *err, size_t errlen)
+hew_code hew_checkpoint_diff(const hew_options *o, const char *task_id, const char *from,
+                             const char *to, char **out, char *err, size_t errlen)
 {
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the answer (out is NULL)");
+    *out = NULL;
     ck_ctx c;
-    if (ctx_open(&c, o, task_id, true, err, errlen) != 0)
-        return NULL;
-    char *out = NULL;
+    hew_code rc = ctx_open(&c, o, task_id, true, err, errlen);
+    if (rc != HEW_OK)
+        return rc;
     json_t *fi, *ti = NULL;
     const char *fh, *th = NULL;
-    if (resolve(&c, from, &fi, &fh, err, errlen) != 0 ||
-        (to && *to && resolve(&c, to, &ti, &th, err, errlen) != 0)) {
+    if ((rc = resolve(&c, from, &fi, &fh, err, errlen)) != HEW_OK ||
+        (to && *to && (rc = resolve(&c, to, &ti, &th, err, errlen)) != HEW_OK)) {
         ctx_close(&c);
-        return NULL;
+        return rc;
     }
-    checkpoint *ck = open_ckpt(&c, o, err, errlen);
+    checkpoint *ck = NULL;
+    rc = open_ckpt(&c, o, &ck, err, errlen);
     if (ck) {
         checkpoint_changes d = { 0 };
         hew_err e = HEW_ERR_INIT;
-        if (checkpoint_diff(ck, fh, th, 0, &d, &e) != HEW_OK) {
+        if ((rc = checkpoint_diff(ck, fh, th, 0, &d, &e)) != HEW_OK) {
             lib_set_err(err, errlen, e.msg);
         } else {
             json_t *files = json_array();
@@ -274,13 +282,13 @@ char *hew_checkpoint_diff(const hew_options *o, const char *task_id, const char 
                 json_object_set_new(r, "files", files);
             else
                 json_decref(files);
-            out = dump_or_err(r, err, errlen);
+            rc = dump_to(r, out, err, errlen);
             checkpoint_changes_release(&d);
         }
         checkpoint_free(ck);
     }
     ctx_close(&c);
-    return out;
+    return rc;
 }
 
 /* How many API messages the conversation had at checkpoint message `index` (the rule
@@ -312,8 +320,8 @@ static size_t api_count_at(const ck_ctx *c, size_t index, const char *kind)
 }
 
 /* Cut the stored conversation back to checkpoint `item`; fill *report. */
-static int restore_task(ck_ctx *c, const json_t *item, json_t *report, char *err,
-                        size_t errlen)
+static hew_code restore_task(ck_ctx *c, const json_t *item, json_t *report, char *err,
+                             size_t errlen)
 {
     const char *id = c->l.task.id;
     size_t index = (size_t)json_integer_value(json_object_get(item, "index"));
@@ -330,12 +338,13 @@ static int restore_task(ck_ctx *c, const json_t *item, json_t *report, char *err
         cost += json_number_value(json_object_get(json_object_get(ev, "data"), "cost"));
     }
     hew_err e = HEW_ERR_INIT;
-    if (store_ui_truncate(c->s, id, index + 1, &e) != HEW_OK ||
-        store_api_truncate(c->s, id, api_after, &e) != HEW_OK) {
+    hew_code rc;
+    if ((rc = store_ui_truncate(c->s, id, index + 1, &e)) != HEW_OK ||
+        (rc = store_api_truncate(c->s, id, api_after, &e)) != HEW_OK) {
         if (err && errlen)
             snprintf(err, errlen, "cannot cut the stored conversation of task '%s': %s", id,
                      e.msg);
-        return -1;
+        return rc;
     }
     if (c->l.task.has_deleted && (size_t)c->l.task.deleted_end >= api_after) {
         /* the context's deleted range named messages that are gone: start afresh */
@@ -350,12 +359,16 @@ static int restore_task(ck_ctx *c, const json_t *item, json_t *report, char *err
                                   (json_int_t)api_after, "ui_messages_removed",
                                   (json_int_t)(ui_before > index + 1 ? ui_before - index - 1 : 0),
                                   "requests_removed", (json_int_t)reqs, "cost_removed", cost));
-    return 0;
+    return HEW_OK;
 }
 
-char *hew_checkpoint_restore(const hew_options *o, const char *task_id, const char *target,
-                             const char *mode, char *err, size_t errlen)
+hew_code hew_checkpoint_restore(const hew_options *o, const char *task_id,
+                                const char *target, const char *mode, char **out,
+                                char *err, size_t errlen)
 {
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the answer (out is NULL)");
+    *out = NULL;
     if (!mode || !*mode)
         mode = "files";
     bool files = strcmp(mode, "files") == 0 || strcmp(mode, "both") == 0;
@@ -363,16 +376,17 @@ char *hew_checkpoint_restore(const hew_options *o, const char *task_id, const ch
     if (!files && !task) {
         if (err && errlen)
             snprintf(err, errlen, "restore '%s'? say files, task or both", mode);
-        return NULL;
+        return HEW_E_INVALID;
     }
     ck_ctx c;
-    if (ctx_open(&c, o, task_id, true, err, errlen) != 0)
-        return NULL;
+    hew_code rc = ctx_open(&c, o, task_id, true, err, errlen);
+    if (rc != HEW_OK)
+        return rc;
     json_t *item;
     const char *hash;
-    if (resolve(&c, target, &item, &hash, err, errlen) != 0) {
+    if ((rc = resolve(&c, target, &item, &hash, err, errlen)) != HEW_OK) {
         ctx_close(&c);
-        return NULL;
+        return rc;
     }
     if (task && !item) {
         if (err && errlen)
@@ -380,22 +394,20 @@ char *hew_checkpoint_restore(const hew_options *o, const char *task_id, const ch
                                   "checkpoint?): only its files can be restored to it (say "
                                   "files)", target, task_id);
         ctx_close(&c);
-        return NULL;
+        return HEW_E_INVALID;
     }
     json_t *report = json_pack("{s:s,s:o,s:s}", "mode", mode, "n",
                                item ? json_incref(json_object_get(item, "n")) : json_null(),
                                "target", hash);
-    int rc = report ? 0 : -1;
     if (!report)
-        lib_set_err(err, errlen, "out of memory");
-    if (rc == 0 && files) {
-        checkpoint *ck = open_ckpt(&c, o, err, errlen);
-        rc = ck ? 0 : -1;
+        rc = lib_fail(HEW_E_NOMEM, err, errlen, "out of memory");
+    if (rc == HEW_OK && files) {
+        checkpoint *ck = NULL;
+        rc = open_ckpt(&c, o, &ck, err, errlen);
         if (ck) {
             checkpoint_restore_result r = { 0 };
             hew_err e = HEW_ERR_INIT;
-            if (checkpoint_restore(ck, hash, &r, &e) != HEW_OK) {
-                rc = -1;
+            if ((rc = checkpoint_restore(ck, hash, &r, &e)) != HEW_OK) {
                 if (err && errlen) {
                     if (r.safety[0])
                         snprintf(err, errlen, "%s — the files may be partly restored: `hew "
@@ -416,9 +428,9 @@ char *hew_checkpoint_restore(const hew_options *o, const char *task_id, const ch
             checkpoint_free(ck);
         }
     }
-    if (rc == 0 && task) {
+    if (rc == HEW_OK && task) {
         rc = restore_task(&c, item, report, err, errlen);
-        if (rc != 0 && files && err && errlen) {
+        if (rc != HEW_OK && files && err && errlen) {
             const char *safety = jstr(json_object_get(report, "files"), "safety");
             size_t used = strlen(err);
             if (used + 1 < errlen)
@@ -426,8 +438,9 @@ char *hew_checkpoint_restore(const hew_options *o, const char *task_id, const ch
                                                     "%s %s files` undoes that)", task_id, safety);
         }
     }
-    char *out = rc == 0 ? dump_or_err(json_incref(report), err, errlen) : NULL;
+    if (rc == HEW_OK)
+        rc = dump_to(json_incref(report), out, err, errlen);
     json_decref(report);
     ctx_close(&c);
-    return out;
+    return rc;
 }

@@ -8,7 +8,7 @@
 #include "api/decoder.h"
 #include "api/error.h"
 #include "api/turn.h"
-#include "hew.h"
+#include "hew_debug.h"
 #include "net/http.h"
 
 #define MAX_HEADERS 64
@@ -39,9 +39,13 @@ static size_t split_headers(const char *const *in, http_header *out, char store[
     return n;
 }
 
-char *hew_debug_decode(const char *protocol, long status, const char *const *headers,
-                       const char *body, size_t body_len, char *errbuf, size_t errbuf_len)
+hew_code hew_debug_decode(const char *protocol, long status, const char *const *headers,
+                          const char *body, size_t body_len, char **out, char *errbuf,
+                          size_t errbuf_len)
 {
+    if (!out)
+        return HEW_E_INVALID;
+    *out = NULL;
     api_protocol proto;
     if (!api_protocol_parse(protocol, &proto)) {
         if (errbuf && errbuf_len)
@@ -49,7 +53,7 @@ char *hew_debug_decode(const char *protocol, long status, const char *const *hea
                      "unknown protocol '%s' — use anthropic, openai-chat, openai-responses "
                      "or gemini",
                      protocol ? protocol : "");
-        return NULL;
+        return HEW_E_INVALID;
     }
     if (status == 0)
         status = 200;
@@ -72,7 +76,7 @@ char *hew_debug_decode(const char *protocol, long status, const char *const *hea
             api_turn_release(&turn);
             if (errbuf && errbuf_len)
                 snprintf(errbuf, errbuf_len, "out of memory");
-            return NULL;
+            return HEW_E_NOMEM;
         }
         api_decoder_feed(d, body, body_len);
         api_decoder_end(d);
@@ -80,9 +84,11 @@ char *hew_debug_decode(const char *protocol, long status, const char *const *hea
     }
     json_t *o = api_turn_debug_json(&turn);
     api_turn_release(&turn);
-    char *out = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    *out = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
-    if (!out && errbuf && errbuf_len)
+    if (*out)
+        return HEW_OK;
+    if (errbuf && errbuf_len)
         snprintf(errbuf, errbuf_len, "out of memory");
-    return out;
+    return HEW_E_NOMEM;
 }

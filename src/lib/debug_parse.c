@@ -8,7 +8,7 @@
 
 #include "base/buf.h"
 #include "base/utf8.h"
-#include "hew.h"
+#include "hew_debug.h"
 #include "parse/parser.h"
 
 /* A JSON string from bytes that may not be UTF-8 (invalid bytes become U+FFFD). */
@@ -62,9 +62,12 @@ static json_t *block_json(const block *b)
     return o;
 }
 
-char *hew_debug_parse(const char *text, size_t len, const char *const *tools, size_t chunk,
-                      char *errbuf, size_t errbuf_len)
+hew_code hew_debug_parse(const char *text, size_t len, const char *const *tools, size_t chunk,
+                         char **res, char *errbuf, size_t errbuf_len)
 {
+    if (!res)
+        return HEW_E_INVALID;
+    *res = NULL;
     hew_err err = HEW_ERR_INIT;
     parser_opts o = parser_defaults();
     if (tools) {
@@ -104,7 +107,11 @@ char *hew_debug_parse(const char *text, size_t len, const char *const *tools, si
 done:
     json_decref(arr);
     parser_free(p);
-    if (!out && errbuf && errbuf_len)
+    if (out) {
+        *res = out;
+        return HEW_OK;
+    }
+    if (errbuf && errbuf_len)
         snprintf(errbuf, errbuf_len, "%s", err.msg[0] ? err.msg : "cannot parse");
-    return out;
+    return err.code != HEW_OK ? err.code : HEW_E_INTERNAL;
 }

@@ -6,7 +6,7 @@
 #include "base/buf.h"
 #include "base/limits.h"
 #include "base/redact.h"
-#include "hew.h"
+#include "hew_debug.h"
 #include "net/http.h"
 #include "net/sse.h"
 
@@ -57,9 +57,9 @@ static int pump_body(void *ud, const char *bytes, size_t n)
     return pump_events(p);
 }
 
-int hew_debug_post_sse(const char *url, const char *const *headers, const char *body,
-                       hew_sse_event_fn on_event, void *ud, long *status_out, char *errbuf,
-                       size_t errbuf_len)
+hew_code hew_debug_post_sse(const char *url, const char *const *headers, const char *body,
+                            hew_sse_event_fn on_event, void *ud, long *status_out,
+                            char *errbuf, size_t errbuf_len)
 {
     struct sse_pump p;
     memset(&p, 0, sizeof p);
@@ -107,5 +107,5 @@ done:
         snprintf(errbuf, errbuf_len, "%s", err.msg);
     sse_decoder_free(p.decoder);
     buf_release(&p.error_body);
-    return rc == HEW_OK ? 0 : -1;
+    return rc;
 }

@@ -84,8 +84,10 @@ static size_t probe_headers(const api_provider *p, char hdrs[][600], const char 
     return k;
 }
 
-int hew_probe_provider(const hew_options *o, char *detail, size_t n)
+hew_code hew_probe_provider(const hew_options *o, long *http_status, char *detail, size_t n)
 {
+    if (http_status)
+        *http_status = 0;
     hew_options defaults;
     if (!o) {
         hew_options_init(&defaults);
@@ -93,7 +95,7 @@ int hew_probe_provider(const hew_options *o, char *detail, size_t n)
     }
     api_provider p;
     if (probe_provider_init(o, &p, detail, n) != 0)
-        return -1;
+        return HEW_E_INVALID;
     char url[700];
     probe_url(&p, url, sizeof url);
     char hdrs[1][600];
@@ -123,7 +125,11 @@ int hew_probe_provider(const hew_options *o, char *detail, size_t n)
     memset(&p, 0, sizeof p);
     http_response_release(&resp);
     buf_release(&body);
-    return status;
+    if (status <= 0) /* not reached: how it failed (net, timeout, ...) */
+        return rc != HEW_OK ? rc : HEW_E_NET;
+    if (http_status)
+        *http_status = status;
+    return HEW_OK;
 }
 
 /* Can a file be made in dir (created if needed)? 0, or -1 with the reason in detail. */
@@ -146,25 +152,24 @@ static int data_dir_writable(const char *dir, char *detail, size_t n)
     return 0;
 }
 
-int hew_check_store(const hew_options *o, char *detail, size_t n)
+hew_code hew_check_store(const hew_options *o, char *detail, size_t n)
 {
     hew_err e = HEW_ERR_INIT;
     char *path = store_path_in(o ? o->data_dir : NULL, &e);
-    if (!path) {
-        lib_set_err(detail, n, e.msg[0] ? e.msg : "cannot tell where hew keeps its data");
-        return -1;
-    }
+    if (!path)
+        return lib_fail(HEW_E_IO, detail, n,
+                        e.msg[0] ? e.msg : "cannot tell where hew keeps its data");
     char *slash = strrchr(path, '/');
     char dir[4096];
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-    int rc = data_dir_writable(dir, detail, n);
+    hew_code rc = data_dir_writable(dir, detail, n) == 0 ? HEW_OK : HEW_E_IO;
     store *s = NULL;
-    if (rc == 0) {
+    if (rc == HEW_OK) {
         store_options so = STORE_OPTIONS_INIT;
         so.path = path;
         if (store_open(&so, &s, &e) != HEW_OK || store_check(s, &e) != HEW_OK) {
             snprintf(detail, n, "%s: %s", path, e.msg);
-            rc = -2;
+            rc = HEW_E_CORRUPT;
         } else {
             snprintf(detail, n, "%s opens, quick_check ok", path);
         }
@@ -186,7 +191,7 @@ static void first_line(const char *text, size_t len, char *out, size_t n)
     snprintf(out, n, "%.*s", (int)(end - i), text + i);
 }
 
-int hew_program_version(const char *program, char *version, size_t n)
+hew_code hew_program_version(const char *program, char *version, size_t n)
 {
     const char *argv[] = { program, "--version", NULL };
     proc_opts po = { 0 };
@@ -195,14 +200,14 @@ int hew_program_version(const char *program, char *version, size_t n)
     buf out = BUF_INIT(VERSION_OUTPUT_MAX);
     proc_status st;
     hew_err e = HEW_ERR_INIT;
-    int rc = -1;
-    if (proc_run(&po, &out, NULL, &st, &e) != HEW_OK) {
+    hew_code rc = proc_run(&po, &out, NULL, &st, &e);
+    if (rc != HEW_OK) {
         lib_set_err(version, n, e.msg);
     } else if (st.end != PROC_EXITED || st.exit_code != 0) {
         snprintf(version, n, "%s --version failed", program);
+        rc = st.end == PROC_EXITED ? HEW_E_IO : HEW_E_TIMEOUT;
     } else {
         first_line(out.data ? out.data : "", out.len, version, n);
-        rc = 0;
     }
     buf_release(&out);
     return rc;

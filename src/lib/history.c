@@ -64,21 +64,26 @@ static json_t *task_to_json(const store_task *t)
     return o;
 }
 
-static char *dump_or_err(json_t *j, char *err, size_t errlen)
+/* Dump j (consumed) into *out: HEW_OK, or HEW_E_NOMEM with a message. */
+static hew_code dump_to(json_t *j, char **out, char *err, size_t errlen)
 {
-    char *out = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    *out = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(j);
-    if (!out)
-        lib_set_err(err, errlen, "out of memory");
-    return out;
+    if (!*out)
+        return lib_fail(HEW_E_NOMEM, err, errlen, "out of memory");
+    return HEW_OK;
 }
 
-char *hew_history_json(const hew_options *o, const char *search, const char *workspace,
-                       int limit, char *err, size_t errlen)
+hew_code hew_history_json(const hew_options *o, const char *search, const char *workspace,
+                          int limit, char **out, char *err, size_t errlen)
 {
-    store *s = lib_open_store(o, err, errlen);
-    if (!s)
-        return NULL;
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the answer (out is NULL)");
+    *out = NULL;
+    store *s = NULL;
+    hew_code rc = lib_open_store(o, &s, err, errlen);
+    if (rc != HEW_OK)
+        return rc;
     char *ws = workspace ? workspace_key(workspace) : NULL;
     store_query q = STORE_QUERY_INIT;
     q.text = search;
@@ -87,8 +92,7 @@ char *hew_history_json(const hew_options *o, const char *search, const char *wor
     store_task *items = NULL;
     size_t n = 0;
     hew_err e = HEW_ERR_INIT;
-    char *out = NULL;
-    if (store_task_list(s, &q, &items, &n, &e) != HEW_OK) {
+    if ((rc = store_task_list(s, &q, &items, &n, &e)) != HEW_OK) {
         lib_set_err(err, errlen, e.msg);
     } else {
         json_t *arr = json_array();
@@ -99,109 +103,105 @@ char *hew_history_json(const hew_options *o, const char *search, const char *wor
                 arr = NULL;
             }
         }
-        out = dump_or_err(arr, err, errlen);
+        rc = dump_to(arr, out, err, errlen);
         store_task_list_free(items, n);
     }
     free(ws);
     store_free(s);
-    return out;
+    return rc;
 }
 
-char *hew_history_task_json(const hew_options *o, const char *id, int with_events,
-                            char *err, size_t errlen)
+hew_code hew_history_task_json(const hew_options *o, const char *id, int with_events,
+                               char **out, char *err, size_t errlen)
 {
-    if (!id || !*id) {
-        lib_set_err(err, errlen, "no task id given");
-        return NULL;
-    }
-    store *s = lib_open_store(o, err, errlen);
-    if (!s)
-        return NULL;
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the answer (out is NULL)");
+    *out = NULL;
+    if (!id || !*id)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no task id given");
+    store *s = NULL;
+    hew_code rc = lib_open_store(o, &s, err, errlen);
+    if (rc != HEW_OK)
+        return rc;
     hew_err e = HEW_ERR_INIT;
-    char *out = NULL;
     if (with_events) {
         store_loaded l = STORE_LOADED_INIT;
-        if (store_task_load(s, id, &l, &e) != HEW_OK) {
+        if ((rc = store_task_load(s, id, &l, &e)) != HEW_OK) {
             task_err(err, errlen, id, &e);
         } else {
             json_t *t = task_to_json(&l.task);
             if (t)
                 json_object_set(t, "events", l.ui ? l.ui : json_array());
-            out = dump_or_err(t, err, errlen);
+            rc = dump_to(t, out, err, errlen);
             store_loaded_release(&l);
         }
     } else {
         store_task t = STORE_TASK_INIT;
-        if (store_task_get(s, id, &t, &e) != HEW_OK) {
+        if ((rc = store_task_get(s, id, &t, &e)) != HEW_OK) {
             task_err(err, errlen, id, &e);
         } else {
-            out = dump_or_err(task_to_json(&t), err, errlen);
+            rc = dump_to(task_to_json(&t), out, err, errlen);
             store_task_release(&t);
         }
     }
     store_free(s);
-    return out;
+    return rc;
 }
 
-int hew_history_delete(const hew_options *o, const char *id, char *err, size_t errlen)
+hew_code hew_history_delete(const hew_options *o, const char *id, char *err, size_t errlen)
 {
-    if (!id || !*id) {
-        lib_set_err(err, errlen, "no task id given");
-        return -1;
-    }
-    store *s = lib_open_store(o, err, errlen);
-    if (!s)
-        return -1;
+    if (!id || !*id)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no task id given");
+    store *s = NULL;
+    hew_code rc = lib_open_store(o, &s, err, errlen);
+    if (rc != HEW_OK)
+        return rc;
     hew_err e = HEW_ERR_INIT;
-    int rc = 0;
-    if (store_task_delete(s, id, &e) != HEW_OK) {
-        rc = -1;
-        if (e.code == HEW_E_TIMEOUT && err && errlen)
-            snprintf(err, errlen, "task '%s' is running in a hew right now: stop it first "
-                                  "(%s)", id, e.msg);
-        else
+    if ((rc = store_task_delete(s, id, &e)) != HEW_OK) {
+        /* The store waits for the task's lock and gives up: another hew runs it. */
+        if (rc == HEW_E_TIMEOUT) {
+            rc = HEW_E_BUSY;
+            if (err && errlen)
+                snprintf(err, errlen, "task '%s' is running in a hew right now: stop it "
+                                      "first (%s)", id, e.msg);
+        } else {
             task_err(err, errlen, id, &e);
+        }
     }
     store_free(s);
     return rc;
 }
 
-int hew_history_export(const hew_options *o, const char *id, const char *dir, char *err,
-                       size_t errlen)
+hew_code hew_history_export(const hew_options *o, const char *id, const char *dir, char *err,
+                            size_t errlen)
 {
-    if (!id || !*id || !dir || !*dir) {
-        lib_set_err(err, errlen, !id || !*id ? "no task id given" : "no directory given");
-        return -1;
-    }
-    store *s = lib_open_store(o, err, errlen);
-    if (!s)
-        return -1;
+    if (!id || !*id || !dir || !*dir)
+        return lib_fail(HEW_E_INVALID, err, errlen,
+                        !id || !*id ? "no task id given" : "no directory given");
+    store *s = NULL;
+    hew_code rc = lib_open_store(o, &s, err, errlen);
+    if (rc != HEW_OK)
+        return rc;
     hew_err e = HEW_ERR_INIT;
-    int rc = 0;
-    if (store_task_export(s, id, dir, &e) != HEW_OK) {
-        rc = -1;
+    if ((rc = store_task_export(s, id, dir, &e)) != HEW_OK)
         task_err(err, errlen, id, &e);
-    }
     store_free(s);
     return rc;
 }
 
-int hew_history_import(const hew_options *o, const char *dir, const char *workspace,
-                       char *id_out, size_t id_len, char *err, size_t errlen)
+hew_code hew_history_import(const hew_options *o, const char *dir, const char *workspace,
+                            char *id_out, size_t id_len, char *err, size_t errlen)
 {
-    if (!dir || !*dir) {
-        lib_set_err(err, errlen, "no directory given");
-        return -1;
-    }
-    store *s = lib_open_store(o, err, errlen);
-    if (!s)
-        return -1;
+    if (!dir || !*dir)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no directory given");
+    store *s = NULL;
+    hew_code rc = lib_open_store(o, &s, err, errlen);
+    if (rc != HEW_OK)
+        return rc;
     char *ws = workspace ? workspace_key(workspace) : NULL;
     hew_err e = HEW_ERR_INIT;
     char *id = NULL;
-    int rc = 0;
-    if (store_task_import(s, dir, ws, &id, &e) != HEW_OK) {
-        rc = -1;
+    if ((rc = store_task_import(s, dir, ws, &id, &e)) != HEW_OK) {
         if (err && errlen)
             snprintf(err, errlen, "cannot import %s: %s", dir, e.msg);
     } else if (id_out && id_len) {
@@ -213,18 +213,20 @@ int hew_history_import(const hew_options *o, const char *dir, const char *worksp
     return rc;
 }
 
-char *hew_history_latest(const hew_options *o, const char *workspace, char *err,
-                         size_t errlen)
+hew_code hew_history_latest(const hew_options *o, const char *workspace, char **out,
+                            char *err, size_t errlen)
 {
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the answer (out is NULL)");
+    *out = NULL;
     char *ws = workspace_key(workspace ? workspace : (o ? o->cwd : NULL));
-    if (!ws) {
-        lib_set_err(err, errlen, "the workspace directory cannot be read");
-        return NULL;
-    }
-    store *s = lib_open_store(o, err, errlen);
-    if (!s) {
+    if (!ws)
+        return lib_fail(HEW_E_IO, err, errlen, "the workspace directory cannot be read");
+    store *s = NULL;
+    hew_code rc = lib_open_store(o, &s, err, errlen);
+    if (rc != HEW_OK) {
         free(ws);
-        return NULL;
+        return rc;
     }
     store_query q = STORE_QUERY_INIT;
     q.workspace = ws;
@@ -232,19 +234,19 @@ char *hew_history_latest(const hew_options *o, const char *workspace, char *err,
     store_task *items = NULL;
     size_t n = 0;
     hew_err e = HEW_ERR_INIT;
-    char *out = NULL;
-    if (store_task_list(s, &q, &items, &n, &e) != HEW_OK) {
+    if ((rc = store_task_list(s, &q, &items, &n, &e)) != HEW_OK) {
         lib_set_err(err, errlen, e.msg);
     } else if (n == 0) {
+        rc = HEW_E_NOTFOUND;
         if (err && errlen)
             snprintf(err, errlen, "no stored task in %s yet (see `hew history`)", ws);
     } else {
-        out = strdup(items[0].id);
-        if (!out)
-            lib_set_err(err, errlen, "out of memory");
+        *out = strdup(items[0].id);
+        if (!*out)
+            rc = lib_fail(HEW_E_NOMEM, err, errlen, "out of memory");
     }
     store_task_list_free(items, n);
     free(ws);
     store_free(s);
-    return out;
+    return rc;
 }

@@ -10,22 +10,30 @@ void lib_set_err(char *err, size_t errlen, const char *msg)
         snprintf(err, errlen, "%s", msg);
 }
 
-store *lib_open_store(const hew_options *o, char *err, size_t errlen)
+hew_code lib_fail(hew_code code, char *err, size_t errlen, const char *msg)
 {
+    lib_set_err(err, errlen, msg);
+    return code;
+}
+
+hew_code lib_open_store(const hew_options *o, store **out, char *err, size_t errlen)
+{
+    *out = NULL;
     hew_err e = HEW_ERR_INIT;
     char *path = store_path_in(o ? o->data_dir : NULL, &e);
-    if (!path) {
-        lib_set_err(err, errlen, e.msg[0] ? e.msg : "cannot tell where hew keeps its tasks");
-        return NULL;
-    }
+    if (!path)
+        return lib_fail(e.code != HEW_OK ? e.code : HEW_E_NOTFOUND, err, errlen,
+                        e.msg[0] ? e.msg : "cannot tell where hew keeps its tasks");
     store_options so = STORE_OPTIONS_INIT;
     so.path = path;
     store *s = NULL;
-    if (store_open(&so, &s, &e) != HEW_OK) {
+    hew_code rc = store_open(&so, &s, &e);
+    if (rc != HEW_OK) {
         if (err && errlen)
             snprintf(err, errlen, "cannot open the task store %s: %s", path, e.msg);
         s = NULL;
     }
     free(path);
-    return s;
+    *out = s;
+    return rc;
 }

@@ -9,11 +9,13 @@
 #include "hew.h"
 #include "store/store.h"
 
-/* Copy msg into err (when err and errlen allow). */
+/* Copy msg into err (when err and errlen allow); returns code, so that
+ * `return lib_fail(HEW_E_INVALID, err, errlen, "...")` reads naturally. */
 void lib_set_err(char *err, size_t errlen, const char *msg);
+hew_code lib_fail(hew_code code, char *err, size_t errlen, const char *msg);
 
-/* Open the store of o->data_dir (NULL options or data_dir: the default path); NULL with a
- * message in err. */
-store *lib_open_store(const hew_options *o, char *err, size_t errlen);
+/* Open the store of o->data_dir (NULL options or data_dir: the default path) into *out;
+ * a code with a message in err. */
+hew_code lib_open_store(const hew_options *o, store **out, char *err, size_t errlen);
 
 #endif

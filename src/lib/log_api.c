@@ -7,17 +7,16 @@
 #include "hew.h"
 #include "lib/lib_store.h"
 
-int hew_log_enable(const char *dir, char *err, size_t errlen)
+hew_code hew_log_enable(const char *dir, char *err, size_t errlen)
 {
     hew_err e = HEW_ERR_INIT;
-    if (log_open_lazy(dir, &e) != HEW_OK) {
+    hew_code rc = log_open_lazy(dir, &e);
+    if (rc != HEW_OK)
         lib_set_err(err, errlen, e.msg);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
-int hew_log_path(char *path, size_t n)
+hew_code hew_log_path(char *path, size_t n)
 {
-    return log_file_path(path, n) ? 0 : -1;
+    return log_file_path(path, n) ? HEW_OK : HEW_E_STATE;
 }

@@ -409,35 +409,36 @@ void lib_session_mcp_stop(hew_session *s)
     s->trust_notice_data = NULL;
 }
 
-char *hew_mcp_status_json(hew_session *s)
+hew_code hew_mcp_status_json(hew_session *s, char **out)
 {
+    if (!out)
+        return HEW_E_INVALID;
+    *out = NULL;
+    if (!s)
+        return HEW_E_INVALID;
     json_t *all = s && s->mcp ? mcp_hub_status_json(s->mcp) : json_array();
     if (all && s && s->mcp)
         shared_add_untrusted(s->mcp, all);
     if (all && s && s->mcp_problem)
         json_array_append_new(all, json_pack("{s:s}", "settings_error", s->mcp_problem));
-    char *text = all ? json_dumps(all, JSON_COMPACT) : NULL;
+    *out = all ? json_dumps(all, JSON_COMPACT) : NULL;
     json_decref(all);
-    return text;
+    return *out ? HEW_OK : HEW_E_NOMEM;
 }
 
-int hew_mcp_wait(hew_session *s, long timeout_ms)
+hew_code hew_mcp_wait(hew_session *s, long timeout_ms)
 {
     if (!s || !s->mcp)
-        return 1;
-    return mcp_hub_wait_ready(s->mcp, timeout_ms, NULL) ? 1 : 0;
+        return HEW_OK;
+    return mcp_hub_wait_ready(s->mcp, timeout_ms, NULL) ? HEW_OK : HEW_E_TIMEOUT;
 }
 
-int hew_mcp_reload(hew_session *s, char *err, size_t errlen)
+hew_code hew_mcp_reload(hew_session *s, char *err, size_t errlen)
 {
-    if (!s) {
-        lib_set_err(err, errlen, "no session");
-        return -1;
-    }
-    if (!s->mcp_on) {
-        lib_set_err(err, errlen, "MCP is turned off for this session");
-        return -1;
-    }
+    if (!s)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no session");
+    if (!s->mcp_on)
+        return lib_fail(HEW_E_STATE, err, errlen, "MCP is turned off for this session");
     mcp_config cfg;
     mcp_config_init(&cfg);
     hew_err e = HEW_ERR_INIT;
@@ -448,7 +449,7 @@ int hew_mcp_reload(hew_session *s, char *err, size_t errlen)
         lib_set_err(err, errlen, e.msg);
         mcp_config_free(&cfg);
         src_read_release(&got);
-        return -1;
+        return e.code != HEW_OK ? e.code : HEW_E_INVALID;
     }
     log_warnings(&cfg);
     set_problem(s, NULL);
@@ -461,22 +462,23 @@ int hew_mcp_reload(hew_session *s, char *err, size_t errlen)
     got.untrusted = NULL;
     src_read_release(&got);
     mcp_config_free(&cfg);
-    if (s->mcp_problem) {
-        lib_set_err(err, errlen, s->mcp_problem);
-        return -1;
-    }
-    return 0;
+    if (s->mcp_problem)
+        return lib_fail(HEW_E_INVALID, err, errlen, s->mcp_problem);
+    return HEW_OK;
 }
 
-char *hew_mcp_probe(const hew_options *o, long timeout_ms, char *err, size_t errlen)
+hew_code hew_mcp_probe(const hew_options *o, long timeout_ms, char **out, char *err,
+                       size_t errlen)
 {
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the answer (out is NULL)");
+    *out = NULL;
     char cwd[4096];
     const char *dir = o && o->cwd ? o->cwd : getcwd(cwd, sizeof cwd);
     char *real = dir ? realpath(dir, NULL) : NULL;
-    if (!real) {
-        lib_set_err(err, errlen, "the workspace directory does not exist or cannot be read");
-        return NULL;
-    }
+    if (!real)
+        return lib_fail(HEW_E_NOTFOUND, err, errlen,
+                        "the workspace directory does not exist or cannot be read");
     mcp_config cfg;
     mcp_config_init(&cfg);
     hew_err e = HEW_ERR_INIT;
@@ -491,7 +493,7 @@ char *hew_mcp_probe(const hew_options *o, long timeout_ms, char *err, size_t err
         warnings = strdup(cfg.warnings.data);
     if (rc != HEW_OK) {
         lib_set_err(err, errlen, e.msg);
-    } else if (cfg.n && mcp_hub_start(&cfg, real, &hub, &e) != HEW_OK) {
+    } else if (cfg.n && (rc = mcp_hub_start(&cfg, real, &hub, &e)) != HEW_OK) {
         lib_set_err(err, errlen, e.msg);
     } else {
         json_t *all = json_array();
@@ -507,7 +509,7 @@ char *hew_mcp_probe(const hew_options *o, long timeout_ms, char *err, size_t err
         text = json_dumps(all, JSON_COMPACT);
         json_decref(all);
         if (!text)
-            lib_set_err(err, errlen, "out of memory");
+            rc = lib_fail(HEW_E_NOMEM, err, errlen, "out of memory");
     }
     mcp_hub_free(hub);
     mcp_config_free(&cfg);
@@ -515,5 +517,6 @@ char *hew_mcp_probe(const hew_options *o, long timeout_ms, char *err, size_t err
     src_free(src);
     free(warnings);
     free(real);
-    return text;
+    *out = text;
+    return rc;
 }

@@ -20,24 +20,35 @@
 
 #define SETTINGS_MAX_BYTES ((size_t)4 << 20)
 
-char *hew_mcp_settings_path(const char *cwd, int project)
+hew_code hew_mcp_settings_path(const char *cwd, int project, char **out, char *err,
+                               size_t errlen)
 {
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the answer (out is NULL)");
+    *out = NULL;
     char here[PATH_MAX];
     if (project && !cwd)
         cwd = getcwd(here, sizeof here);
     if (project && !cwd)
-        return NULL;
+        return lib_fail(HEW_E_IO, err, errlen, "the current directory cannot be read");
     /* The workspace's file is the root's (base/wsroot.h), where the session reads it. */
-    char *root = project ? wsroot_find(cwd, geteuid(), NULL) : NULL;
-    if (project && !root)
-        return NULL;
+    hew_err e = HEW_ERR_INIT;
+    char *root = project ? wsroot_find(cwd, geteuid(), &e) : NULL;
+    if (project && !root) {
+        lib_set_err(err, errlen, e.msg[0] ? e.msg : "the workspace folder cannot be found");
+        return e.code != HEW_OK ? e.code : HEW_E_NOTFOUND;
+    }
     char *user = NULL, *proj = NULL;
     hew_code rc = mcp_config_default_paths(root, project ? NULL : &user, project ? &proj : NULL,
-                                           NULL);
+                                           &e);
     free(root);
-    if (rc != HEW_OK)
-        return NULL;
-    return project ? proj : user;
+    if (rc != HEW_OK) {
+        lib_set_err(err, errlen, e.msg[0] ? e.msg : "no HOME nor XDG_CONFIG_HOME to find the "
+                                                    "settings file: set one");
+        return rc;
+    }
+    *out = project ? proj : user;
+    return HEW_OK;
 }
 
 /* The settings document at path, or NULL (missing, unreadable, not JSON). */
@@ -61,33 +72,34 @@ static bool has_server(const char *path, const char *name)
     return found;
 }
 
-int hew_mcp_settings_put(const char *path, const char *name, const char *def_json,
-                         char *err, size_t errlen)
+hew_code hew_mcp_settings_put(const char *path, const char *name, const char *def_json,
+                              int *replaced, char *err, size_t errlen)
 {
-    if (!path || !name || !def_json) {
-        lib_set_err(err, errlen, "no settings file, server name or definition given");
-        return -1;
-    }
+    if (!path || !name || !def_json)
+        return lib_fail(HEW_E_INVALID, err, errlen,
+                        "no settings file, server name or definition given");
     bool replacing = has_server(path, name);
     hew_err e = HEW_ERR_INIT;
-    if (mcp_config_file_put(path, name, def_json, &e) != HEW_OK) {
+    hew_code rc = mcp_config_file_put(path, name, def_json, &e);
+    if (rc != HEW_OK) {
         lib_set_err(err, errlen, e.msg);
-        return -1;
+        return rc;
     }
-    return replacing ? 1 : 0;
+    if (replaced)
+        *replaced = replacing;
+    return HEW_OK;
 }
 
-int hew_mcp_settings_remove(const char *path, const char *name, char *err, size_t errlen)
+hew_code hew_mcp_settings_remove(const char *path, const char *name, char *err,
+                                 size_t errlen)
 {
-    if (!path || !name) {
-        lib_set_err(err, errlen, "no settings file or server name given");
-        return -1;
-    }
+    if (!path || !name)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no settings file or server name given");
     hew_err e = HEW_ERR_INIT;
     hew_code rc = mcp_config_file_remove(path, name, &e);
     if (rc != HEW_OK)
         lib_set_err(err, errlen, e.msg);
-    return rc == HEW_OK ? 0 : rc == HEW_E_NOTFOUND ? 1 : -1;
+    return rc;
 }
 
 /* The entry of the import list for one server: {"name", "server", ["renamed_from"]}. */
@@ -152,12 +164,13 @@ static hew_code check_servers(const char *path, json_t *renamed, hew_err *err)
     return rc;
 }
 
-char *hew_mcp_settings_servers(const char *path, char *err, size_t errlen)
+hew_code hew_mcp_settings_servers(const char *path, char **res, char *err, size_t errlen)
 {
-    if (!path) {
-        lib_set_err(err, errlen, "no settings file given");
-        return NULL;
-    }
+    if (!res)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the answer (out is NULL)");
+    *res = NULL;
+    if (!path)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no settings file given");
     hew_err e = HEW_ERR_INIT;
     json_t *doc = load_doc(path, &e);
     json_t *list = json_array(), *renamed = json_object();
@@ -170,11 +183,12 @@ char *hew_mcp_settings_servers(const char *path, char *err, size_t errlen)
         rc = check_servers(path, renamed, &e);
     char *out = rc == HEW_OK ? json_dumps(list, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     if (rc == HEW_OK && !out)
-        hew_err_set(&e, HEW_E_NOMEM, "out of memory reading %s", path);
+        rc = hew_err_set(&e, HEW_E_NOMEM, "out of memory reading %s", path);
     if (!out)
         lib_set_err(err, errlen, e.msg);
     json_decref(doc);
     json_decref(list);
     json_decref(renamed);
-    return out;
+    *res = out;
+    return rc;
 }

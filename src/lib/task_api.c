@@ -100,15 +100,13 @@ static hew_code apply_model_info(api_model *m, const char *info, hew_err *err)
     return rc;
 }
 
-int hew_model_info_check(const char *json, char *err, size_t errlen)
+hew_code hew_model_info_check(const char *json, char *err, size_t errlen)
 {
     api_model m = api_model_lookup(NULL, NULL);
     hew_err e = HEW_ERR_INIT;
-    if (!json || apply_model_info(&m, json, &e) != HEW_OK) {
-        lib_set_err(err, errlen, json ? e.msg : "no model description");
-        return -1;
-    }
-    return 0;
+    if (!json || apply_model_info(&m, json, &e) != HEW_OK)
+        return lib_fail(HEW_E_INVALID, err, errlen, json ? e.msg : "no model description");
+    return HEW_OK;
 }
 
 /* The model o names, as a session would see it; false when o->model_info is wrong. */
@@ -153,13 +151,16 @@ static void session_thinking(hew_session *s)
         s->reasoning_effort = asked < 4096 ? "low" : asked < 16384 ? "medium" : "high";
 }
 
-hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
+hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, size_t errlen)
 {
+    if (out)
+        *out = NULL;
+    if (!out || !o)
+        return lib_fail(HEW_E_INVALID, err, errlen,
+                        "no options or no place for the session (NULL)");
     hew_session *s = calloc(1, sizeof *s);
-    if (!s) {
-        lib_set_err(err, errlen, "out of memory");
-        return NULL;
-    }
+    if (!s)
+        return lib_fail(HEW_E_NOMEM, err, errlen, "out of memory");
     task_settings *st = &s->settings;
     char cwd[PATH_MAX];
     const char *dir = o->cwd;
@@ -167,9 +168,9 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
         dir = getcwd(cwd, sizeof cwd);
     char *real = dir ? realpath(dir, NULL) : NULL;
     if (!real) {
-        lib_set_err(err, errlen, "the workspace directory does not exist or cannot be read");
         free(s);
-        return NULL;
+        return lib_fail(HEW_E_NOTFOUND, err, errlen,
+                        "the workspace directory does not exist or cannot be read");
     }
     st->cwd = real;
     st->provider = dup_opt(o->provider ? o->provider : "anthropic");
@@ -211,19 +212,19 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     if (!dup_list(o->env_allow, &st->env_allow) ||
         !dup_list(o->command_allow, &st->command_allow) ||
         !dup_list(o->command_deny, &st->command_deny)) {
-        lib_set_err(err, errlen, "out of memory");
         settings_release(st);
         free(s);
-        return NULL;
+        return lib_fail(HEW_E_NOMEM, err, errlen, "out of memory");
     }
 
     hew_err e = HEW_ERR_INIT;
     api_provider_opts po = { st->base_url, st->api_key, st->model, st->protocol };
-    if (api_provider_init(&s->provider, st->provider, &po, &e) != HEW_OK) {
+    hew_code rc = api_provider_init(&s->provider, st->provider, &po, &e);
+    if (rc != HEW_OK) {
         lib_set_err(err, errlen, e.msg);
         settings_release(st);
         free(s);
-        return NULL;
+        return rc;
     }
     /* the key is redacted from everything stored, shown or logged from now on */
     redact_secret_add(s->provider.api_key);
@@ -232,17 +233,17 @@ hew_session *hew_session_new(const hew_options *o, char *err, size_t errlen)
     s->provider.idle_timeout_ms = st->idle_timeout_ms;
     s->model = api_model_lookup(st->provider, s->provider.model);
     if (o->model_info && apply_model_info(&s->model, o->model_info, &e) != HEW_OK) {
-        lib_set_err(err, errlen, e.msg);
         settings_release(st);
         free(s);
-        return NULL;
+        return lib_fail(HEW_E_INVALID, err, errlen, e.msg);
     }
     s->native_tools = st->native_tools < 0 ? s->model.native_tools : st->native_tools != 0;
     s->auto_condense = st->auto_condense < 0 ? s->model.next_gen : st->auto_condense != 0;
     session_thinking(s);
     lib_pending_start(st->data_dir); /* what killed writes left goes; this one's are listed */
     lib_session_mcp_start(s, o);
-    return s;
+    *out = s;
+    return HEW_OK;
 }
 
 void hew_session_free(hew_session *s)
@@ -255,9 +256,10 @@ void hew_session_free(hew_session *s)
     free(s);
 }
 
-/* A task of s made and started (task/life.c); NULL with err when it cannot be. */
-static hew_task *task_launch(hew_session *s, const char *text, const char *resume_id,
-                             char *err, size_t errlen)
+/* A task of s made and started (task/life.c) into *out, or the code of the failure
+ * (memory, a thread that cannot start) with err. */
+static hew_code task_launch(hew_session *s, const char *text, const char *resume_id,
+                            hew_task **out, char *err, size_t errlen)
 {
     hew_err e = HEW_ERR_INIT;
     hew_task *t = task_new(s, text, resume_id, &e);
@@ -265,41 +267,42 @@ static hew_task *task_launch(hew_session *s, const char *text, const char *resum
         task_free(t);
         t = NULL;
     }
-    if (!t) {
-        lib_set_err(err, errlen, e.msg);
-        return NULL;
-    }
+    if (!t)
+        return lib_fail(e.code != HEW_OK ? e.code : HEW_E_NOMEM, err, errlen, e.msg);
     /* libcurl loads while the task opens its store, ready by the first request. Only
      * now: a thread started while it loads waits for it (the loader's lock). */
     if (!s->warmup)
         s->warmup = http_warmup_start();
-    return t;
+    *out = t;
+    return HEW_OK;
 }
 
-hew_task *hew_task_start(hew_session *s, const char *text, char *err, size_t errlen)
+hew_code hew_task_start(hew_session *s, const char *text, hew_task **out, char *err,
+                        size_t errlen)
 {
-    if (!s || !text || !*text) {
-        lib_set_err(err, errlen, "no task text given");
-        return NULL;
-    }
-    return task_launch(s, text, NULL, err, errlen);
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the task (out is NULL)");
+    *out = NULL;
+    if (!s || !text || !*text)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no task text given");
+    return task_launch(s, text, NULL, out, err, errlen);
 }
 
-hew_task *hew_task_resume(hew_session *s, const char *task_id, char *err, size_t errlen)
+hew_code hew_task_resume(hew_session *s, const char *task_id, hew_task **out, char *err,
+                         size_t errlen)
 {
-    if (!s || !task_id || !*task_id) {
-        lib_set_err(err, errlen, "no task id given");
-        return NULL;
-    }
-    if (!s->settings.persist) {
-        lib_set_err(err, errlen, "cannot resume: the task store is turned off (persist = 0)");
-        return NULL;
-    }
-    if (strlen(task_id) >= sizeof ((hew_task *)0)->task_id) {
-        lib_set_err(err, errlen, "no such task in the history: the id is too long (see `hew history`)");
-        return NULL;
-    }
-    return task_launch(s, "", task_id, err, errlen);
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the task (out is NULL)");
+    *out = NULL;
+    if (!s || !task_id || !*task_id)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no task id given");
+    if (!s->settings.persist)
+        return lib_fail(HEW_E_STATE, err, errlen,
+                        "cannot resume: the task store is turned off (persist = 0)");
+    if (strlen(task_id) >= sizeof ((hew_task *)0)->task_id)
+        return lib_fail(HEW_E_NOTFOUND, err, errlen,
+                        "no such task in the history: the id is too long (see `hew history`)");
+    return task_launch(s, "", task_id, out, err, errlen);
 }
 
 const char *hew_task_id(const hew_task *t)
@@ -307,21 +310,24 @@ const char *hew_task_id(const hew_task *t)
     return t->task_id;
 }
 
-int hew_task_respond(hew_task *t, hew_answer answer, const char *text)
+hew_code hew_task_respond(hew_task *t, hew_answer answer, const char *text)
 {
+    if (!t || (answer != HEW_ANSWER_YES && answer != HEW_ANSWER_NO &&
+               answer != HEW_ANSWER_MESSAGE))
+        return HEW_E_INVALID;
     tool_answer_kind kind = answer == HEW_ANSWER_YES  ? TOOL_ANSWER_YES
                             : answer == HEW_ANSWER_NO ? TOOL_ANSWER_NO
                                                       : TOOL_ANSWER_MESSAGE;
-    return task_ask_respond(t, kind, text) == HEW_OK ? 0 : -1;
+    return task_ask_respond(t, kind, text);
 }
 
-int hew_task_set_mode(hew_task *t, const char *mode)
+hew_code hew_task_set_mode(hew_task *t, const char *mode)
 {
     mode_kind m;
-    if (!mode_parse(mode, &m))
-        return -1;
+    if (!t || !mode_parse(mode, &m))
+        return HEW_E_INVALID;
     task_mode_set(t, m);
-    return 0;
+    return HEW_OK;
 }
 
 void hew_task_abort(hew_task *t, const char *reason)

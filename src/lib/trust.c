@@ -305,25 +305,28 @@ static const char *data_dir_of(const hew_options *o)
     return o && o->data_dir && *o->data_dir ? o->data_dir : NULL;
 }
 
-static char *root_of(const char *dir, char *err, size_t errlen)
+/* The workspace root of dir (NULL: the current directory) into *root. */
+static hew_code root_of(const char *dir, char **root, char *err, size_t errlen)
 {
+    *root = NULL;
     char here[4096];
     if (!dir)
         dir = getcwd(here, sizeof here);
-    if (!dir) {
-        lib_set_err(err, errlen, "the current directory cannot be read");
-        return NULL;
-    }
+    if (!dir)
+        return lib_fail(HEW_E_IO, err, errlen, "the current directory cannot be read");
     hew_err e = HEW_ERR_INIT;
-    char *root = wsroot_find(dir, geteuid(), &e);
-    if (!root)
-        lib_set_err(err, errlen, e.msg);
-    return root;
+    *root = wsroot_find(dir, geteuid(), &e);
+    if (*root)
+        return HEW_OK;
+    lib_set_err(err, errlen, e.msg);
+    return e.code != HEW_OK ? e.code : HEW_E_NOTFOUND;
 }
 
-char *hew_workspace_root(const char *dir, char *err, size_t errlen)
+hew_code hew_workspace_root(const char *dir, char **out, char *err, size_t errlen)
 {
-    return root_of(dir, err, errlen);
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the answer (out is NULL)");
+    return root_of(dir, out, err, errlen);
 }
 
 /* One file of the report; NULL when it does not exist (or memory ran out). */
@@ -362,7 +365,8 @@ static json_t *check_file(const struct trust_kind *k, const char *root, const ch
     return f;
 }
 
-static json_t *check_json(const hew_options *o, const char *root, char *err, size_t errlen)
+static json_t *check_json(const hew_options *o, const char *root, hew_code *code, char *err,
+                          size_t errlen)
 {
     hew_err e = HEW_ERR_INIT;
     char *store_file = trust_store_path(data_dir_of(o), &e);
@@ -382,6 +386,7 @@ static json_t *check_json(const hew_options *o, const char *root, char *err, siz
     }
     if (!rep || !files || rc != HEW_OK) {
         lib_set_err(err, errlen, rc != HEW_OK ? e.msg : e.msg[0] ? e.msg : "out of memory");
+        *code = rc != HEW_OK ? rc : e.code != HEW_OK ? e.code : HEW_E_NOMEM;
         json_decref(rep);
         json_decref(files);
         return NULL;
@@ -395,53 +400,60 @@ static json_t *check_json(const hew_options *o, const char *root, char *err, siz
     return rep;
 }
 
-static char *dump(json_t *v, char *err, size_t errlen)
+/* Dump v (consumed) into *out: HEW_OK, or HEW_E_NOMEM with a message. */
+static hew_code dump(json_t *v, char **out, char *err, size_t errlen)
 {
-    char *text = v ? json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    *out = v ? json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(v);
-    if (!text && err && errlen && !err[0])
-        lib_set_err(err, errlen, "out of memory");
-    return text;
+    if (!*out)
+        return lib_fail(HEW_E_NOMEM, err, errlen, "out of memory");
+    return HEW_OK;
 }
 
-char *hew_trust_check(const hew_options *o, const char *dir, char *err, size_t errlen)
+hew_code hew_trust_check(const hew_options *o, const char *dir, char **out, char *err,
+                         size_t errlen)
 {
-    if (err && errlen)
-        err[0] = '\0';
-    char *root = root_of(dir, err, errlen);
-    if (!root)
-        return NULL;
-    json_t *rep = check_json(o, root, err, errlen);
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the answer (out is NULL)");
+    *out = NULL;
+    char *root = NULL;
+    hew_code rc = root_of(dir, &root, err, errlen);
+    if (rc != HEW_OK)
+        return rc;
+    json_t *rep = check_json(o, root, &rc, err, errlen);
     free(root);
-    return dump(rep, err, errlen);
+    return rep ? dump(rep, out, err, errlen) : rc;
 }
 
-/* Check one file of a report against the disk; 0, or -1 with why. */
-static int grant_check(const char *root, const json_t *f, const char **rel, const char **digest,
-                       char *err, size_t errlen)
+/* Check one file of a report against the disk: HEW_OK, HEW_E_STALE when it changed since,
+ * another code with why. */
+static hew_code grant_check(const char *root, const json_t *f, const char **rel,
+                            const char **digest, char *err, size_t errlen)
 {
     *rel = json_string_value(json_object_get(f, "path"));
     *digest = json_string_value(json_object_get(f, "sha256"));
     if (!kind_of(*rel) || !hash_sha256_hex_ok(*digest)) {
         lib_set_err(err, errlen, "the report names a file trust does not cover, or no "
                                  "sha256 — pass what hew_trust_check returned");
-        return -1;
+        return HEW_E_INVALID;
     }
     trust_read r;
     hew_err e = HEW_ERR_INIT;
-    if (trust_read_file(root, *rel, NULL, NULL, &r, &e) != HEW_OK) {
+    hew_code rc = trust_read_file(root, *rel, NULL, NULL, &r, &e);
+    if (rc != HEW_OK) {
         lib_set_err(err, errlen, e.msg);
-        return -1;
+        return rc;
     }
     int same = r.text && strcmp(r.digest, *digest) == 0;
     trust_read_release(&r);
     if (!same && err && errlen)
         snprintf(err, errlen, "%s/%s changed since it was shown, so it was not trusted — "
                  "look at it again (hew trust --show) and trust what you see", root, *rel);
-    return same ? 0 : -1;
+    return same ? HEW_OK : HEW_E_STALE;
 }
 
-int hew_trust_grant(const hew_options *o, const char *report_json, char *err, size_t errlen)
+hew_code hew_trust_grant(const hew_options *o, const char *report_json, char *err,
+                         size_t errlen)
 {
     json_t *rep = report_json ? json_loads(report_json, 0, NULL) : NULL;
     const char *root = json_string_value(json_object_get(rep, "root"));
@@ -449,20 +461,21 @@ int hew_trust_grant(const hew_options *o, const char *report_json, char *err, si
     if (!root || root[0] != '/' || !json_is_array(files)) {
         lib_set_err(err, errlen, "not a trust report: pass what hew_trust_check returned");
         json_decref(rep);
-        return -1;
+        return HEW_E_INVALID;
     }
     size_t i;
     json_t *f;
     const char *rel, *digest;
     json_array_foreach(files, i, f) {
-        if (grant_check(root, f, &rel, &digest, err, errlen) != 0) {
+        hew_code bad = grant_check(root, f, &rel, &digest, err, errlen);
+        if (bad != HEW_OK) {
             json_decref(rep);
-            return -1;
+            return bad;
         }
     }
     if (json_array_size(files) == 0) {
         json_decref(rep);
-        return 0;
+        return HEW_OK;
     }
     trust_store ts;
     hew_err e = HEW_ERR_INIT;
@@ -479,38 +492,42 @@ int hew_trust_grant(const hew_options *o, const char *report_json, char *err, si
     json_decref(rep);
     if (rc != HEW_OK)
         lib_set_err(err, errlen, e.msg);
-    return rc == HEW_OK ? 0 : -1;
+    return rc;
 }
 
-int hew_trust_revoke(const hew_options *o, const char *dir, char *err, size_t errlen)
+hew_code hew_trust_revoke(const hew_options *o, const char *dir, int *was_trusted, char *err,
+                          size_t errlen)
 {
-    char *root = root_of(dir, err, errlen);
-    if (!root)
-        return -1;
+    char *root = NULL;
+    hew_code rc = root_of(dir, &root, err, errlen);
+    if (rc != HEW_OK)
+        return rc;
     trust_store ts;
     hew_err e = HEW_ERR_INIT;
-    hew_code rc = trust_store_open(data_dir_of(o), true, &ts, &e);
+    rc = trust_store_open(data_dir_of(o), true, &ts, &e);
     bool had = rc == HEW_OK && trust_store_drop(&ts, root);
     if (had)
         rc = trust_store_save(&ts, &e);
     trust_store_close(&ts);
     if (rc != HEW_OK)
         lib_set_err(err, errlen, e.msg);
-    else if (!had && err && errlen)
-        snprintf(err, errlen, "%s was not trusted", root);
+    else if (was_trusted)
+        *was_trusted = had;
     free(root);
-    return rc != HEW_OK ? -1 : had ? 0 : 1;
+    return rc;
 }
 
-char *hew_trust_list(const hew_options *o, char *err, size_t errlen)
+hew_code hew_trust_list(const hew_options *o, char **out, char *err, size_t errlen)
 {
-    if (err && errlen)
-        err[0] = '\0';
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the answer (out is NULL)");
+    *out = NULL;
     trust_store ts;
     hew_err e = HEW_ERR_INIT;
-    if (trust_store_open(data_dir_of(o), false, &ts, &e) != HEW_OK) {
+    hew_code rc = trust_store_open(data_dir_of(o), false, &ts, &e);
+    if (rc != HEW_OK) {
         lib_set_err(err, errlen, e.msg);
-        return NULL;
+        return rc;
     }
     json_t *list = json_array();
     const char *root;
@@ -526,5 +543,5 @@ char *hew_trust_list(const hew_options *o, char *err, size_t errlen)
                                               "files", files));
     }
     trust_store_close(&ts);
-    return dump(list, err, errlen);
+    return dump(list, out, err, errlen);
 }

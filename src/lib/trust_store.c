@@ -77,9 +77,9 @@ static hew_code load(trust_store *ts, hew_err *err)
         char old[HEW_ERR_MSG_MAX];
         memcpy(old, err ? err->msg : "", err ? sizeof old : 1);
         if (err)
-            hew_err_set(err, HEW_E_INVALID, "%s — no workspace is trusted while it is "
+            hew_err_set(err, HEW_E_CORRUPT, "%s — no workspace is trusted while it is "
                         "broken; fix it, or remove it and trust again (hew trust)", old);
-        return HEW_E_INVALID;
+        return HEW_E_CORRUPT;
     }
     return HEW_OK;
 }
@@ -136,11 +136,6 @@ static json_t *workspace(const trust_store *ts, const char *root)
 const char *trust_store_digest(const trust_store *ts, const char *root, const char *rel)
 {
     return json_string_value(json_object_get(json_object_get(workspace(ts, root), "files"), rel));
-}
-
-bool trust_store_has(const trust_store *ts, const char *root)
-{
-    return workspace(ts, root) != NULL;
 }
 
 const json_t *trust_store_workspaces(const trust_store *ts)

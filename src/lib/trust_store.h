@@ -37,8 +37,6 @@ void trust_store_close(trust_store *ts);
 
 /* The digest trusted for rel in root's workspace (borrowed from ts), or NULL. */
 const char *trust_store_digest(const trust_store *ts, const char *root, const char *rel);
-/* Does the store know root at all? */
-bool trust_store_has(const trust_store *ts, const char *root);
 
 /* Record digest for rel under root (the workspace's time is now). */
 hew_code trust_store_put(trust_store *ts, const char *root, const char *rel,

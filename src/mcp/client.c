@@ -16,6 +16,9 @@
 
 #define WAIT_SLICE_MS 50L
 
+static hew_code mcp_client_notify(mcp_client *c, const char *method, json_t *params,
+                                  hew_err *err);
+
 static const char *const known_protocols[] = { "2025-11-25", "2025-06-18", "2025-03-26",
                                                "2024-11-05" };
 
@@ -515,7 +518,9 @@ hew_code mcp_client_request(mcp_client *c, const char *method, json_t *params, l
     return rc;
 }
 
-hew_code mcp_client_notify(mcp_client *c, const char *method, json_t *params, hew_err *err)
+/* Send a notification. */
+static hew_code mcp_client_notify(mcp_client *c, const char *method, json_t *params,
+                                  hew_err *err)
 {
     json_t *msg = json_object();
     json_object_set_new(msg, "jsonrpc", json_string("2.0"));
@@ -631,11 +636,6 @@ const json_t *mcp_client_capabilities(const mcp_client *c)
 const char *mcp_client_server_version(const mcp_client *c)
 {
     return c->server_version;
-}
-
-const char *mcp_client_instructions(const mcp_client *c)
-{
-    return c->instructions;
 }
 
 const char *mcp_client_protocol(const mcp_client *c)

@@ -70,13 +70,10 @@ hew_code mcp_client_request(mcp_client *c, const char *method, json_t *params, l
 hew_code mcp_client_list(mcp_client *c, const char *method, const char *key, long timeout_ms,
                          hew_abort *abort, json_t **out, hew_err *err);
 
-/* Send a notification. */
-hew_code mcp_client_notify(mcp_client *c, const char *method, json_t *params, hew_err *err);
 
 /* After initialize: what the server said about itself (borrowed; NULL before). */
 const json_t *mcp_client_capabilities(const mcp_client *c);
 const char *mcp_client_server_version(const mcp_client *c); /* "name version" */
-const char *mcp_client_instructions(const mcp_client *c);   /* may be NULL */
 const char *mcp_client_protocol(const mcp_client *c);
 
 /* True while the connection is up (false after on_closed). */

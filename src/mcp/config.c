@@ -19,6 +19,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/redact.h"
+#include "net/url.h"
 
 #define MCP_TIMEOUT_DEFAULT_S 60L
 #define MCP_TIMEOUT_MAX_S 86400L
@@ -403,11 +404,6 @@ static hew_code read_stdio(const reader *r, const json_ref *server, mcp_server_c
     return rc;
 }
 
-static bool is_http_url(const char *url)
-{
-    return strncasecmp(url, "http://", 7) == 0 || strncasecmp(url, "https://", 8) == 0;
-}
-
 static hew_code read_remote(const reader *r, const json_ref *server, mcp_server_config *s)
 {
     hew_code rc = read_string(r, server, "url", &s->url);
@@ -418,7 +414,7 @@ static hew_code read_remote(const reader *r, const json_ref *server, mcp_server_
                            "needs its address, e.g. \"url\": \"https://example.com/mcp\"",
                            server->path);
     bool shown_only = r->trust == MCP_TRUST_NONE && strstr(s->url, "${env:");
-    if (!is_http_url(s->url) && !shown_only) {
+    if (!url_has_http_scheme(s->url) && !shown_only) {
         const char *raw = json_string_value(json_object_get(server->v, "url"));
         bool expanded = raw && strstr(raw, "${env:");
         return hew_err_set(r->err, HEW_E_INVALID, "%s.url: not an http:// or https:// URL%s — "

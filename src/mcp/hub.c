@@ -61,7 +61,7 @@ struct mcp_hub {
     void *notice_ud;
 };
 
-const char *mcp_status_name(mcp_status s)
+static const char *mcp_status_name(mcp_status s)
 {
     switch (s) {
     case MCP_DISABLED: return "disabled";

@@ -37,7 +37,6 @@ typedef enum mcp_status {
     MCP_DISCONNECTED  /* failed or died; retried (error says why) */
 } mcp_status;
 
-const char *mcp_status_name(mcp_status s);
 
 typedef void (*mcp_notice_fn)(void *ud, const char *server, const char *text);
 

@@ -42,10 +42,10 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "mcp/http_rpc.h"
-#include "mcp/http_url.h"
 #include "mcp/transport.h"
 #include "net/http.h"
 #include "net/sse.h"
+#include "net/url.h"
 
 #define MCP_HTTP_MAX_MESSAGE ((size_t)64 << 20) /* one message may carry a base64 image */
 #define MCP_HTTP_ERROR_KEEP ((size_t)1024)      /* bytes of an error body kept */
@@ -1025,15 +1025,15 @@ static void set_endpoint(http_transport *t, const char *data)
     char *url = NULL;
     hew_err err = HEW_ERR_INIT;
     char why[WHY_MAX];
-    if (mcp_http_url_resolve(t->url, data, &url, &err) != HEW_OK) {
+    if (url_resolve(t->url, data, &url, &err) != HEW_OK) {
         snprintf(why, sizeof why, "the MCP server at %s sent an endpoint hew cannot use: %s",
                  t->shown, err.msg);
         report_closed(t, why);
         return;
     }
-    if (!mcp_http_url_same_origin(url, t->url)) {
+    if (!url_same_origin(url, t->url)) {
         char shown[256];
-        mcp_http_url_display(url, shown, sizeof shown);
+        url_redact(url, shown, sizeof shown);
         snprintf(why, sizeof why,
                  "the MCP server at %s asked hew to send its messages to another site (%s); "
                  "refused",
@@ -1293,9 +1293,10 @@ static hew_code check_options(const mcp_http_opts *o, hew_err *err)
 {
     if (!o || !o->url || !*o->url)
         return hew_err_set(err, HEW_E_INVALID, "an MCP server over HTTP needs a url");
-    if (strncasecmp(o->url, "http://", 7) != 0 && strncasecmp(o->url, "https://", 8) != 0)
-        return hew_err_set(err, HEW_E_INVALID,
-                           "the MCP server url must start with http:// or https://");
+    hew_err why = HEW_ERR_INIT;
+    hew_code rc = url_check_http(o->url, &why);
+    if (rc != HEW_OK)
+        return hew_err_set(err, rc, "the MCP server url: %s", why.msg);
     if (o->legacy_sse < 0 || o->legacy_sse > 2)
         return hew_err_set(err, HEW_E_INVALID, "legacy_sse must be 0, 1 or 2, not %d",
                            o->legacy_sse);
@@ -1366,7 +1367,7 @@ hew_code mcp_http_open(const mcp_http_opts *o, const mcp_sink *sink, mcp_transpo
         transport_free(t);
         return hew_err_set(err, HEW_E_NOMEM, "out of memory opening an MCP connection");
     }
-    mcp_http_url_display(t->url, t->shown, sizeof t->shown);
+    url_redact(t->url, t->shown, sizeof t->shown);
     if (t->mode == MODE_LEGACY) {
         worker *w = worker_new(t, WORK_LEGACY_EVENTS);
         pthread_mutex_lock(&t->mu);

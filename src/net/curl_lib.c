@@ -33,6 +33,11 @@ static const struct curl_sym {
     SYM(multi_strerror, "curl_multi_strerror"),
     SYM(slist_append, "curl_slist_append"),
     SYM(slist_free_all, "curl_slist_free_all"),
+    SYM(url, "curl_url"),
+    SYM(url_cleanup, "curl_url_cleanup"),
+    SYM(url_set, "curl_url_set"),
+    SYM(url_get, "curl_url_get"),
+    SYM(free_str, "curl_free"),
 #undef SYM
 };
 

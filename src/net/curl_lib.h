@@ -37,6 +37,12 @@ typedef struct curl_lib {
     __typeof__(curl_multi_strerror) *multi_strerror;
     __typeof__(curl_slist_append) *slist_append;
     __typeof__(curl_slist_free_all) *slist_free_all;
+    /* the URL API (net/url.c) */
+    __typeof__(curl_url) *url;
+    __typeof__(curl_url_cleanup) *url_cleanup;
+    __typeof__(curl_url_set) *url_set;
+    __typeof__(curl_url_get) *url_get;
+    __typeof__(curl_free) *free_str;
 } curl_lib;
 
 /* libcurl loaded and initialised (the first call does it; the result, good or bad, is

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "net/curl_lib.h"
+#include "net/url.h"
 
 #define HTTP_DEFAULT_CONNECT_MS 10000L
 #define HTTP_DEFAULT_IDLE_MS 120000L
@@ -176,24 +177,11 @@ static void wake_multi(void *ud)
     t->curl->multi_wakeup(t->multi);
 }
 
-/* The URL without user info and query (which may hold keys), for messages. */
-static void url_for_display(const char *url, char *out, size_t cap)
-{
-    const char *scheme_end = strstr(url, "://");
-    const char *host = scheme_end ? scheme_end + 3 : url;
-    size_t host_len = strcspn(host, "/?#");
-    const char *at = memchr(host, '@', host_len);
-    size_t prefix_len = (size_t)(host - url);
-    const char *rest = at ? at + 1 : host;
-    size_t rest_len = strcspn(rest, "?#");
-    snprintf(out, cap, "%.*s%.*s", (int)prefix_len, url, (int)rest_len, rest);
-}
-
 static hew_code map_curl_error(CURLcode rc, const char *curl_msg, const struct transfer *t,
                                const char *url, hew_err *err)
 {
     char shown[512];
-    url_for_display(url, shown, sizeof shown);
+    url_redact(url, shown, sizeof shown);
     const char *detail = curl_msg[0] ? curl_msg : t->curl->easy_strerror(rc);
     switch (rc) {
     case CURLE_URL_MALFORMAT:
@@ -301,7 +289,7 @@ static hew_code run_transfer(const http_request *req, struct transfer *t, const 
     long idle_ms = req->idle_timeout_ms > 0 ? req->idle_timeout_ms : HTTP_DEFAULT_IDLE_MS;
     long deadline_ms = req->deadline_ms > 0 ? req->deadline_ms : HTTP_DEFAULT_DEADLINE_MS;
     char shown[512];
-    url_for_display(req->url, shown, sizeof shown);
+    url_redact(req->url, shown, sizeof shown);
     t->last_byte_ms = start;
 
     for (;;) {

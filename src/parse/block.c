@@ -104,7 +104,8 @@ void blocklist_clean(blocklist *l)
     l->dirty_from = SIZE_MAX;
 }
 
-block_param *block_param_find(const block *b, const char *name, size_t len)
+/* The parameter called name (len bytes), or NULL. */
+static block_param *block_param_find(const block *b, const char *name, size_t len)
 {
     for (size_t i = b->nparams; i-- > 0;)
         if (strlen(b->params[i].name) == len && memcmp(b->params[i].name, name, len) == 0)
@@ -144,22 +145,6 @@ block_param *block_param_add(block *b, const char *name, size_t len, enum tval_m
     tval_init(p->val, mode, max_bytes);
     b->nparams++;
     return p;
-}
-
-static hew_code first_err(hew_code a, hew_code b)
-{
-    return a ? a : b;
-}
-
-hew_code block_error(const block *b)
-{
-    hew_code rc = first_err(tval_error(&b->content), b->args.err);
-    for (size_t i = 0; i < b->nparams && !rc; i++) {
-        rc = tval_error(b->params[i].val);
-        if (!rc && b->params[i].shadow)
-            rc = tval_error(b->params[i].shadow);
-    }
-    return rc;
 }
 
 const char *block_text(const block *b, size_t *len)

@@ -78,8 +78,6 @@ void blocklist_clean(blocklist *l);
 
 /* ---- tool_use parameters ----------------------------------------------------------- */
 
-/* The parameter called name (len bytes), or NULL. */
-block_param *block_param_find(const block *b, const char *name, size_t len);
 
 /* Find or append the parameter; a new one gets an empty value of the given mode. NULL when
  * out of memory. */
@@ -105,7 +103,5 @@ const char *block_param_value(const block *b, size_t i, size_t *len);
 /* Value of the parameter called name, or NULL when the block has none. */
 const char *block_param_lookup(const block *b, const char *name, size_t *len);
 
-/* The sticky error of any buffer of the block (HEW_E_TOOBIG, HEW_E_NOMEM) or HEW_OK. */
-hew_code block_error(const block *b);
 
 #endif

@@ -80,25 +80,6 @@ nomem:
     return hew_err_set(err, HEW_E_NOMEM, "out of memory copying the %ss", what);
 }
 
-long tagset_find(const tagset *t, const char *name, size_t len)
-{
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        size_t ml = t->lens[mid];
-        int c = memcmp(t->names[mid], name, ml < len ? ml : len);
-        if (c == 0)
-            c = ml < len ? -1 : ml > len ? 1 : 0;
-        if (c == 0)
-            return (long)mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
-}
-
 void tagm_start(tagm *m, const tagset *set, const char *fixed, size_t fixed_len)
 {
     m->set = set;

@@ -39,8 +39,6 @@ void tagset_release(tagset *t);
 /* True when name is a valid tag name (see above). */
 bool tagset_valid_name(const char *name, size_t len);
 
-/* Index of name in t, or -1. */
-long tagset_find(const tagset *t, const char *name, size_t len);
 
 /* ---- the matcher --------------------------------------------------------------------- */
 

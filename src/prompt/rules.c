@@ -583,8 +583,11 @@ static bool glob_match(const char *glob, const char *path)
     return ignore_wildmatch(glob, path, 0);
 }
 
-bool rules_file_applies(const rules_set *rs, const rules_file *f, const char *const *paths,
-                        size_t npaths)
+/* True when the file applies to the paths in play: it is not conditional, or one of its
+ * globs matches one of paths (relative to cwd; absolute paths inside cwd, "./x" and
+ * "@x" are taken too). `paths: []` matches nothing. */
+static bool rules_file_applies(const rules_set *rs, const rules_file *f, const char *const *paths,
+                               size_t npaths)
 {
     if (!f->conditional)
         return true;

@@ -107,11 +107,6 @@ char *rules_global_dir(const rules_opts *o);
 hew_code rules_load(const char *cwd, const rules_opts *o, rules_set *out, hew_err *err);
 void rules_set_release(rules_set *rs);
 
-/* True when the file applies to the paths in play: it is not conditional, or one of its
- * globs matches one of paths (relative to cwd; absolute paths inside cwd, "./x" and
- * "@x" are taken too). `paths: []` matches nothing. */
-bool rules_file_applies(const rules_set *rs, const rules_file *f, const char *const *paths,
-                        size_t npaths);
 
 /* Append the rule blocks that apply (see above) to out, separated by blank lines; nothing
  * when none applies. Errors are out's sticky error. Does not include .clineignore

@@ -503,11 +503,6 @@ void store_free(store *s)
     free(s);
 }
 
-const char *store_path(const store *s)
-{
-    return s->path;
-}
-
 /* ---- the task row ------------------------------------------------------------------------- */
 
 void store_task_release(store_task *t)

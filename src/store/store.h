@@ -93,8 +93,6 @@ hew_code store_open(const store_options *opt, store **out, hew_err *err);
 /* Commit a held-back partial UI message, then close. NULL is a no-op. */
 void store_free(store *s);
 
-/* The database's path (borrowed, valid until store_free). */
-const char *store_path(const store *s);
 
 /* SQLite's quick_check of the whole database (hew doctor): HEW_OK, or HEW_E_IO with the
  * first problem it found. */

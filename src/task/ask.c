@@ -70,7 +70,7 @@ hew_code task_ask_respond(hew_task *t, tool_answer_kind kind, const char *text)
     if (!t->ask.waiting || t->ask.answered) {
         pthread_mutex_unlock(&t->mu);
         free(copy);
-        return HEW_E_INVALID;
+        return HEW_E_STATE;
     }
     tool_answer_release(&t->ask.answer);
     t->ask.answer.kind = kind;

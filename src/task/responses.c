@@ -3,7 +3,8 @@
 
 #include "task/responses.h"
 
-const char RESP_TOOL_FORMAT_REMINDER[] =
+/* A reminder of the XML tool-call format. */
+static const char RESP_TOOL_FORMAT_REMINDER[] =
     "# Reminder: how to use a tool\n\n"
     "Write the tool call as XML: the tool's name as the outer tag and each parameter as a "
     "tag inside it, like this:\n\n"
@@ -28,8 +29,6 @@ void resp_no_tools_used(buf *out, bool native)
                   "- Otherwise: go on with the next step of the task, using a tool.\n"
                   "(This message was sent automatically; do not answer it in conversation.)");
 }
-
-const char RESP_TOOL_DENIED[] = "The user denied this operation.";
 
 void resp_tool_error(buf *out, const char *error)
 {
@@ -74,11 +73,6 @@ void resp_loop_warning(buf *out, const char *tool, int count)
                "arguments. This makes no progress: use a different tool or different "
                "arguments.",
                tool, count);
-}
-
-void resp_feedback(buf *out, const char *text)
-{
-    buf_printf(out, "The user gave this feedback:\n<feedback>\n%s\n</feedback>", text);
 }
 
 void resp_mistake_feedback(buf *out, const char *text)

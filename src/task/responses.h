@@ -10,10 +10,7 @@
 
 /* The answer had no tool call. native: the model uses native tool calls (no XML recap). */
 void resp_no_tools_used(buf *out, bool native);
-/* A reminder of the XML tool-call format. */
-extern const char RESP_TOOL_FORMAT_REMINDER[];
 
-extern const char RESP_TOOL_DENIED[];
 /* toolError: wrap an error text for the model. */
 void resp_tool_error(buf *out, const char *error);
 /* A required parameter is missing. */
@@ -24,8 +21,6 @@ void resp_skipped_after_rejection(buf *out, const char *desc, bool partial);
 void resp_tool_already_used(buf *out, const char *tool);
 /* The same call repeated. */
 void resp_loop_warning(buf *out, const char *tool, int count);
-/* Feedback the user typed while approving or rejecting. */
-void resp_feedback(buf *out, const char *text);
 /* The mistake limit was reached and the user gave guidance. */
 void resp_mistake_feedback(buf *out, const char *text);
 /* A tool name the model made up. */

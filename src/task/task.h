@@ -270,7 +270,7 @@ void task_mode_set(hew_task *t, mode_kind m);
  * (HEW_OK, *answer taken) or the task is aborted (HEW_E_ABORTED), then closed; poll: the
  * non-blocking side (tool_env.ask_nowait): take an answer when there is one (true), else
  * open a pending ask when open is set and none is, close it when close is set; respond:
- * the front end's answer (any thread), HEW_E_INVALID when no ask is pending or it was
+ * the front end's answer (any thread), HEW_E_STATE when no ask is pending or it was
  * answered already (text is copied). release: at task_free. */
 void task_ask_open(hew_task *t);
 hew_code task_ask_wait(hew_task *t, tool_answer *answer);

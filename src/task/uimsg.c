@@ -202,14 +202,6 @@ const char *uimsg_text(const uimsg_list *l, size_t i)
     return l->items[i].text.data ? l->items[i].text.data : "";
 }
 
-long uimsg_find_last(const uimsg_list *l, int kind, const char *type)
-{
-    for (size_t i = l->len; i-- > 0;)
-        if ((kind < 0 || (int)l->items[i].kind == kind) && strcmp(l->items[i].type, type) == 0)
-            return (long)i;
-    return -1;
-}
-
 void uimsg_update(uimsg_list *l, size_t i, const char *text, json_t *data)
 {
     if (i >= l->len)

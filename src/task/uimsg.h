@@ -59,8 +59,6 @@ void uimsg_list_release(uimsg_list *l);
 long uimsg_put(uimsg_list *l, uimsg_kind kind, const char *type, const char *text,
                json_t *data, uimsg_partial partial);
 
-/* The last message of a kind and type (kind < 0 = any kind), or -1. */
-long uimsg_find_last(const uimsg_list *l, int kind, const char *type);
 
 /* Replace message i's data (new reference taken) and/or text (copied; NULL keeps it). */
 void uimsg_update(uimsg_list *l, size_t i, const char *text, json_t *data);

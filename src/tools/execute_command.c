@@ -53,7 +53,7 @@ void execute_command_set_limits(const exec_limits *l)
     pthread_mutex_unlock(&limits_mu);
 }
 
-void execute_command_get_limits(exec_limits *l)
+static void execute_command_get_limits(exec_limits *l)
 {
     pthread_mutex_lock(&limits_mu);
     if (!limits_set) {

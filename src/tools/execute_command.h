@@ -51,7 +51,6 @@ typedef struct exec_limits {
 void exec_limits_default(exec_limits *l);
 /* Use l (copied; NULL: the defaults) for commands started from now on. Thread-safe. */
 void execute_command_set_limits(const exec_limits *l);
-void execute_command_get_limits(exec_limits *l);
 
 /* True for commands known to take long (npm/pnpm/yarn/bun install/ci/build/test, pip
  * install, cargo/go/mvn/gradle build/test, make, pytest/jest/vitest, docker build, …),

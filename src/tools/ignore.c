@@ -334,7 +334,8 @@ hew_code ignore_add_line(ignore *ig, const char *line, hew_err *err)
     return HEW_OK;
 }
 
-hew_code ignore_add_text(ignore *ig, const char *text, size_t len, hew_err *err)
+/* Add the lines of text[0..len) (a whole ignore file) to the set. */
+static hew_code ignore_add_text(ignore *ig, const char *text, size_t len, hew_err *err)
 {
     const char *p = text, *end = text + len;
     char small[512];
@@ -358,28 +359,6 @@ hew_code ignore_add_text(ignore *ig, const char *text, size_t len, hew_err *err)
         p += n + 1;
     }
     return HEW_OK;
-}
-
-hew_code ignore_load_gitignore(const ignore *parent, const char *root, const char *base,
-                               ignore **out, hew_err *err)
-{
-    *out = NULL;
-    char *dir = base && *base ? path_join(root, base) : strdup(root);
-    char *file = dir ? path_join(dir, ".gitignore") : NULL;
-    free(dir);
-    if (!file)
-        return hew_err_set(err, HEW_E_NOMEM, "out of memory");
-    char *text = NULL;
-    size_t len = 0;
-    hew_code rc = fs_read_file(file, IGNORE_FILE_MAX, &text, &len, err);
-    free(file);
-    if (rc == HEW_E_NOTFOUND || rc == HEW_E_INVALID) {
-        hew_err_clear(err);
-        return HEW_OK;
-    }
-    if (rc != HEW_OK)
-        return rc;
-    return ignore_new_text(parent, base, text, len, out, err);
 }
 
 hew_code ignore_new_text(const ignore *parent, const char *base, char *text, size_t len,

@@ -46,8 +46,6 @@ void ignore_free(ignore *ig);
 /* Free ig and every parent set above it (for chains owned as a whole). */
 void ignore_free_chain(ignore *ig);
 
-/* Add the lines of text[0..len) (a whole ignore file) to the set. */
-hew_code ignore_add_text(ignore *ig, const char *text, size_t len, hew_err *err);
 
 /* A new set (ignore_new with flags 0; base NULL is "") holding the rules of text[0..len),
  * which it takes and frees in every case. *out is NULL on failure. */
@@ -57,10 +55,6 @@ hew_code ignore_new_text(const ignore *parent, const char *base, char *text, siz
 /* Add one pattern line. */
 hew_code ignore_add_line(ignore *ig, const char *line, hew_err *err);
 
-/* Read root/<base>/.gitignore (if present) into a new set below parent; *out is NULL when
- * there is no such file (not an error). Files larger than 1 MiB are refused. */
-hew_code ignore_load_gitignore(const ignore *parent, const char *root, const char *base,
-                               ignore **out, hew_err *err);
 
 /* The workspace's .clineignore as a new matcher (see above). Never NULL on HEW_OK. */
 hew_code ignore_load_cline(const char *root, ignore **out, hew_err *err);

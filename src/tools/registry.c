@@ -53,20 +53,3 @@ const tool_def *registry_find(const char *name)
             return builtin_tools[i];
     return NULL;
 }
-
-size_t registry_param_names(const char **out, size_t cap)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof builtin_tools / sizeof builtin_tools[0]; i++) {
-        const tool_def *t = builtin_tools[i];
-        for (size_t p = 0; p < 2 * t->nparams; p++) {
-            const char *name = p % 2 ? t->params[p / 2].alias : t->params[p / 2].name;
-            size_t j = 0;
-            while (name && j < n && strcmp(out[j], name) != 0)
-                j++;
-            if (name && j == n && n < cap)
-                out[n++] = name;
-        }
-    }
-    return n;
-}

@@ -17,8 +17,5 @@ const tool_def *const *registry_tools(size_t *count);
 /* The tool called name, or NULL. */
 const tool_def *registry_find(const char *name);
 
-/* Every parameter name (and alias) any built-in tool takes, without duplicates, in table
- * order (the parser's parameter tag names). Returns the count; names are static. */
-size_t registry_param_names(const char **out, size_t cap);
 
 #endif

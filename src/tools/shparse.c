@@ -1181,11 +1181,6 @@ int shparse_next(shparse *p, sh_event *ev)
     return 1;
 }
 
-size_t shparse_fed(const shparse *p)
-{
-    return p->fed;
-}
-
 bool shparse_broken(const shparse *p)
 {
     return p->broken;

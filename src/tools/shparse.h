@@ -118,8 +118,6 @@ void shparse_end(shparse *p);
  * of a substitution come before the command holding it). */
 int shparse_next(shparse *p, sh_event *ev);
 
-/* How many bytes were fed (including those past the cap). */
-size_t shparse_fed(const shparse *p);
 /* True when the parser gave up reading (a cap, or memory ran out): what it returned is
  * not the whole line. A problem event says why, except when memory ran out. */
 bool shparse_broken(const shparse *p);

@@ -100,20 +100,6 @@ static hew_code base_of(const char *root, const ws_path *wp, int *base, const ch
     return fsat_base_open(root, base, err);
 }
 
-hew_code ws_open(const char *root, const ws_path *wp, int flags, mode_t mode, int *fd,
-                 hew_err *err)
-{
-    *fd = -1;
-    int base = -1;
-    const char *rel = NULL;
-    hew_code rc = base_of(root, wp, &base, &rel, err);
-    if (rc == HEW_OK) {
-        rc = outside_msg(fsat_open(base, rel, flags, mode, fd, err), wp, rel, err);
-        close(base);
-    }
-    return rc;
-}
-
 hew_code ws_stat(const char *root, const ws_path *wp, struct stat *st, hew_err *err)
 {
     int base = -1;
@@ -174,7 +160,8 @@ hew_code ws_write(const char *root, const ws_path *wp, const void *data, size_t 
     return rc;
 }
 
-hew_code ws_stat_abs(const char *root, const char *abs, struct stat *st, hew_err *err)
+/* ws_stat for an absolute canonical path: beneath root when inside it, else beneath "/". */
+static hew_code ws_stat_abs(const char *root, const char *abs, struct stat *st, hew_err *err)
 {
     ws_path wp = WS_PATH_INIT;
     wp.outside = !path_is_inside(root, abs);

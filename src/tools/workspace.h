@@ -10,7 +10,7 @@
  * path; paths outside the workspace are never ignored (Cline allows them).
  *
  * Confinement: ws_resolve checks a path once (symlinks resolved, inside or outside), and
- * every later open of it goes through ws_open / ws_open_file / ws_write (base/fsat.h): the
+ * every later open of it goes through ws_open_file / ws_write (base/fsat.h): the
  * canonical path that was checked is opened beneath the workspace root (or beneath "/" for
  * an approved path outside) without following any symlink, so a folder swapped for a
  * symlink in between makes the open fail instead of redirecting it. Tools never open a
@@ -58,9 +58,6 @@ bool ws_ignored(const ignore *ig, const ws_path *p, bool is_dir);
  * root is the workspace root the path was resolved against. Errors as fsat's: HEW_E_ESCAPE
  * when a symlink appeared on the path since it was resolved (nothing was opened). */
 
-/* Open wp with open(2) flags (mode for O_CREAT); *fd is the caller's to close. */
-hew_code ws_open(const char *root, const ws_path *wp, int flags, mode_t mode, int *fd,
-                 hew_err *err);
 /* Look at wp (never follows a symlink): HEW_E_NOTFOUND when it is not there. */
 hew_code ws_stat(const char *root, const ws_path *wp, struct stat *st, hew_err *err);
 /* Open wp for reading when it is a regular file (fsat_open_file): *st always, *fd -1 for
@@ -71,8 +68,6 @@ hew_code ws_open_file(const char *root, const ws_path *wp, int *fd, struct stat 
  * fsat_write_atomic). mode: for a new file (the umask applies). */
 hew_code ws_write(const char *root, const ws_path *wp, const void *data, size_t len,
                   mode_t mode, hew_err *err);
-/* ws_stat for an absolute canonical path: beneath root when inside it, else beneath "/". */
-hew_code ws_stat_abs(const char *root, const char *abs, struct stat *st, hew_err *err);
 
 /* ---- hard links of ignored files --------------------------------------------------------
  * A file with st_nlink > 1 may be another name of a file .clineignore blocks (a hard link

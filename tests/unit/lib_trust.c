@@ -52,11 +52,11 @@ static char *mkdirp(const char *rel)
 static json_t *check(const char *dir)
 {
     char err[512] = "";
-    char *text = hew_trust_check(&opts, dir, err, sizeof err);
-    if (!text)
+    char *text = NULL;
+    if (hew_trust_check(&opts, dir, &text, err, sizeof err) != HEW_OK)
         fprintf(stderr, "  hew_trust_check: %s\n", err);
     json_t *j = text ? json_loads(text, 0, NULL) : NULL;
-    free(text);
+    hew_free(text);
     return j;
 }
 
@@ -66,10 +66,10 @@ static const char *state_of(const json_t *rep)
     return s ? s : "(none)";
 }
 
-static int grant(const json_t *rep, char *err, size_t n)
+static hew_code grant(const json_t *rep, char *err, size_t n)
 {
     char *text = json_dumps(rep, JSON_COMPACT);
-    int rc = hew_trust_grant(&opts, text, err, n);
+    hew_code rc = hew_trust_grant(&opts, text, err, n);
     free(text);
     return rc;
 }
@@ -130,9 +130,10 @@ static void test_root(void)
     CHECK(wsroot_find(file, me, &err) == NULL);
     CHECK_INT(err.code, HEW_E_INVALID);
     /* the public function is the same rule */
-    char *pub = hew_workspace_root(deep, NULL, 0);
+    char *pub = NULL;
+    (void)hew_workspace_root(deep, &pub, NULL, 0);
     CHECK_STR(pub, repo);
-    free(pub);
+    hew_free(pub);
     free(plain);
     free(deep);
     free(repo);
@@ -165,12 +166,13 @@ static void test_store(void)
     json_decref(rep);
 
     put(ws, ".hew/mcp.json", HOSTILE);
-    char *text = hew_trust_check(&opts, ws, err, sizeof err);
+    char *text = NULL;
+    (void)hew_trust_check(&opts, ws, &text, err, sizeof err);
     REQUIRE(text);
     CHECK(strstr(text, "sk-unit-secret-value") == NULL); /* no value expanded, ever */
     CHECK(strstr(text, "Bearer") == NULL);               /* header values are not shown */
     rep = json_loads(text, 0, NULL);
-    free(text);
+    hew_free(text);
     CHECK_STR(state_of(rep), "untrusted");
     json_t *f = json_array_get(json_object_get(rep, "files"), 0);
     CHECK_STR(json_string_value(json_object_get(f, "path")), ".hew/mcp.json");
@@ -190,9 +192,10 @@ static void test_store(void)
     json_t *now = check(ws);
     CHECK_STR(state_of(now), "trusted");
     json_decref(now);
-    char *list = hew_trust_list(&opts, err, sizeof err);
+    char *list = NULL;
+    (void)hew_trust_list(&opts, &list, err, sizeof err);
     CHECK(list && strstr(list, ws));
-    free(list);
+    hew_free(list);
     char *store = path_join(opts.data_dir, "trust.json");
     struct stat st;
     CHECK(stat(store, &st) == 0 && (st.st_mode & 0777) == 0600);
@@ -204,7 +207,7 @@ static void test_store(void)
     CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(now, "files"), 0),
                                                 "state")),
               "changed");
-    CHECK_INT(grant(rep, err, sizeof err), -1);
+    CHECK_INT(grant(rep, err, sizeof err), HEW_E_STALE);
     CHECK(strstr(err, "changed since it was shown") != NULL);
     json_decref(now);
     json_decref(rep);
@@ -213,17 +216,21 @@ static void test_store(void)
     CHECK_INT(hew_trust_grant(&opts, "{\"root\": \"/\", \"files\": [{\"path\": \"../x\", "
                                      "\"sha256\": \"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"}]}",
                               err, sizeof err),
-              -1);
-    CHECK_INT(hew_trust_grant(&opts, "not json", err, sizeof err), -1);
+              HEW_E_INVALID);
+    CHECK_INT(hew_trust_grant(&opts, "not json", err, sizeof err), HEW_E_INVALID);
+    CHECK(strstr(err, "not a trust report") != NULL);
 
     /* revoke */
     now = check(ws);
     CHECK_INT(grant(now, err, sizeof err), 0);
     json_decref(now);
-    CHECK_INT(hew_trust_revoke(&opts, ws, err, sizeof err), 0);
+    int was = -1;
+    CHECK_INT(hew_trust_revoke(&opts, ws, &was, err, sizeof err), HEW_OK);
+    CHECK_INT(was, 1);
     now = check(ws);
     CHECK_STR(state_of(now), "untrusted");
-    CHECK_INT(hew_trust_revoke(&opts, ws, err, sizeof err), 1);
+    CHECK_INT(hew_trust_revoke(&opts, ws, &was, err, sizeof err), HEW_OK);
+    CHECK_INT(was, 0); /* nothing to forget is no error: the distinction is was_trusted */
 
     /* a broken store trusts nothing, says why, and is never overwritten */
     CHECK_INT(grant(now, err, sizeof err), 0);
@@ -234,7 +241,7 @@ static void test_store(void)
     now = check(ws);
     CHECK_STR(state_of(now), "untrusted");
     CHECK(json_string_value(json_object_get(now, "problem")) != NULL);
-    CHECK_INT(grant(now, err, sizeof err), -1);
+    CHECK_INT(grant(now, err, sizeof err), HEW_E_CORRUPT);
     CHECK(strstr(err, "fix it, or remove it") != NULL);
     char *kept = NULL;
     size_t klen = 0;
@@ -256,9 +263,10 @@ static void *granter(void *arg)
 {
     const char *dir = arg;
     char err[512];
-    char *rep = hew_trust_check(&opts, dir, err, sizeof err);
-    int rc = rep ? hew_trust_grant(&opts, rep, err, sizeof err) : -1;
-    free(rep);
+    char *rep = NULL;
+    (void)hew_trust_check(&opts, dir, &rep, err, sizeof err);
+    hew_code rc = rep ? hew_trust_grant(&opts, rep, err, sizeof err) : HEW_E_NOMEM;
+    hew_free(rep);
     return (void *)(long)rc;
 }
 
@@ -328,9 +336,10 @@ static bool wait_status(hew_session *s, const char *name, const char *status)
     char want[128];
     snprintf(want, sizeof want, "\"status\":\"%s\"", status);
     for (int i = 0; i < 400; i++) {
-        char *st = hew_mcp_status_json(s);
+        char *st = NULL;
+        (void)hew_mcp_status_json(s, &st);
         json_t *all = st ? json_loads(st, 0, NULL) : NULL;
-        free(st);
+        hew_free(st);
         size_t k;
         json_t *e;
         bool hit = false;
@@ -372,7 +381,8 @@ static void test_session_watch(void)
     o.cwd = ws;
     o.persist = 0;
     o.checkpoints = 0;
-    hew_session *s = hew_session_new(&o, err, sizeof err);
+    hew_session *s = NULL;
+    (void)hew_session_new(&o, &s, err, sizeof err);
     REQUIRE(s);
     /* an edit while the session runs: untrusted, so shown, never started */
     char text[1024];

@@ -787,18 +787,21 @@ static void test_sessions_share_servers(void)
     o.persist = 0;
     o.checkpoints = 0;
     char err[512] = "";
-    hew_session *a = hew_session_new(&o, err, sizeof err);
+    hew_session *a = NULL;
+    (void)hew_session_new(&o, &a, err, sizeof err);
     REQUIRE(a);
-    CHECK_INT(hew_mcp_wait(a, 30000), 1);
-    char *st = hew_mcp_status_json(a);
+    CHECK_INT(hew_mcp_wait(a, 30000), HEW_OK);
+    char *st = NULL;
+    (void)hew_mcp_status_json(a, &st);
     CHECK(st && strstr(st, "\"connected\""));
-    free(st);
-    hew_session *b = hew_session_new(&o, err, sizeof err);
+    hew_free(st);
+    hew_session *b = NULL;
+    (void)hew_session_new(&o, &b, err, sizeof err);
     REQUIRE(b);
     hew_session_free(a);
-    st = hew_mcp_status_json(b); /* at once: no reconnect */
+    (void)hew_mcp_status_json(b, &st); /* at once: no reconnect */
     CHECK(st && strstr(st, "\"connected\""));
-    free(st);
+    hew_free(st);
     /* An edit of the file is noticed by itself: the server is now disabled. */
     f = fopen(settings, "w");
     fprintf(f, "{\"mcpServers\": {\"everything\": {\"command\": \"node\", \"args\": [\"%s\", "
@@ -807,9 +810,9 @@ static void test_sessions_share_servers(void)
     fclose(f);
     bool disabled = false;
     for (int i = 0; i < 400 && !disabled; i++) {
-        st = hew_mcp_status_json(b);
+        (void)hew_mcp_status_json(b, &st);
         disabled = st && strstr(st, "\"disabled\"");
-        free(st);
+        hew_free(st);
         if (!disabled)
             usleep(50000);
     }
@@ -819,10 +822,10 @@ static void test_sessions_share_servers(void)
     fputs("{\"mcpServers\": {\"everything\": {\"command\": 42}}}\n", f);
     fclose(f);
     usleep(600000);
-    st = hew_mcp_status_json(b);
+    (void)hew_mcp_status_json(b, &st);
     CHECK(st && strstr(st, "\"disabled\""));
-    free(st);
-    CHECK_INT(hew_mcp_reload(b, err, sizeof err), -1); /* reload says why */
+    hew_free(st);
+    CHECK_INT(hew_mcp_reload(b, err, sizeof err), HEW_E_INVALID); /* reload says why */
     CHECK(strstr(err, "command") != NULL);
     /* And reload applies a good file at once. */
     f = fopen(settings, "w");
@@ -830,21 +833,22 @@ static void test_sessions_share_servers(void)
                "\"stdio\"]}}}\n",
             everything_js);
     fclose(f);
-    CHECK_INT(hew_mcp_reload(b, err, sizeof err), 0);
-    CHECK_INT(hew_mcp_wait(b, 30000), 1);
-    st = hew_mcp_status_json(b);
+    CHECK_INT(hew_mcp_reload(b, err, sizeof err), HEW_OK);
+    CHECK_INT(hew_mcp_wait(b, 30000), HEW_OK);
+    (void)hew_mcp_status_json(b, &st);
     CHECK(st && strstr(st, "\"again\"") && strstr(st, "\"connected\""));
-    free(st);
+    hew_free(st);
     /* No settings file yet: a server added to it while the session runs is picked up. */
     char later[1100];
     snprintf(later, sizeof later, "%s/later.json", dir);
     hew_options lo = o;
     lo.mcp_settings = later;
-    hew_session *d = hew_session_new(&lo, err, sizeof err);
+    hew_session *d = NULL;
+    (void)hew_session_new(&lo, &d, err, sizeof err);
     REQUIRE(d);
-    st = hew_mcp_status_json(d);
+    (void)hew_mcp_status_json(d, &st);
     CHECK_STR(st, "[]");
-    free(st);
+    hew_free(st);
     f = fopen(later, "w");
     fprintf(f, "{\"mcpServers\": {\"added\": {\"command\": \"node\", \"args\": [\"%s\", "
                "\"stdio\"]}}}\n",
@@ -852,9 +856,9 @@ static void test_sessions_share_servers(void)
     fclose(f);
     bool added = false;
     for (int i = 0; i < 800 && !added; i++) {
-        st = hew_mcp_status_json(d);
+        (void)hew_mcp_status_json(d, &st);
         added = st && strstr(st, "\"added\"") && strstr(st, "\"connected\"");
-        free(st);
+        hew_free(st);
         if (!added)
             usleep(50000);
     }
@@ -862,12 +866,13 @@ static void test_sessions_share_servers(void)
     hew_session_free(d);
     /* Turned off: no servers at all. */
     o.mcp = 0;
-    hew_session *c = hew_session_new(&o, err, sizeof err);
+    hew_session *c = NULL;
+    (void)hew_session_new(&o, &c, err, sizeof err);
     REQUIRE(c);
-    st = hew_mcp_status_json(c);
+    (void)hew_mcp_status_json(c, &st);
     CHECK_STR(st, "[]");
-    free(st);
-    CHECK_INT(hew_mcp_reload(c, err, sizeof err), -1);
+    hew_free(st);
+    CHECK_INT(hew_mcp_reload(c, err, sizeof err), HEW_E_STATE); /* MCP is off for c */
     hew_session_free(c);
     hew_session_free(b);
     tmpdir_remove(dir);

@@ -3,8 +3,8 @@
  * HTTP+SSE, and auto mode against both), and against a tiny local HTTP server of our own
  * for what a real server will not do on demand: an HTTP 500, a refused connection, a GET
  * stream answered 405, a batch, noise, a stream that breaks and is resumed with
- * Last-Event-ID, an expired session, an endpoint on another site. Also the URL resolution
- * of the HTTP+SSE endpoint. The real servers come from scripts/install-deps. */
+ * Last-Event-ID, an expired session, an endpoint on another site (the URL arithmetic
+ * itself is tested in net_url.c). The real servers come from scripts/install-deps. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
@@ -22,7 +22,6 @@
 
 #include "check.h"
 #include "mcpsrv.h"
-#include "mcp/http_url.h"
 #include "mcp/transport.h"
 #include "tools/proc.h"
 
@@ -1066,53 +1065,8 @@ static void test_bad_options(void)
     collector_release(&c);
 }
 
-/* ---- the endpoint URL ---------------------------------------------------------------------- */
-
-static void test_url_resolution(void)
-{
-    static const struct {
-        const char *base, *ref, *want;
-    } cases[] = {
-        { "http://h:1/sse", "/message?sessionId=ab", "http://h:1/message?sessionId=ab" },
-        { "http://h:1/a/b/sse", "message?x=1", "http://h:1/a/b/message?x=1" },
-        { "http://h:1/a/b/sse", "../rpc", "http://h:1/a/rpc" },
-        { "http://h:1/a/b/sse", "./rpc", "http://h:1/a/b/rpc" },
-        { "http://h:1/a/b/sse?k=1", "?s=2", "http://h:1/a/b/sse?s=2" },
-        { "http://h:1/sse", "https://other/x#frag", "https://other/x" },
-        { "https://h/sse", "//cdn.h/m", "https://cdn.h/m" },
-        { "http://h", "m", "http://h/m" },
-        { "http://h:1/sse", " /message \n", "http://h:1/message" },
-        { "http://h:1/a/sse", "/x/../../y/./z", "http://h:1/y/z" },
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *got = NULL;
-        hew_err err = HEW_ERR_INIT;
-        CHECK_INT(mcp_http_url_resolve(cases[i].base, cases[i].ref, &got, &err), HEW_OK);
-        CHECK_STR(got, cases[i].want);
-        free(got);
-    }
-    char *got = NULL;
-    CHECK_INT(mcp_http_url_resolve("http://h/sse", "javascript:alert(1)", &got, NULL),
-              HEW_E_INVALID);
-    CHECK_INT(mcp_http_url_resolve("http://h/sse", "", &got, NULL), HEW_E_INVALID);
-    CHECK_INT(mcp_http_url_resolve("http://h/sse", "/a b", &got, NULL), HEW_E_INVALID);
-    CHECK_INT(mcp_http_url_resolve("file:///x", "/a", &got, NULL), HEW_E_INVALID);
-    CHECK(got == NULL);
-
-    CHECK(mcp_http_url_same_origin("http://H:80/a", "http://h/b?x"));
-    CHECK(mcp_http_url_same_origin("https://u:p@h/a", "https://h:443/"));
-    CHECK(!mcp_http_url_same_origin("http://h/a", "https://h/a"));
-    CHECK(!mcp_http_url_same_origin("http://h:1/a", "http://h:2/a"));
-    CHECK(!mcp_http_url_same_origin("http://h.evil/a", "http://h/a"));
-
-    char shown[128];
-    mcp_http_url_display("https://user:key@h:8/mcp?token=x#f", shown, sizeof shown);
-    CHECK_STR(shown, "https://h:8/mcp");
-}
-
 int main(void)
 {
-    RUN(test_url_resolution);
     RUN(test_bad_options);
     RUN(test_connection_refused);
     RUN(test_fake_streamable_paths);

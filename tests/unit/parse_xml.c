@@ -15,6 +15,7 @@
 #include "base/utf8.h"
 #include "check.h"
 #include "hew.h"
+#include "hew_debug.h"
 #include "parse/cline_names.h"
 #include "parse/parser.h"
 #include "parse/tagset.h"
@@ -346,14 +347,15 @@ static void test_fixtures(void)
         static const size_t chunks[] = { 0, 1, 2, 3, 5, 7, 13, 64 };
         for (size_t c = 0; want && c < sizeof chunks / sizeof chunks[0]; c++) {
             char errbuf[256];
-            char *got = hew_debug_parse(text, n, NULL, chunks[c], errbuf, sizeof errbuf);
+            char *got = NULL;
+            (void)hew_debug_parse(text, n, NULL, chunks[c], &got, errbuf, sizeof errbuf);
             CHECK(got != NULL);
             if (got && strcmp(got, want) != 0) {
                 fprintf(stderr, "%s (chunk %zu):\n  got  %s\n  want %s\n", e->d_name,
                         chunks[c], got, want);
                 check_fail(__FILE__, __LINE__, "fixture mismatch");
             }
-            free(got);
+            hew_free(got);
         }
         check_input(text, n, 0x9E3779B97F4A7C15ull ^ n, n < 200);
         free(want);

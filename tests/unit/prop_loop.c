@@ -720,11 +720,11 @@ static json_t *stored_task(seq *s, const char *id)
     hew_options_init(&o);
     o.data_dir = s->data_dir;
     char err[256];
-    char *js = hew_history_task_json(&o, id, 0, err, sizeof err);
-    if (!js)
+    char *js = NULL;
+    if (hew_history_task_json(&o, id, 0, &js, err, sizeof err) != HEW_OK)
         fprintf(stderr, "prop: seed %llu: store: %s\n", s->seed, err);
     json_t *j = js ? json_loads(js, 0, NULL) : NULL;
-    free(js);
+    hew_free(js);
     return j;
 }
 
@@ -994,13 +994,14 @@ static void run_phase(seq *s, phase_kind kind, const char *id, const char *text,
     hew_options o;
     session_options(s, cfg, f.url, &p, &o);
     char err[512];
-    hew_session *sess = hew_session_new(&o, err, sizeof err);
+    hew_session *sess = NULL;
+    (void)hew_session_new(&o, &sess, err, sizeof err);
     hew_task *t = NULL;
     if (!sess) {
         violate(s, "harness.session", "start", "session: %s", err);
     } else {
-        t = kind == PHASE_START ? hew_task_start(sess, text, err, sizeof err)
-                                : hew_task_resume(sess, id, err, sizeof err);
+        (void)(kind == PHASE_START ? hew_task_start(sess, text, &t, err, sizeof err)
+                                   : hew_task_resume(sess, id, &t, err, sizeof err));
         if (!t)
             violate(s, kind == PHASE_START ? "harness.start" : "resume.refused",
                     kind == PHASE_START ? "start" : "final", "%s", err);

@@ -840,6 +840,15 @@ static void test_jload(void)
         "{\"\\u0000\":1}", " \t\n{ \"a\" : [ 1 , 2 ] } \r\n", "{} x", "[[[[[]]]]]",
         "\"0123456789abcdef0123456789abcdef\\n0123456789abcdef\"",
         LONG_LINE_CASE,
+        /* a key and its value both escaped (decoded into two scratches), containers under
+         * escaped and duplicate keys, a NUL in an escaped key among others */
+        "{\"k\\n\":\"v\\t\",\"k\\u00e9\":[\"\\u00e9\",{\"\\\"\":\"\\\\\"}]}",
+        "{\"a\":[1,{\"b\":2}],\"a\":{\"c\":[3]},\"a\":\"last\"}",
+        "{\"ok\":1,\"x\\u0000y\":2}", "[{\"\\u0000\":[]}]",
+        /* numbers of every length, at the edges */
+        "[1.000000000000000000000000000000000000000000000000000000000000000000000001]",
+        "[-0.0, 0e0, 1e-320, 2.2250738585072014e-308, 1.7976931348623157e308, 1.8e308]",
+        "[123456789012345678, 1234567890123456789, 12345678901234567890]",
         "",
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -853,6 +862,16 @@ static void test_jload(void)
         deep[n++] = ']';
     deep[n] = '\0';
     jload_same(deep);
+    /* nesting exactly at jansson's limit and one past it: the same answer */
+    static char edge[2 * 2049 + 1];
+    for (int d = 2048; d <= 2049; d++) {
+        for (int i = 0; i < d; i++) {
+            edge[i] = '[';
+            edge[d + i] = ']';
+        }
+        edge[2 * d] = '\0';
+        jload_same(edge);
+    }
     /* random strings of awkward bytes */
     srand(7);
     const char alphabet[] = "ab\"\\nu0dD8e\xc3\xa9\xe2\x98\xba\x80\xff{}[],: \t";

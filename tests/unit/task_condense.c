@@ -100,7 +100,7 @@ static int run_session(run *r, const char *scenario, void (*tweak)(hew_options *
     if (tweak)
         tweak(&o);
     char err[512];
-    r->s = hew_session_new(&o, err, sizeof err);
+    (void)hew_session_new(&o, &r->s, err, sizeof err);
     if (!r->s) {
         fprintf(stderr, "session: %s\n", err);
         return -1;
@@ -115,7 +115,7 @@ static int run_start_answering(run *r, const char *scenario, const char *task,
         return -1;
     r->new_task = new_task; /* before the task thread starts: it reads it */
     char err[512];
-    r->t = hew_task_start(r->s, task, err, sizeof err);
+    (void)hew_task_start(r->s, task, &r->t, err, sizeof err);
     if (!r->t) {
         fprintf(stderr, "task: %s\n", err);
         return -1;
@@ -594,7 +594,7 @@ static void abort_and_resume(run *r, const char *stalled_text)
     snprintf(id, sizeof id, "%s", hew_task_id(r->t));
     hew_task_free(r->t);
     char err[256];
-    r->t = hew_task_resume(r->s, id, err, sizeof err);
+    (void)hew_task_resume(r->s, id, &r->t, err, sizeof err);
     REQUIRE(r->t != NULL);
 }
 
@@ -699,7 +699,7 @@ static void test_resume_right_after_the_summary_takes_it(void)
     run r;
     REQUIRE(run_session(&r, "{\"responses\":[" COMPLETE("Painted it blue.") "]}",
                         condense_on) == 0);
-    r.t = hew_task_resume(r.s, id, err, sizeof err);
+    (void)hew_task_resume(r.s, id, &r.t, err, sizeof err);
     REQUIRE(r.t != NULL);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     json_t *reqs = fakeprov_requests(&r.fp);
@@ -727,7 +727,7 @@ static void test_resume_before_the_answer_asks_again(void)
     run r;
     REQUIRE(run_session(&r, "{\"responses\":[" SUMMARIZE "," COMPLETE("Painted it blue.") "]}",
                         condense_on) == 0);
-    r.t = hew_task_resume(r.s, id, err, sizeof err);
+    (void)hew_task_resume(r.s, id, &r.t, err, sizeof err);
     REQUIRE(r.t != NULL);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     json_t *reqs = fakeprov_requests(&r.fp);
@@ -772,7 +772,8 @@ static void test_confirmed_new_task_starts_the_successor(void)
 
     /* the front end goes on with it, in the same session */
     char err[256];
-    hew_task *second = hew_task_start(r.s, next, err, sizeof err);
+    hew_task *second = NULL;
+    (void)hew_task_start(r.s, next, &second, err, sizeof err);
     REQUIRE(second != NULL);
     hew_task_free(r.t);
     r.t = second;

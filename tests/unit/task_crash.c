@@ -191,9 +191,11 @@ static void test_kills_lose_nothing_committed(void)
             o.data_dir = dd;
             o.on_event = on_event;
             char e[256];
-            hew_session *sess = hew_session_new(&o, e, sizeof e);
+            hew_session *sess = NULL;
+            (void)hew_session_new(&o, &sess, e, sizeof e);
             REQUIRE(sess != NULL);
-            hew_task *t = hew_task_resume(sess, id, e, sizeof e);
+            hew_task *t = NULL;
+            (void)hew_task_resume(sess, id, &t, e, sizeof e);
             REQUIRE(t != NULL);
             hew_task_status st = hew_task_wait(t);
             check_count++;

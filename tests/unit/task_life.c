@@ -88,8 +88,7 @@ static int run_open_in(run *r, const char *scenario, const char *data_dir)
     o.on_event = on_event;
     o.event_ud = r;
     char err[512];
-    r->s = hew_session_new(&o, err, sizeof err);
-    if (!r->s) {
+    if (hew_session_new(&o, &r->s, err, sizeof err) != HEW_OK) {
         fprintf(stderr, "session: %s\n", err);
         return -1;
     }
@@ -220,7 +219,7 @@ static void test_abort_at_an_ask_then_join(void)
     task_join(t);
     CHECK_INT(task_status(t), HEW_TASK_ABORTED);
     CHECK_STR(task_result(t), "the user left");
-    CHECK_INT(task_ask_respond(t, TOOL_ANSWER_YES, NULL), HEW_E_INVALID);
+    CHECK_INT(task_ask_respond(t, TOOL_ANSWER_YES, NULL), HEW_E_STATE);
     task_join(t); /* joined already: returns at once */
     task_free(t);
     run_close(&r, true);

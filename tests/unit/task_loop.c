@@ -114,12 +114,12 @@ static int run_start(run *r, const char *scenario, const char *task,
     if (tweak)
         tweak(&o);
     char err[512];
-    r->s = hew_session_new(&o, err, sizeof err);
+    (void)hew_session_new(&o, &r->s, err, sizeof err);
     if (!r->s) {
         fprintf(stderr, "session: %s\n", err);
         return -1;
     }
-    r->t = hew_task_start(r->s, task, err, sizeof err);
+    (void)hew_task_start(r->s, task, &r->t, err, sizeof err);
     if (!r->t) {
         fprintf(stderr, "task: %s\n", err);
         return -1;
@@ -960,7 +960,7 @@ static void test_interrupted_task_resumes_with_its_history(void)
     RUN_SET(&r, feedback, NULL);
     RUN_SET(&r, policy, NULL);
     char err[256];
-    r.t = hew_task_resume(r.s, id, err, sizeof err);
+    (void)hew_task_resume(r.s, id, &r.t, err, sizeof err);
     REQUIRE(r.t != NULL);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     CHECK_STR(hew_task_result(r.t), "finished after the resume");
@@ -1352,7 +1352,7 @@ static void test_abort_during_ask(void)
     hew_task_abort(r.t, NULL);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
     CHECK(now_ms() - t0 < 1000);
-    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), -1); /* nothing pending now */
+    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_E_STATE); /* nothing pending now */
     run_free(&r);
 }
 

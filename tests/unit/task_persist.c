@@ -64,10 +64,10 @@ static void test_no_callback_stores_everything(void)
     hew_options o;
     options(&o, fp.url, data, ws); /* on_event stays NULL */
     char err[256];
-    hew_session *s = hew_session_new(&o, err, sizeof err);
-    REQUIRE(s != NULL);
-    hew_task *t = hew_task_start(s, "Plan it.", err, sizeof err);
-    REQUIRE(t != NULL);
+    hew_session *s = NULL;
+    REQUIRE(hew_session_new(&o, &s, err, sizeof err) == HEW_OK);
+    hew_task *t = NULL;
+    REQUIRE(hew_task_start(s, "Plan it.", &t, err, sizeof err) == HEW_OK);
     /* No callback tells us of the completion ask: answer it once it is waiting. */
     while (hew_task_status_now(t) == HEW_TASK_RUNNING && hew_task_respond(t, HEW_ANSWER_YES, NULL) != 0)
         nap();
@@ -77,10 +77,10 @@ static void test_no_callback_stores_everything(void)
     hew_task_free(t);
     hew_session_free(s);
 
-    char *js = hew_history_task_json(&o, id, 1, err, sizeof err);
-    REQUIRE(js != NULL);
+    char *js = NULL;
+    REQUIRE(hew_history_task_json(&o, id, 1, &js, err, sizeof err) == HEW_OK);
     json_t *task = json_loads(js, 0, NULL);
-    free(js);
+    hew_free(js);
     REQUIRE(task != NULL);
     const json_t *said = stored_event(task, "text", "say");
     CHECK(said != NULL);
@@ -155,10 +155,10 @@ static void test_growing_message_is_stored_as_it_grows(void)
     o.on_event = on_event_grow;
     o.event_ud = &g;
     char err[256];
-    hew_session *s = hew_session_new(&o, err, sizeof err);
-    REQUIRE(s != NULL);
-    hew_task *t = hew_task_start(s, "Plan it.", err, sizeof err);
-    REQUIRE(t != NULL);
+    hew_session *s = NULL;
+    REQUIRE(hew_session_new(&o, &s, err, sizeof err) == HEW_OK);
+    hew_task *t = NULL;
+    REQUIRE(hew_task_start(s, "Plan it.", &t, err, sizeof err) == HEW_OK);
     CHECK_INT(hew_task_wait(t), HEW_TASK_COMPLETED);
     CHECK(g.found);
     CHECK(g.prefix_ok);
@@ -166,10 +166,10 @@ static void test_growing_message_is_stored_as_it_grows(void)
     snprintf(id, sizeof id, "%s", hew_task_id(t));
     hew_task_free(t);
     hew_session_free(s);
-    char *js = hew_history_task_json(&o, id, 1, err, sizeof err);
-    REQUIRE(js != NULL);
+    char *js = NULL;
+    REQUIRE(hew_history_task_json(&o, id, 1, &js, err, sizeof err) == HEW_OK);
     json_t *task = json_loads(js, 0, NULL);
-    free(js);
+    hew_free(js);
     const json_t *said = stored_event(task, "text", "say");
     CHECK(said && json_is_false(json_object_get(said, "partial")));
     CHECK_STR(json_string_value(json_object_get(said, "text")), ANSWER " " ANSWER " " ANSWER);

@@ -119,12 +119,12 @@ static int run_start(run *r, const char *scenario, const char *task,
     if (tweak)
         tweak(&o);
     char err[512];
-    r->s = hew_session_new(&o, err, sizeof err);
+    (void)hew_session_new(&o, &r->s, err, sizeof err);
     if (!r->s) {
         fprintf(stderr, "session: %s\n", err);
         return -1;
     }
-    r->t = hew_task_start(r->s, task, err, sizeof err);
+    (void)hew_task_start(r->s, task, &r->t, err, sizeof err);
     if (!r->t) {
         fprintf(stderr, "task: %s\n", err);
         return -1;
@@ -924,7 +924,7 @@ static void test_the_cut_survives_a_resume(void)
     snprintf(id, sizeof id, "%s", hew_task_id(r.t));
     hew_task_free(r.t);
     char err[256];
-    r.t = hew_task_resume(r.s, id, err, sizeof err);
+    (void)hew_task_resume(r.s, id, &r.t, err, sizeof err);
     REQUIRE(r.t != NULL);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     json_t *reqs = fakeprov_requests(&r.fp);

@@ -71,7 +71,7 @@ static int run_start(run *r, const char *scenario)
     o.on_event = on_event;
     o.event_ud = r;
     char err[512];
-    r->s = hew_session_new(&o, err, sizeof err);
+    (void)hew_session_new(&o, &r->s, err, sizeof err);
     if (!r->s)
         fprintf(stderr, "session: %s\n", err);
     return r->s ? 0 : -1;
@@ -148,10 +148,11 @@ static void check_stored(const char *id, const hew_totals *t)
     hew_options_init(&o);
     o.data_dir = data_dir;
     char err[256];
-    char *js = hew_history_json(&o, id, NULL, 0, err, sizeof err);
+    char *js = NULL;
+    (void)hew_history_json(&o, id, NULL, 0, &js, err, sizeof err);
     REQUIRE(js != NULL);
     json_t *list = json_loads(js, 0, NULL);
-    free(js);
+    hew_free(js);
     json_t *row = json_array_get(list, 0);
     REQUIRE(json_array_size(list) == 1);
     CHECK_STR(json_string_value(json_object_get(row, "id")), id);
@@ -177,7 +178,7 @@ static void test_retried_request_keeps_its_usage(void)
                                                       "\"cache_read\":1024,\"cache_write\":300}")
                           "]}") == 0);
     char err[256];
-    r.t = hew_task_start(r.s, "Retry me", err, sizeof err);
+    (void)hew_task_start(r.s, "Retry me", &r.t, err, sizeof err);
     REQUIRE(r.t != NULL);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     json_t *ev = last_api_req(&r);
@@ -209,7 +210,7 @@ static void test_totals_grow_across_abort_and_resume(void)
                           COMPLETE_WITH("{\"input\":3000,\"output\":40,\"cache_read\":2000,"
                                         "\"cache_write\":0}") "]}") == 0);
     char err[256];
-    r.t = hew_task_start(r.s, "a long job", err, sizeof err);
+    (void)hew_task_start(r.s, "a long job", &r.t, err, sizeof err);
     REQUIRE(r.t != NULL);
     REQUIRE(wait_event(&r, "text"));
     hew_task_abort(r.t, "Ctrl-C");
@@ -225,7 +226,7 @@ static void test_totals_grow_across_abort_and_resume(void)
     check_stored(id, &task);
     hew_task_free(r.t);
 
-    r.t = hew_task_resume(r.s, id, err, sizeof err);
+    (void)hew_task_resume(r.s, id, &r.t, err, sizeof err);
     REQUIRE(r.t != NULL);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     double second = price(3000, 40, 2000, 0);
@@ -244,7 +245,7 @@ static void test_failed_resume_keeps_the_stored_totals(void)
                                                            "\"cache_read\":1024,"
                                                            "\"cache_write\":300}") "]}") == 0);
     char err[256];
-    r.t = hew_task_start(r.s, "Keep my totals", err, sizeof err);
+    (void)hew_task_start(r.s, "Keep my totals", &r.t, err, sizeof err);
     REQUIRE(r.t != NULL);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     hew_totals before;
@@ -268,7 +269,7 @@ static void test_failed_resume_keeps_the_stored_totals(void)
     CHECK_INT(sqlite3_changes(db), 1);
     sqlite3_close(db);
 
-    r.t = hew_task_resume(r.s, id, err, sizeof err);
+    (void)hew_task_resume(r.s, id, &r.t, err, sizeof err);
     REQUIRE(r.t != NULL);
     CHECK(hew_task_wait(r.t) != HEW_TASK_RUNNING); /* it could not go on */
     hew_totals task, run_tot;

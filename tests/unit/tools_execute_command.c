@@ -529,8 +529,11 @@ static const char *command_message_kind(const char *req, int safe, int all, int 
     o.on_event = on_event;
     o.event_ud = &a;
     char err[256];
-    hew_session *s = hew_session_new(&o, err, sizeof err);
-    hew_task *t = s ? hew_task_start(s, "run it", err, sizeof err) : NULL;
+    hew_session *s = NULL;
+    (void)hew_session_new(&o, &s, err, sizeof err);
+    hew_task *t = NULL;
+    if (s)
+        (void)hew_task_start(s, "run it", &t, err, sizeof err);
     const char *kind = NULL;
     if (t) {
         CHECK_INT(hew_task_wait(t), HEW_TASK_COMPLETED);
@@ -602,8 +605,11 @@ static const char *command_fate(const char *cmd_call, const struct fate_opts *f)
     o.on_event = on_event_no;
     o.event_ud = &a;
     char err[256];
-    hew_session *s = hew_session_new(&o, err, sizeof err);
-    hew_task *t = s ? hew_task_start(s, "run it", err, sizeof err) : NULL;
+    hew_session *s = NULL;
+    (void)hew_session_new(&o, &s, err, sizeof err);
+    hew_task *t = NULL;
+    if (s)
+        (void)hew_task_start(s, "run it", &t, err, sizeof err);
     const char *fate = NULL;
     if (t) {
         hew_task_wait(t);
