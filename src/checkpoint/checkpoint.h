@@ -49,7 +49,7 @@
  * ---- What the task loop calls, when ------------------------------------------------------
  *   first request:  checkpoint_open (fast: checks git, creates the shadow; on error show
  *                   err.msg once — "checkpoints are off: …" — and go on without); then
- *                   say checkpoint_created, count it in t->checkpoints_in_flight, and
+ *                   say checkpoint_created, count it in t->ckpt.in_flight (task/ckpt.c), and
  *                   checkpoint_commit_async(c, CHECKPOINT_INITIAL, done, t); done() stores
  *                   the hash on that message and counts it down (also on
  *                   error: the gate must open);

@@ -2,7 +2,6 @@
  * defaults, resolving the provider and the model, starting the task thread, answering
  * asks, aborting, waiting. The loop itself is in task/. Never prints or exits. */
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,7 +179,7 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
     st->api_key = dup_opt(o->api_key);
     st->base_url = dup_opt(o->base_url);
     st->protocol = dup_opt(o->protocol);
-    snprintf(st->mode, sizeof st->mode, "%s", o->mode && strcmp(o->mode, "plan") == 0 ? "plan" : "act");
+    st->mode = mode_or(o->mode, MODE_ACT);
     st->mode_chosen = o->mode != NULL;
     st->yolo = o->yolo;
     st->auto_approve_read = o->auto_approve_read;
@@ -258,120 +257,25 @@ void hew_session_free(hew_session *s)
     free(s);
 }
 
-static void wake_task(void *ud)
+/* A task of s made and started (task/life.c) into *out, or the code of the failure
+ * (memory, a thread that cannot start) with err. */
+static hew_code task_launch(hew_session *s, const char *text, const char *resume_id,
+                            hew_task **out, char *err, size_t errlen)
 {
-    hew_task *t = ud;
-    pthread_mutex_lock(&t->mu);
-    pthread_cond_broadcast(&t->cv);
-    pthread_mutex_unlock(&t->mu);
-}
-
-/* A new task's id: the time in ms, never one this process gave out before (two tasks in
- * the same millisecond get consecutive ones), so the store keeps it as is. */
-static long long next_task_id(void)
-{
-    static _Atomic long long last;
-    long long now = clock_wall_ms(), prev = atomic_load(&last);
-    for (;;) {
-        long long id = now > prev ? now : prev + 1;
-        if (atomic_compare_exchange_weak(&last, &prev, id))
-            return id;
+    hew_err e = HEW_ERR_INIT;
+    hew_task *t = task_new(s, text, resume_id, &e);
+    if (t && task_start(t, &e) != HEW_OK) {
+        task_free(t);
+        t = NULL;
     }
-}
-
-static void task_free_state(hew_task *t)
-{
-    task_stream_reset(t);
-    api_turn_release(&t->stream.turn);
-    abort_free(t->stream.abort);
-    abort_free(t->ckpt_abort);
-    abort_free(t->abort);
-    uimsg_list_release(&t->ui);
-    json_decref(t->history);
-    context_rewrites_release(&t->rewrites);
-    if (t->rules_loaded)
-        rules_set_release(&t->rules);
-    json_decref(t->user_content);
-    tool_answer_release(&t->ask_answer);
-    buf_release(&t->say_scratch);
-    buf_release(&t->event_line);
-    buf_release(&t->persist_line);
-    text_cleaner_release(&t->cleaner);
-    free(t->loop_signature);
-    free(t->task_text);
-    free(t->resume_id);
-    free(t->completed_result);
-    free(t->result);
-    free(t->successor);
-    pthread_cond_destroy(&t->cv);
-    pthread_mutex_destroy(&t->mu);
-    free(t);
-}
-
-static hew_task *task_launch(hew_session *s, const char *text, const char *resume_id,
-                             char *err, size_t errlen)
-{
-    hew_task *t = calloc(1, sizeof *t);
-    if (!t) {
-        lib_set_err(err, errlen, "out of memory");
-        return NULL;
-    }
-    t->session = s;
-    t->settings = &s->settings;
-    pthread_mutex_init(&t->mu, NULL);
-    clock_cond_init(&t->cv);
-    t->abort = abort_new();
-    t->stream.abort = abort_new();
-    t->ckpt_abort = abort_new();
-    /* The id is known before the thread starts (a resumed task keeps its own), so
-     * hew_task_id is stable from the first call and only this thread writes it. */
-    if (resume_id)
-        snprintf(t->task_id, sizeof t->task_id, "%s", resume_id);
-    else
-        snprintf(t->task_id, sizeof t->task_id, "%lld", next_task_id());
-    t->task_text = strdup(text);
-    t->resume_id = resume_id ? strdup(resume_id) : NULL;
-    t->history = json_array();
-    t->status = HEW_TASK_RUNNING;
-    t->api_req_index = -1;
-    buf_init(&t->say_scratch, 0);
-    buf_init(&t->event_line, 0);
-    buf_init(&t->persist_line, 0);
-    t->persist_pending = -1;
-    text_cleaner_init(&t->cleaner, false);
-    t->clean_msg = -1;
-    t->request_usage = (api_usage)API_USAGE_UNKNOWN;
-    api_turn_init(&t->stream.turn);
-    t->totals = (api_usage){ 0, 0, 0, 0, 0, 0, -1.0 };
-    memcpy(t->mode, s->settings.mode, sizeof t->mode);
-    if (!t->abort || !t->stream.abort || !t->ckpt_abort || !t->task_text || !t->history ||
-        (resume_id && !t->resume_id)) {
-        lib_set_err(err, errlen, "out of memory");
-        task_free_state(t);
-        return NULL;
-    }
-    /* Wake the task thread's waits (asks, the stream) at once on abort; the listener
-     * lives as long as the token. */
-    abort_listen(t->abort, wake_task, t);
-    if (pthread_create(&t->thread, NULL, task_main, t) != 0) {
-        lib_set_err(err, errlen, "cannot start the task thread");
-        task_free_state(t);
-        return NULL;
-    }
-    t->thread_started = true;
+    if (!t)
+        return lib_fail(e.code != HEW_OK ? e.code : HEW_E_NOMEM, err, errlen, e.msg);
     /* libcurl loads while the task opens its store, ready by the first request. Only
      * now: a thread started while it loads waits for it (the loader's lock). */
     if (!s->warmup)
         s->warmup = http_warmup_start();
-    return t;
-}
-
-/* task_launch's answer as the API's: a task, or the code of its failure (it fails only
- * for memory or a thread that cannot start). */
-static hew_code launched(hew_task *t, hew_task **out)
-{
     *out = t;
-    return t ? HEW_OK : HEW_E_NOMEM;
+    return HEW_OK;
 }
 
 hew_code hew_task_start(hew_session *s, const char *text, hew_task **out, char *err,
@@ -382,7 +286,7 @@ hew_code hew_task_start(hew_session *s, const char *text, hew_task **out, char *
     *out = NULL;
     if (!s || !text || !*text)
         return lib_fail(HEW_E_INVALID, err, errlen, "no task text given");
-    return launched(task_launch(s, text, NULL, err, errlen), out);
+    return task_launch(s, text, NULL, out, err, errlen);
 }
 
 hew_code hew_task_resume(hew_session *s, const char *task_id, hew_task **out, char *err,
@@ -399,7 +303,7 @@ hew_code hew_task_resume(hew_session *s, const char *task_id, hew_task **out, ch
     if (strlen(task_id) >= sizeof ((hew_task *)0)->task_id)
         return lib_fail(HEW_E_NOTFOUND, err, errlen,
                         "no such task in the history: the id is too long (see `hew history`)");
-    return launched(task_launch(s, "", task_id, err, errlen), out);
+    return task_launch(s, "", task_id, out, err, errlen);
 }
 
 const char *hew_task_id(const hew_task *t)
@@ -412,61 +316,40 @@ hew_code hew_task_respond(hew_task *t, hew_answer answer, const char *text)
     if (!t || (answer != HEW_ANSWER_YES && answer != HEW_ANSWER_NO &&
                answer != HEW_ANSWER_MESSAGE))
         return HEW_E_INVALID;
-    pthread_mutex_lock(&t->mu);
-    if (!t->ask_waiting || t->ask_answered) {
-        pthread_mutex_unlock(&t->mu);
-        return HEW_E_STATE;
-    }
-    tool_answer_release(&t->ask_answer);
-    t->ask_answer.kind = answer == HEW_ANSWER_YES  ? TOOL_ANSWER_YES
-                         : answer == HEW_ANSWER_NO ? TOOL_ANSWER_NO
-                                                   : TOOL_ANSWER_MESSAGE;
-    t->ask_answer.text = text ? strdup(text) : NULL;
-    t->ask_answered = true;
-    pthread_cond_broadcast(&t->cv);
-    pthread_mutex_unlock(&t->mu);
-    return HEW_OK;
+    tool_answer_kind kind = answer == HEW_ANSWER_YES  ? TOOL_ANSWER_YES
+                            : answer == HEW_ANSWER_NO ? TOOL_ANSWER_NO
+                                                      : TOOL_ANSWER_MESSAGE;
+    return task_ask_respond(t, kind, text);
 }
 
 hew_code hew_task_set_mode(hew_task *t, const char *mode)
 {
-    if (!t || !mode || (strcmp(mode, "act") != 0 && strcmp(mode, "plan") != 0))
+    mode_kind m;
+    if (!t || !mode_parse(mode, &m))
         return HEW_E_INVALID;
-    pthread_mutex_lock(&t->mu);
-    snprintf(t->mode, sizeof t->mode, "%s", mode);
-    pthread_mutex_unlock(&t->mu);
+    task_mode_set(t, m);
     return HEW_OK;
 }
 
 void hew_task_abort(hew_task *t, const char *reason)
 {
-    if (!t)
-        return;
-    abort_trigger(t->abort, reason && *reason ? reason : "aborted by the user");
-    abort_trigger(t->stream.abort, "the task was aborted");
+    task_abort(t, reason);
 }
 
 hew_task_status hew_task_wait(hew_task *t)
 {
-    if (t->thread_started) {
-        pthread_join(t->thread, NULL);
-        t->thread_started = false;
-    }
-    return hew_task_status_now(t);
+    task_join(t);
+    return task_status(t);
 }
 
 hew_task_status hew_task_status_now(const hew_task *t)
 {
-    hew_task *m = (hew_task *)t;
-    pthread_mutex_lock(&m->mu);
-    hew_task_status s = m->status;
-    pthread_mutex_unlock(&m->mu);
-    return s;
+    return task_status((hew_task *)t); /* only its mutex changes */
 }
 
 const char *hew_task_result(const hew_task *t)
 {
-    return t->result ? t->result : "";
+    return task_result(t);
 }
 
 void hew_task_totals(const hew_task *t, hew_totals *task, hew_totals *run)
@@ -484,20 +367,10 @@ void hew_task_totals(const hew_task *t, hew_totals *task, hew_totals *run)
 
 const char *hew_task_successor(const hew_task *t)
 {
-    hew_task *m = (hew_task *)t;
-    pthread_mutex_lock(&m->mu);
-    const char *text = m->successor;
-    pthread_mutex_unlock(&m->mu);
-    return text;
+    return task_successor((hew_task *)t); /* only its mutex changes */
 }
 
 void hew_task_free(hew_task *t)
 {
-    if (!t)
-        return;
-    if (t->thread_started) {
-        hew_task_abort(t, "the task was freed");
-        hew_task_wait(t);
-    }
-    task_free_state(t);
+    task_free(t);
 }

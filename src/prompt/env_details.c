@@ -155,7 +155,7 @@ static void put_time(const env_details *e, buf *out)
 
 static void put_mode(const env_details *e, buf *out)
 {
-    bool plan = e->mode && strcmp(e->mode, "plan") == 0;
+    bool plan = e->mode == MODE_PLAN;
     buf_puts(out, "\n# Current Mode\n");
     if (!plan) {
         buf_puts(out, "ACT MODE\n");
@@ -263,7 +263,7 @@ static void quiet_mistake(tool_env *env, bool made)
     (void)env, (void)made;
 }
 
-static void quiet_set_mode(tool_env *env, const char *mode)
+static void quiet_set_mode(tool_env *env, mode_kind mode)
 {
     (void)env, (void)mode;
 }
@@ -290,7 +290,6 @@ hew_code env_details_listing(const char *cwd, buf *out, hew_err *err)
         .cwd = cwd,
         .abort = NULL,
         .yolo = true,
-        .mode = "act",
         .set_mode = quiet_set_mode,
         .say = quiet_say,
         .ask = quiet_ask,

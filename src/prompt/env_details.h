@@ -25,6 +25,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/mode.h"
 
 #define ENV_DETAILS_OUTPUT_MAX (16 * 1024) /* bytes of one command's new output */
 
@@ -37,7 +38,7 @@ typedef struct env_details_command {
 
 typedef struct env_details {
     const char *cwd;
-    const char *mode;            /* "act" or "plan" */
+    mode_kind mode;              /* MODE_ACT (0) or MODE_PLAN */
     bool yolo;                   /* plan mode: hew switches to act by itself */
     bool strict_plan;            /* plan mode: edits are refused */
     bool ask_tool;               /* ask_followup_question is offered (not in yolo) */

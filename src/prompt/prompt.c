@@ -4,6 +4,7 @@
  * never name a tool in the text that the context does not offer. */
 #include "prompt/prompt.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -16,20 +17,27 @@
 void prompt_ctx_init(prompt_ctx *ctx)
 {
     memset(ctx, 0, sizeof *ctx);
-    ctx->mode = "act";
+    ctx->mode = MODE_ACT;
+}
+
+/* The system's name and release, read once per process: tasks build prompts on their own
+ * threads at the same time. */
+static char machine_os[160];
+static pthread_once_t machine_once = PTHREAD_ONCE_INIT;
+
+static void machine_read(void)
+{
+    struct utsname u;
+    if (uname(&u) == 0)
+        snprintf(machine_os, sizeof machine_os, "%s %s", u.sysname, u.release);
+    else
+        snprintf(machine_os, sizeof machine_os, "%s", "unknown");
 }
 
 void prompt_ctx_machine(prompt_ctx *ctx)
 {
-    static char os[160];
-    struct utsname u;
-    if (!os[0]) {
-        if (uname(&u) == 0)
-            snprintf(os, sizeof os, "%s %s", u.sysname, u.release);
-        else
-            snprintf(os, sizeof os, "%s", "unknown");
-    }
-    ctx->os = os;
+    pthread_once(&machine_once, machine_read);
+    ctx->os = machine_os;
     const char *shell = getenv("SHELL");
     ctx->shell = shell && *shell ? shell : "/bin/sh";
     const char *home = getenv("HOME");
@@ -38,7 +46,7 @@ void prompt_ctx_machine(prompt_ctx *ctx)
 
 static bool plan_mode(const prompt_ctx *ctx)
 {
-    return ctx->mode && strcmp(ctx->mode, "plan") == 0;
+    return ctx->mode == MODE_PLAN;
 }
 
 static bool set(const char *s)

@@ -48,7 +48,7 @@ typedef struct prompt_ctx {
     const char *provider;    /* profile name (informational; not in the text) */
     const char *model;       /* model name (informational; not in the text) */
     bool images;             /* the model reads images */
-    const char *mode;        /* "act" / "plan" */
+    mode_kind mode;          /* MODE_ACT (0) / MODE_PLAN */
     bool native_tools;       /* tools go as API schemas: no XML format text */
     bool parallel_tools;     /* several tool calls in one message are allowed */
     bool yolo;               /* everything approved, nobody answers questions */
@@ -63,7 +63,7 @@ typedef struct prompt_ctx {
     const char *clineignore; /* the .clineignore text; NULL or "": none */
 } prompt_ctx;
 
-/* Defaults: mode "act", everything else empty/false. */
+/* Defaults: MODE_ACT, everything else empty/false. */
 void prompt_ctx_init(prompt_ctx *ctx);
 
 /* Fill the machine facts (os, shell, home) from the environment; strings are static or

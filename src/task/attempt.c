@@ -15,44 +15,6 @@
 
 #define MAX_RETRY_AFTER_S 120.0
 
-/* Record the failure (and retry status) on the request's api_req_started message. */
-static void update_api_req(hew_task *t, const api_error *e, json_t *retry_status,
-                           bool with_failure_message)
-{
-    if (t->api_req_index < 0)
-        return;
-    json_t *data = t->ui.items[t->api_req_index].data;
-    json_t *copy = data ? json_deep_copy(data) : json_object();
-    if (with_failure_message && e)
-        json_object_set_new(copy, "streamingFailedMessage", json_string(e->message));
-    else
-        json_object_del(copy, "streamingFailedMessage");
-    if (retry_status)
-        json_object_set(copy, "retryStatus", retry_status);
-    json_object_set_new(copy, "cancelReason", json_string("streaming_failed"));
-    uimsg_update(&t->ui, (size_t)t->api_req_index, NULL, copy);
-    json_decref(copy);
-    task_emit(t, t->api_req_index);
-}
-
-/* The request streams after `failures` failed attempts: its api_req_started no longer
- * says it failed (the front ends skip the usage of a failed request, and Cline clears
- * cancelReason when the usage arrives); how many attempts failed stays as "retries". */
-static void clear_api_req_failure(hew_task *t, int failures)
-{
-    if (t->api_req_index < 0 || failures == 0)
-        return;
-    json_t *data = t->ui.items[t->api_req_index].data;
-    json_t *copy = data ? json_deep_copy(data) : json_object();
-    json_object_del(copy, "cancelReason");
-    json_object_del(copy, "streamingFailedMessage");
-    json_object_del(copy, "retryStatus");
-    json_object_set_new(copy, "retries", json_integer(failures));
-    uimsg_update(&t->ui, (size_t)t->api_req_index, NULL, copy);
-    json_decref(copy);
-    task_emit(t, t->api_req_index);
-}
-
 /* Wait until the first chunk arrives or the stream ends. */
 static void wait_first_chunk(hew_task *t)
 {
@@ -87,7 +49,7 @@ hew_code attempt_api_request(hew_task *t)
     int failures = 0; /* attempts of this request that failed before their first chunk */
     for (;;) {
         /* A retry goes in the mode the user chose meanwhile (hew_task_set_mode). */
-        task_env_refresh_mode(t);
+        task_envd_refresh_mode(t);
         /* MCP servers still connecting are waited for (at most 10 s, never fatal). */
         task_mcp_before_request(t);
         hew_err err = HEW_ERR_INIT;
@@ -111,7 +73,7 @@ hew_code attempt_api_request(hew_task *t)
         bool first = t->stream.first_chunk;
         pthread_mutex_unlock(&t->mu);
         if (first) {
-            clear_api_req_failure(t, failures);
+            task_request_streaming(t, failures);
             return HEW_OK; /* streaming: task_loop consumes it */
         }
 
@@ -152,7 +114,7 @@ hew_code attempt_api_request(hew_task *t)
                                        "delaySec", delay_s, "errorSnippet", e.message);
             task_say_error_retry(t, t->auto_retry_attempts, delay_s, e.message, false);
             /* error_retry shows the error: drop it from api_req_started (no double display). */
-            update_api_req(t, &e, status, false);
+            task_request_failed(t, &e, status, false);
             json_decref(status);
             if (abort_sleep(t->abort, (long)(delay_s * 1000.0)))
                 return HEW_E_ABORTED;
@@ -160,7 +122,7 @@ hew_code attempt_api_request(hew_task *t)
             continue;
         }
 
-        update_api_req(t, &e, NULL, true);
+        task_request_failed(t, &e, NULL, true);
         hew_log(HEW_LOG_WARN, "api", "request failed (%s, HTTP %ld): %s",
                 api_error_category_name(e.category), e.http_status, e.message);
         if (task_error_auto_retry(&e)) {

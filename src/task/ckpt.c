@@ -2,12 +2,13 @@
  * initial commit started asynchronously with the first request (of a resumed task: its
  * first request in this run, kind "resumed"), one after each turn whose
  * tools changed something, one at attempt_completion. Tools that may change files wait for
- * every commit in flight (task_checkpoint_wait), so each snapshot is of the state before
+ * every commit in flight (task_ckpt_wait), so each snapshot is of the state before
  * them. Each checkpoint is a checkpoint_created message that gets its commit hash when the
  * commit is done: the commits run on the checkpoint object's worker thread, whose callback
  * only records the result under mu; the task thread puts it on the message
  * (task_ckpt_flush). Checkpoints that cannot work (no git, a home folder as workspace) are
- * turned off with one note, never an error of the task. */
+ * turned off with one note, never an error of the task. Only this file touches
+ * hew_task.ckpt. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,15 +28,16 @@ static void commit_done(void *ud, hew_code code, const checkpoint_commit_info *i
     ckpt_note *note = ud;
     hew_task *t = note->task;
     pthread_mutex_lock(&t->mu);
-    if (t->ckpt_nresults < TASK_CKPT_RESULTS_MAX) {
-        task_ckpt_result *r = &t->ckpt_results[t->ckpt_nresults++];
+    task_ckpt_part *p = &t->ckpt;
+    if (p->nresults < TASK_CKPT_RESULTS_MAX) {
+        task_ckpt_result *r = &p->results[p->nresults++];
         r->msg_index = note->msg_index;
         r->ok = code == HEW_OK;
         snprintf(r->hash, sizeof r->hash, "%s", code == HEW_OK ? info->hash : "");
         snprintf(r->error, sizeof r->error, "%s", code == HEW_OK || !err ? "" : err->msg);
     }
-    if (t->checkpoints_in_flight > 0)
-        t->checkpoints_in_flight--; /* open the gate, also on failure */
+    if (p->in_flight > 0)
+        p->in_flight--; /* open the gate, also on failure */
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
     free(note);
@@ -55,51 +57,88 @@ static void commit(hew_task *t, checkpoint_kind kind)
         /* Every commit in flight holds the gate: a tool that changes files must not run
          * before the snapshot of the state it changes is taken. */
         pthread_mutex_lock(&t->mu);
-        t->checkpoints_in_flight++;
+        t->ckpt.in_flight++;
         pthread_mutex_unlock(&t->mu);
-        if (checkpoint_commit_async(t->ckpt, kind, commit_done, note, &err) == HEW_OK)
+        if (checkpoint_commit_async(t->ckpt.repo, kind, commit_done, note, &err) == HEW_OK)
             return;
         free(note);
         pthread_mutex_lock(&t->mu);
-        t->checkpoints_in_flight--;
+        t->ckpt.in_flight--;
         pthread_cond_broadcast(&t->cv);
         pthread_mutex_unlock(&t->mu);
     }
     task_say(t, "error", err.msg, NULL, UIMSG_WHOLE);
 }
 
+bool task_ckpt_init(hew_task *t)
+{
+    t->ckpt.abort = abort_new();
+    return t->ckpt.abort != NULL;
+}
+
+void task_ckpt_release(hew_task *t)
+{
+    abort_free(t->ckpt.abort);
+    t->ckpt.abort = NULL;
+}
+
 void task_ckpt_initial(hew_task *t)
 {
-    if (!t->settings->checkpoints || t->ckpt || t->ckpt_off)
+    if (!t->settings->checkpoints || t->ckpt.repo || t->ckpt.off)
         return;
     checkpoint_opts o;
     checkpoint_opts_default(&o);
     o.workspace = t->settings->cwd;
     o.task_id = t->task_id;
     o.data_dir = t->settings->data_dir;
-    o.abort = t->ckpt_abort;
+    o.abort = t->ckpt.abort;
     hew_err err = HEW_ERR_INIT;
-    if (checkpoint_open(&o, &t->ckpt, &err) != HEW_OK) {
-        t->ckpt_off = true;
+    if (checkpoint_open(&o, &t->ckpt.repo, &err) != HEW_OK) {
+        t->ckpt.off = true;
         task_say(t, "info", err.msg, NULL, UIMSG_WHOLE);
         return;
     }
     commit(t, t->resume_id ? CHECKPOINT_RESUMED : CHECKPOINT_INITIAL);
 }
 
-void task_ckpt_commit(hew_task *t, int kind)
+hew_code task_ckpt_wait(hew_task *t)
 {
-    if (t->ckpt)
-        commit(t, (checkpoint_kind)kind);
+    pthread_mutex_lock(&t->mu);
+    while (t->ckpt.in_flight > 0 && !abort_is_set(t->abort))
+        pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
+    return abort_is_set(t->abort) ? HEW_E_ABORTED : HEW_OK;
+}
+
+void task_ckpt_changed(hew_task *t)
+{
+    t->ckpt.turn_changed = true;
+}
+
+void task_ckpt_turn_end(hew_task *t, bool completed)
+{
+    bool changed = t->ckpt.turn_changed;
+    t->ckpt.turn_changed = false;
+    if (!t->ckpt.repo)
+        return;
+    if (completed)
+        commit(t, CHECKPOINT_COMPLETION);
+    else if (changed)
+        commit(t, CHECKPOINT_TURN);
+}
+
+void task_ckpt_stop(hew_task *t)
+{
+    abort_trigger(t->ckpt.abort, "the task was aborted");
 }
 
 void task_ckpt_flush(hew_task *t)
 {
     task_ckpt_result done[TASK_CKPT_RESULTS_MAX];
     pthread_mutex_lock(&t->mu);
-    size_t n = t->ckpt_nresults;
-    memcpy(done, t->ckpt_results, n * sizeof done[0]);
-    t->ckpt_nresults = 0;
+    size_t n = t->ckpt.nresults;
+    memcpy(done, t->ckpt.results, n * sizeof done[0]);
+    t->ckpt.nresults = 0;
     pthread_mutex_unlock(&t->mu);
     for (size_t i = 0; i < n; i++) {
         if (done[i].msg_index < 0 || (size_t)done[i].msg_index >= t->ui.len)
@@ -117,10 +156,10 @@ void task_ckpt_flush(hew_task *t)
 
 void task_ckpt_close(hew_task *t)
 {
-    if (!t->ckpt)
+    if (!t->ckpt.repo)
         return;
-    checkpoint_drain(t->ckpt);
+    checkpoint_drain(t->ckpt.repo);
     task_ckpt_flush(t);
-    checkpoint_free(t->ckpt);
-    t->ckpt = NULL;
+    checkpoint_free(t->ckpt.repo);
+    t->ckpt.repo = NULL;
 }

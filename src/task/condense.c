@@ -6,7 +6,7 @@
  * that does not come is given up after one request, and the cut of ctx.c (truncation)
  * takes over until a request is under the threshold again.
  *
- * State (task.h, task_condense) lives in memory; what a crash must not lose is derived
+ * State (task.h, task_condense_part; only this file touches it) lives in memory; what a crash must not lose is derived
  * from the stored history on resume: a last answer that called summarize_task after a
  * request that asked for it is accepted again, and a request that asked and got no
  * answer asks again. Task thread only. */
@@ -120,8 +120,8 @@ static void results_as_text(hew_task *t)
  * message excepted (it holds the continuation prompt). */
 static void cut_after_summary(hew_task *t)
 {
-    t->condense = TASK_CONDENSE_NONE;
-    t->ctx_prepared = true; /* the last usage measured the conversation before the cut */
+    t->condense.state = TASK_CONDENSE_NONE;
+    task_ctx_decided(t, true); /* the last usage measured the conversation before the cut */
     results_as_text(t);
     size_t before = task_ctx_active_messages(t);
     task_ctx_truncate(t, CONTEXT_KEEP_NONE);
@@ -140,8 +140,8 @@ static void cut_after_summary(hew_task *t)
  * request is under the threshold again. */
 static void give_up_summary(hew_task *t)
 {
-    t->condense = TASK_CONDENSE_NONE;
-    t->condense_blocked = true;
+    t->condense.state = TASK_CONDENSE_NONE;
+    t->condense.blocked = true;
 }
 
 /* Whether this request should ask for a summary instead of cutting. Applies the
@@ -152,27 +152,26 @@ static bool summary_needed(hew_task *t)
     if (!t->session->auto_condense || total < 0)
         return false;
     if (!context_over(total, t->session->model.context_window)) {
-        t->condense_blocked = false;
+        t->condense.blocked = false;
         return false;
     }
-    if (t->condense_blocked || task_ctx_active_messages(t) <= 2)
+    if (t->condense.blocked || task_ctx_active_messages(t) <= 2)
         return false;
-    context_range next = context_next_range(t->history, t->deleted, CONTEXT_KEEP_NONE);
-    if (!next.has || (t->deleted.has && next.end == t->deleted.end))
+    if (!task_ctx_can_cut(t))
         return false; /* nothing the summary could replace */
     context_plan plan;
     if (!task_ctx_plan(t, &plan))
         return false;
     bool needed = !(plan.rewrites.len > 0 && plan.savings >= CONTEXT_COLLAPSE_ENOUGH);
     context_plan_release(&plan);
-    t->ctx_prepared = true;
+    task_ctx_decided(t, true);
     return needed;
 }
 
 static void ask_for_summary(hew_task *t)
 {
-    t->condense = TASK_CONDENSE_ASKED;
-    t->ctx_prepared = true;
+    t->condense.state = TASK_CONDENSE_ASKED;
+    task_ctx_decided(t, true);
     int64_t total = task_ctx_last_total(t);
     json_t *info = json_pack("{s:I, s:I}", "tokens", (json_int_t)(total > 0 ? total : 0),
                              "limit",
@@ -190,17 +189,17 @@ static void ask_for_summary(hew_task *t)
 
 bool task_condense_begin(hew_task *t)
 {
-    t->ctx_prepared = false;
-    if (t->condense == TASK_CONDENSE_ACCEPTED) {
+    task_ctx_decided(t, false);
+    if (t->condense.state == TASK_CONDENSE_ACCEPTED) {
         cut_after_summary(t);
         return false;
     }
-    if (t->condense == TASK_CONDENSE_ASKED) {
+    if (t->condense.state == TASK_CONDENSE_ASKED) {
         give_up_summary(t);
         return false;
     }
-    bool rearm = t->condense_rearm && t->session->auto_condense;
-    t->condense_rearm = false;
+    bool rearm = t->condense.rearm && t->session->auto_condense;
+    t->condense.rearm = false;
     if (!rearm && !summary_needed(t))
         return false;
     ask_for_summary(t);
@@ -209,10 +208,15 @@ bool task_condense_begin(hew_task *t)
 
 bool task_condense_accept(hew_task *t)
 {
-    if (t->condense != TASK_CONDENSE_ASKED)
+    if (t->condense.state != TASK_CONDENSE_ASKED)
         return false;
-    t->condense = TASK_CONDENSE_ACCEPTED;
+    t->condense.state = TASK_CONDENSE_ACCEPTED;
     return true;
+}
+
+bool task_condense_asked(const hew_task *t)
+{
+    return t->condense.state == TASK_CONDENSE_ASKED;
 }
 
 /* ---- resume ------------------------------------------------------------------------------ */
@@ -256,9 +260,9 @@ void task_condense_resume(hew_task *t)
             task_push_user_text(t, text.data ? text.data : "");
             buf_release(&text);
         }
-        t->condense = TASK_CONDENSE_ACCEPTED;
+        t->condense.state = TASK_CONDENSE_ACCEPTED;
     } else if (asked) {
-        t->condense_rearm = true; /* asked, never answered: ask again */
+        t->condense.rearm = true; /* asked, never answered: ask again */
     }
     free(summary);
 }

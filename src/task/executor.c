@@ -48,27 +48,7 @@ static bool env_ask_nowait(tool_env *env, const char *type, const char *text, js
                            int partial, tool_answer *answer)
 {
     hew_task *t = task_of(env);
-    bool got = false;
-    pthread_mutex_lock(&t->mu);
-    if (t->ask_waiting && t->ask_answered) {
-        if (answer) {
-            *answer = t->ask_answer;
-            t->ask_answer.text = NULL;
-        }
-        tool_answer_release(&t->ask_answer);
-        t->ask_waiting = false;
-        t->ask_answered = false;
-        got = true;
-    } else if (type && partial == 1 && !t->ask_waiting) {
-        t->ask_waiting = true;
-        t->ask_answered = false;
-        tool_answer_release(&t->ask_answer);
-    } else if (type && partial == 2) {
-        t->ask_waiting = false;
-        t->ask_answered = false;
-        tool_answer_release(&t->ask_answer);
-    }
-    pthread_mutex_unlock(&t->mu);
+    bool got = task_ask_poll(t, type && partial == 1, type && partial == 2, answer);
     if (got || !type)
         return got;
     long i = uimsg_put(&t->ui, UIMSG_ASK, type, text, data, partial_of(partial));
@@ -177,13 +157,14 @@ static void env_mistake(tool_env *env, bool made)
         t->consecutive_mistakes = 0;
 }
 
-static void env_set_mode(tool_env *env, const char *mode)
+static void env_set_mode(tool_env *env, mode_kind mode)
 {
-    hew_task *t = task_of(env);
-    pthread_mutex_lock(&t->mu);
-    snprintf(t->mode, sizeof t->mode, "%s", strcmp(mode, "plan") == 0 ? "plan" : "act");
-    pthread_mutex_unlock(&t->mu);
-    env->mode = t->mode;
+    task_mode_set(task_of(env), mode);
+}
+
+static mode_kind env_mode_now(tool_env *env)
+{
+    return task_mode_get(task_of(env));
 }
 
 void executor_env_init(hew_task *t)
@@ -196,7 +177,7 @@ void executor_env_init(hew_task *t)
     e->command_allow = (const char *const *)t->settings->command_allow;
     e->command_deny = (const char *const *)t->settings->command_deny;
     e->mcp = t->session->mcp;
-    e->mode = t->mode;
+    e->mode_now = env_mode_now;
     e->set_mode = env_set_mode;
     e->say = env_say;
     e->ask = env_ask;
@@ -353,10 +334,9 @@ static hew_code executor_run_one(hew_task *t, const tool_call *call)
         t->consecutive_mistakes++;
         goto mark_used;
     }
-    char mode[8];
     prompt_ctx pc;
-    task_prompt_ctx(t, &pc, mode);
-    bool strict_refusal = pc.strict_plan && strcmp(mode, "plan") == 0 &&
+    task_prompt_ctx(t, &pc);
+    bool strict_refusal = pc.strict_plan && pc.mode == MODE_PLAN &&
                           tool_is(def, TOOL_EDITS_FILES);
     if (strict_refusal) {
         buf why = BUF_INIT(0);
@@ -377,7 +357,7 @@ static hew_code executor_run_one(hew_task *t, const tool_call *call)
         buf why = BUF_INIT(0);
         buf_printf(&why, "The tool %s is not available now (%s MODE%s). Use one of the tools "
                          "offered in the system prompt.",
-                   def->name, strcmp(mode, "plan") == 0 ? "PLAN" : "ACT",
+                   def->name, mode_title(pc.mode),
                    t->settings->yolo ? ", every action approved automatically" : "");
         resp_tool_error(&msg, why.data ? why.data : "");
         buf_release(&why);
@@ -421,7 +401,7 @@ static hew_code executor_run_one(hew_task *t, const tool_call *call)
         if (repeats >= 3)
             resp_loop_warning(&result.text, call->name, repeats);
         if (!tool_is(def, TOOL_READ_ONLY) && !result.is_error)
-            t->turn_changed = true; /* worth a checkpoint after the turn */
+            task_ckpt_changed(t); /* worth a checkpoint after the turn */
         if (repeats >= 5)
             t->consecutive_mistakes = t->settings->max_consecutive_mistakes;
         else if (!result.is_error)

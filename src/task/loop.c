@@ -9,12 +9,9 @@
 #include <time.h>
 
 #include "api/message.h"
-#include "checkpoint/checkpoint.h"
 #include "store/store.h"
 #include "sys/clock.h"
-#include "prompt/env_details.h"
 #include "prompt/slash.h"
-#include "tools/execute_command.h"
 #include "tools/workspace.h"
 #include "task/responses.h"
 #include "task/task.h"
@@ -22,83 +19,6 @@
 #define CONSUME_WAIT_MS 40
 
 /* ---- helpers --------------------------------------------------------------------------- */
-
-/* The mode section's inputs of the environment details: the task's mode now (copied
- * into mode) and the settings that word it. */
-static env_details mode_details(hew_task *t, char mode[8])
-{
-    pthread_mutex_lock(&t->mu);
-    memcpy(mode, t->mode, 8);
-    pthread_mutex_unlock(&t->mu);
-    return (env_details){ .cwd = t->settings->cwd, .mode = mode, .yolo = t->settings->yolo,
-                          .strict_plan = t->settings->strict_plan,
-                          .ask_tool = !t->settings->yolo };
-}
-
-/* The <environment_details> block of a turn: time, the workspace listing on the first
- * turn, commands running in the background, context window usage, the mode. */
-static void env_details_for(hew_task *t, bool first_turn, buf *out)
-{
-    char mode[8];
-    env_details e = mode_details(t, mode);
-    buf listing = BUF_INIT((size_t)1 << 20);
-    if (first_turn)
-        env_details_listing(t->settings->cwd, &listing, NULL);
-    const api_usage *u = &t->request_usage;
-    e.now_epoch_s = (long long)time(NULL);
-    e.first_turn = first_turn;
-    e.listing = first_turn && listing.data ? listing.data : NULL;
-    e.tokens_used = (u->input_total > 0 ? u->input_total : 0) + (u->output > 0 ? u->output : 0);
-    e.context_window = u->input_total >= 0 ? t->session->model.context_window : 0;
-    char *changed[32];
-    size_t nchanged = first_turn ? 0 : ws_read_cache_changed(&t->env, t->settings->cwd, changed, 32);
-    e.changed_files = (const char *const *)changed;
-    e.nchanged = nchanged;
-    size_t start = out->len;
-    env_details_build(&e, out);
-    buf_release(&listing);
-    for (size_t i = 0; i < nchanged; i++)
-        free(changed[i]);
-    /* Commands the user let run in the background: their news goes in before the end tag. */
-    buf bg = BUF_INIT((size_t)1 << 20);
-    execute_command_background_report(&t->env, &bg);
-    static const char end_tag[] = "</environment_details>";
-    if (bg.len && out->len - start >= sizeof end_tag - 1 &&
-        memcmp(out->data + out->len - (sizeof end_tag - 1), end_tag, sizeof end_tag - 1) == 0) {
-        buf_truncate(out, out->len - (sizeof end_tag - 1));
-        buf_puts(out, "\n# Commands Running in the Background\n");
-        buf_append(out, bg.data, bg.len);
-        buf_puts(out, "\n");
-        buf_puts(out, end_tag);
-    }
-    buf_release(&bg);
-}
-
-void task_env_refresh_mode(hew_task *t)
-{
-    size_t n = json_array_size(t->history);
-    json_t *last = n ? json_array_get(t->history, n - 1) : NULL;
-    const char *role = json_string_value(json_object_get(last, "role"));
-    if (!role || strcmp(role, "user") != 0)
-        return;
-    char mode[8];
-    env_details e = mode_details(t, mode);
-    static const char tag[] = "<environment_details>";
-    size_t i;
-    json_t *b;
-    json_array_foreach(json_object_get(last, "content"), i, b) {
-        const char *text = json_string_value(json_object_get(b, "text"));
-        if (!text || strncmp(text, tag, sizeof tag - 1) != 0)
-            continue;
-        buf fresh = BUF_INIT(0);
-        if (env_details_remode(text, &e, &fresh) && fresh.data && strcmp(fresh.data, text) != 0) {
-            json_object_set_new(b, "text", json_string(fresh.data));
-            if (t->store && t->api_stored == n)
-                store_api_put(t->store, t->task_id, n - 1, last, NULL);
-        }
-        buf_release(&fresh);
-    }
-}
 
 /* Slash commands and workflows in the user's text blocks (task, feedback, answers). */
 static void rewrite_slash_commands(hew_task *t, json_t *content)
@@ -170,7 +90,7 @@ static void begin_request(hew_task *t, bool first_turn)
         rewrite_slash_commands(t, t->user_content);
         task_mcp_rewrite_prompts(t, t->user_content);
         buf details = BUF_INIT(0);
-        env_details_for(t, first_turn, &details);
+        task_envd_build(t, first_turn, &details);
         task_push_user_text(t, details.data ? details.data : "");
         buf_release(&details);
     }
@@ -179,49 +99,17 @@ static void begin_request(hew_task *t, bool first_turn)
     json_decref(t->user_content);
     t->user_content = NULL;
     char *request = request_text(content);
-    json_t *info = json_pack("{s:s}", "request", request ? request : "");
+    task_request_begin(t, request);
     free(request);
-    t->api_req_index = task_say(t, "api_req_started", NULL, info, UIMSG_WHOLE);
-    json_decref(info);
     json_array_append_new(t->history, api_msg_new("user", content));
     task_persist_api(t);
-    task_persist_row(t, STORE_SET_MODE);
+    task_persist_row(t, NULL, STORE_SET_MODE);
 
-    t->api_req_finished = false;
     /* Per-turn state (Cline's step 9). */
     t->did_reject_tool = false;
     t->did_already_use_tool = false;
     t->did_auto_truncate = false;
     task_present_reset(t);
-}
-
-/* Usage and cost of the request onto its api_req_started message (once per request). */
-static void finish_api_req(hew_task *t, const char *cancel_reason, const char *failure)
-{
-    if (t->api_req_index < 0 || t->api_req_finished)
-        return;
-    t->api_req_finished = true;
-    api_usage u = t->stream.turn.usage;
-    if (t->stream.turn.have_usage)
-        t->request_usage = u;
-    double cost = t->stream.turn.have_usage ? task_totals_add(t, &u) : -1;
-    json_t *data = json_deep_copy(t->ui.items[t->api_req_index].data);
-    if (t->stream.turn.have_usage) {
-        json_object_set_new(data, "tokensIn", json_integer(u.input_uncached > 0 ? u.input_uncached : 0));
-        json_object_set_new(data, "tokensOut", json_integer(u.output > 0 ? u.output : 0));
-        json_object_set_new(data, "cacheWrites", json_integer(u.cache_write > 0 ? u.cache_write : 0));
-        json_object_set_new(data, "cacheReads", json_integer(u.cache_read > 0 ? u.cache_read : 0));
-        json_object_set_new(data, "tokensTotal", json_integer(u.input_total > 0 ? u.input_total : 0));
-    }
-    if (cost >= 0)
-        json_object_set_new(data, "cost", json_real(cost));
-    if (cancel_reason)
-        json_object_set_new(data, "cancelReason", json_string(cancel_reason));
-    if (failure)
-        json_object_set_new(data, "streamingFailedMessage", json_string(failure));
-    uimsg_update(&t->ui, (size_t)t->api_req_index, NULL, data);
-    json_decref(data);
-    task_emit(t, t->api_req_index);
 }
 
 /* Append text to the last text block of an assistant message (or add one). */
@@ -338,7 +226,7 @@ static bool record_answer(hew_task *t, const char *marker)
         return false;
     /* The answer lives in msg now: its other copies (the parser's blocks, the turn's
      * text) go before msg is persisted, so that they do not add to that moment's memory
-     * (the stream is joined; its usage was counted by finish_api_req, and the next request
+     * (the stream is joined; its usage was counted by task_request_finish, and the next request
      * starts with task_stream_reset anyway). */
     task_stream_drop_answer(t);
     json_t *content = json_object_get(msg, "content");
@@ -383,17 +271,6 @@ static void keep_open_results(hew_task *t)
     }
     json_array_append_new(t->history, api_msg_new("user", results));
     task_persist_api(t);
-}
-
-void task_request_done(hew_task *t)
-{
-    pthread_mutex_lock(&t->mu);
-    while (!t->stream.done && !abort_is_set(t->abort))
-        pthread_cond_wait(&t->cv, &t->mu);
-    bool ok = t->stream.done && t->stream.rc == HEW_OK;
-    pthread_mutex_unlock(&t->mu);
-    if (ok)
-        finish_api_req(t, NULL, NULL);
 }
 
 /* ---- consuming the stream ----------------------------------------------------------------- */
@@ -563,7 +440,7 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
         if (rc == HEW_E_ABORTED || abort_is_set(t->abort)) {
             abort_trigger(t->stream.abort, "task aborted");
             task_stream_join(t);
-            finish_api_req(t, "user_cancelled", NULL);
+            task_request_finish(t, "user_cancelled", NULL);
             record_answer(t, RESP_INTERRUPTED_BY_USER);
             return TURN_END;
         }
@@ -573,7 +450,7 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
         if (t->stream.rc != HEW_OK && !interrupted) {
             /* Failed after the first chunk: keep what came, marked, then retry or ask. */
             const char *msg = t->stream.error.message;
-            finish_api_req(t, "streaming_failed", msg);
+            task_request_finish(t, "streaming_failed", msg);
             record_answer(t, RESP_INTERRUPTED_BY_API_ERROR);
             task_push_user_text(t, "[Your previous answer was cut off by a connection or "
                                    "provider error. Continue the task from where it "
@@ -597,7 +474,7 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
             continue;
         }
 
-        finish_api_req(t, NULL, NULL);
+        task_request_finish(t, NULL, NULL);
         const char *marker = NULL;
         if (t->did_reject_tool)
             marker = RESP_INTERRUPTED_BY_FEEDBACK;
@@ -607,12 +484,7 @@ static turn_outcome make_requests(hew_task *t, bool first_turn)
         bool had_content = record_answer(t, marker);
         task_stream_reset(t); /* the answer is in the history now: drop its other copies */
         task_ckpt_flush(t);
-        if (t->did_complete) {
-            task_ckpt_commit(t, CHECKPOINT_COMPLETION);
-        } else if (t->turn_changed) {
-            task_ckpt_commit(t, CHECKPOINT_TURN);
-        }
-        t->turn_changed = false;
+        task_ckpt_turn_end(t, t->did_complete);
         if (!had_content && !marker) {
             /* An empty answer: nothing to show, nothing to run. */
             task_say(t, "error",
@@ -659,6 +531,7 @@ void *task_main(void *arg)
     executor_env_init(t);
     bool first_turn = true;
     task_persist_open(t, t->resume_id);
+    task_totals_begin(t);
     if (t->resume_id) {
         if (task_resume_prepare(t) != HEW_OK) {
             task_persist_close(t);
@@ -668,7 +541,9 @@ void *task_main(void *arg)
         }
         first_turn = false;
     } else {
-        task_persist_note_failure(t);
+        char note[HEW_ERR_MSG_MAX + 64];
+        if (task_persist_take_note(t, note, sizeof note))
+            task_say(t, "error", note, NULL, UIMSG_WHOLE);
         task_say(t, "task", t->task_text, NULL, UIMSG_WHOLE);
         buf first = BUF_INIT(0);
         buf_printf(&first, "<task>\n%s\n</task>", t->task_text);
@@ -691,7 +566,7 @@ void *task_main(void *arg)
     task_stream_join(t);
     keep_open_results(t);
     if (abort_is_set(t->abort))
-        abort_trigger(t->ckpt_abort, "the task was aborted"); /* no waiting on git */
+        task_ckpt_stop(t); /* no waiting on git */
     task_ckpt_close(t);
     ws_read_cache_forget(&t->env, NULL); /* the task's read cache goes with it */
     task_mcp_end(t);

@@ -1,7 +1,8 @@
 /* mcp — the task's side of MCP (see task.h, "MCP"): it listens to the session's hub for
  * notices and says them on the task thread, freezes what the servers offer at each
  * request (so the prompt, the native tool list and the mapping of native names agree for
- * the whole turn), and maps native "<server>__<tool>" calls to use_mcp_tool. */
+ * the whole turn), and maps native "<server>__<tool>" calls to use_mcp_tool. Only this
+ * file touches hew_task.mcp. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +21,16 @@ static void on_notice(void *ud, const char *server, const char *text)
 {
     hew_task *t = ud;
     pthread_mutex_lock(&t->mu);
-    if (t->mcp_notices.len < MCP_NOTICES_MAX) {
-        buf_printf(&t->mcp_notices, "[%s] %s", server, text);
-        buf_putc(&t->mcp_notices, '\n');
+    if (t->mcp.notices.len < MCP_NOTICES_MAX) {
+        buf_printf(&t->mcp.notices, "[%s] %s", server, text);
+        buf_putc(&t->mcp.notices, '\n');
     }
     pthread_mutex_unlock(&t->mu);
 }
 
 void task_mcp_begin(hew_task *t)
 {
-    buf_init(&t->mcp_notices, MCP_NOTICES_MAX + 4096);
+    buf_init(&t->mcp.notices, MCP_NOTICES_MAX + 4096);
     if (t->session->mcp_problem)
         task_say(t, "error", t->session->mcp_problem, NULL, UIMSG_WHOLE);
     /* Once per session: the workspace's own servers were not started (untrusted). */
@@ -45,10 +46,15 @@ void task_mcp_begin(hew_task *t)
         mcp_hub_set_listener(t->session->mcp, on_notice, t);
 }
 
+const mcp_snapshot *task_mcp_snapshot(const hew_task *t)
+{
+    return t->mcp.snap;
+}
+
 void task_mcp_drain(hew_task *t)
 {
     pthread_mutex_lock(&t->mu);
-    char *text = t->mcp_notices.len ? buf_detach(&t->mcp_notices, NULL) : NULL;
+    char *text = t->mcp.notices.len ? buf_detach(&t->mcp.notices, NULL) : NULL;
     pthread_mutex_unlock(&t->mu);
     if (!text)
         return;
@@ -71,7 +77,7 @@ void task_mcp_drain(hew_task *t)
  * reads on its own (a listing, a search) it cannot see: say so. */
 static void warn_file_servers(hew_task *t)
 {
-    const mcp_snapshot *snap = t->mcp_snap;
+    const mcp_snapshot *snap = t->mcp.snap;
     if (!snap || !snap->nnative || __atomic_load_n(&t->session->mcp_ignore_warned,
                                                    __ATOMIC_ACQUIRE))
         return;
@@ -114,9 +120,9 @@ static void warn_file_servers(hew_task *t)
 static void wait_for_servers(hew_task *t)
 {
     mcp_hub *hub = t->session->mcp;
-    if (!hub || t->mcp_waited)
+    if (!hub || t->mcp.waited)
         return;
-    t->mcp_waited = true;
+    t->mcp.waited = true;
     if (mcp_hub_wait_ready(hub, MCP_WAIT_MS, t->abort) || abort_is_set(t->abort))
         return;
     json_t *status = mcp_hub_status_json(hub);
@@ -160,8 +166,8 @@ void task_mcp_before_request(hew_task *t)
     wait_for_servers(t);
     mcp_snapshot *snap = mcp_hub_snapshot(hub);
     if (snap) {
-        mcp_snapshot_free(t->mcp_snap);
-        t->mcp_snap = snap;
+        mcp_snapshot_free(t->mcp.snap);
+        t->mcp.snap = snap;
     }
     task_mcp_drain(t);
     warn_file_servers(t);
@@ -170,7 +176,7 @@ void task_mcp_before_request(hew_task *t)
 bool task_mcp_map_call(hew_task *t, const tool_call *native, task_mcp_call *out)
 {
     memset(out, 0, sizeof *out);
-    const mcp_native_tool *nt = mcp_snapshot_native_find(t->mcp_snap, native->name);
+    const mcp_native_tool *nt = mcp_snapshot_native_find(t->mcp.snap, native->name);
     if (!nt)
         return false;
     out->arguments = strdup(native->raw_args && *native->raw_args ? native->raw_args : "{}");
@@ -200,9 +206,9 @@ void task_mcp_end(hew_task *t)
 {
     if (t->session->mcp)
         mcp_hub_drop_listener(t->session->mcp, t);
-    mcp_snapshot_free(t->mcp_snap);
-    t->mcp_snap = NULL;
-    buf_release(&t->mcp_notices);
+    mcp_snapshot_free(t->mcp.snap);
+    t->mcp.snap = NULL;
+    buf_release(&t->mcp.notices);
 }
 
 /* ---- /mcp:SERVER:PROMPT ------------------------------------------------------------------

@@ -6,22 +6,22 @@
  * way back: a stored task turned into loop state for resume. A store that cannot be
  * opened turns persistence off with one note; it never stops the task. Task thread only:
  * the connection belongs to it. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/store.h"
 #include "task/task.h"
 
+/* The store failed: persistence is off, and the note why waits in store_err for
+ * task_persist_take_note (this file says nothing: it sits below the files that say). */
 static void persistence_off(hew_task *t, const char *why)
 {
     store_lock_free(t->store_lock);
     t->store_lock = NULL;
     store_free(t->store);
     t->store = NULL;
-    buf note = BUF_INIT(0);
-    buf_printf(&note, "This task is not being saved: %s", why);
-    task_say(t, "error", note.data, NULL, UIMSG_WHOLE);
-    buf_release(&note);
+    hew_err_set(&t->store_err, HEW_E_IO, "%s", why);
 }
 
 hew_code task_persist_open(hew_task *t, const char *resume_id)
@@ -42,7 +42,9 @@ hew_code task_persist_open(hew_task *t, const char *resume_id)
         init.title = t->task_text;
         init.provider = t->settings->provider;
         init.model = t->session->provider.model;
-        init.mode = t->mode;
+        char mode[8]; /* the row's strings are not const */
+        snprintf(mode, sizeof mode, "%s", mode_name(task_mode_get(t)));
+        init.mode = mode;
         char *id = NULL;
         init.id = t->task_id; /* the id hew_task_id already gave out */
         rc = store_task_create(t->store, &init, &id, &err);
@@ -63,16 +65,6 @@ hew_code task_persist_open(hew_task *t, const char *resume_id)
     } /* a resumed task's id is its own from the start (task_api.c) */
     if (rc == HEW_OK)
         rc = store_task_lock(t->store, t->task_id, 0, &t->store_lock, &err);
-    if (rc == HEW_OK && !resume_id) {
-        t->totals_known = true; /* a new row: its totals are ours */
-    } else if (rc == HEW_OK) {
-        /* The stored totals are where a resumed task goes on from (never from zero, even
-         * when loading the rest of it fails later). */
-        store_task row = STORE_TASK_INIT;
-        if (store_task_get(t->store, t->task_id, &row, &err) == HEW_OK)
-            task_totals_load(t, &row);
-        store_task_release(&row);
-    }
     if (rc != HEW_OK) {
         hew_err_set(&t->store_err, rc, "%s", err.msg);
         store_free(t->store);
@@ -81,11 +73,18 @@ hew_code task_persist_open(hew_task *t, const char *resume_id)
     return rc;
 }
 
-void task_persist_note_failure(hew_task *t)
+bool task_persist_take_note(hew_task *t, char *out, size_t cap)
 {
-    if (t->store_err.code != HEW_OK && !t->store)
-        persistence_off(t, t->store_err.msg);
+    bool note = t->store_err.code != HEW_OK && !t->store;
+    if (note)
+        snprintf(out, cap, "This task is not being saved: %s", t->store_err.msg);
     hew_err_clear(&t->store_err);
+    return note;
+}
+
+bool task_persist_stored_row(hew_task *t, store_task *row)
+{
+    return t->store && store_task_get(t->store, t->task_id, row, NULL) == HEW_OK;
 }
 
 /* Write message index whole; partial = false: commit now (store_ui_put's flag). */
@@ -156,26 +155,19 @@ void task_persist_api(hew_task *t)
     }
 }
 
-void task_persist_row(hew_task *t, unsigned fields)
+void task_persist_row(hew_task *t, const store_task *given, unsigned fields)
 {
-    if (!t->store)
+    if (!t->store || !fields)
         return;
     store_task row = STORE_TASK_INIT;
+    if (given)
+        row = *given; /* usage and the deleted range, by the parts that own them */
+    else
+        fields &= ~(unsigned)(STORE_SET_USAGE | STORE_SET_DELETED);
     row.id = t->task_id;
-    row.tokens_in = t->totals.input_uncached;
-    row.tokens_out = t->totals.output;
-    row.cache_reads = t->totals.cache_read;
-    row.cache_writes = t->totals.cache_write;
-    row.cost = t->task_cost;
-    row.requests = t->requests;
-    if (!t->totals_known)
-        fields &= ~(unsigned)STORE_SET_USAGE; /* never zero a row we did not read */
-    if (!fields)
-        return;
-    row.has_deleted = t->deleted.has;
-    row.deleted_start = (int64_t)t->deleted.start;
-    row.deleted_end = (int64_t)t->deleted.end;
-    row.mode = t->mode;
+    char mode[8];
+    snprintf(mode, sizeof mode, "%s", mode_name(task_mode_get(t)));
+    row.mode = mode;
     pthread_mutex_lock(&t->mu);
     hew_task_status st = t->status;
     char *result = t->result ? strdup(t->result) : NULL;

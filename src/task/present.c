@@ -166,20 +166,11 @@ static hew_code present_tool(hew_task *t, const snapshot *s)
      * initial checkpoint commit; read-only tools go ahead. */
     const tool_def *def = registry_find(call.name);
     if (!task_tools_blocked(t) && !tool_is(def, TOOL_READ_ONLY)) {
-        hew_code rc = task_checkpoint_wait(t);
+        hew_code rc = task_ckpt_wait(t);
         if (rc != HEW_OK)
             return rc;
     }
     return executor_run(t, &call);
-}
-
-hew_code task_checkpoint_wait(hew_task *t)
-{
-    pthread_mutex_lock(&t->mu);
-    while (t->checkpoints_in_flight > 0 && !abort_is_set(t->abort))
-        pthread_cond_wait(&t->cv, &t->mu);
-    pthread_mutex_unlock(&t->mu);
-    return abort_is_set(t->abort) ? HEW_E_ABORTED : HEW_OK;
 }
 
 hew_code present_assistant_message(hew_task *t)

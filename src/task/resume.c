@@ -83,6 +83,7 @@ hew_code task_resume_prepare(hew_task *t)
         buf why = BUF_INIT(0);
         buf_printf(&why, "cannot resume task %s: %s", t->resume_id,
                    t->store_err.msg[0] ? t->store_err.msg : "the task store is turned off");
+        hew_err_clear(&t->store_err); /* said here, not as a note */
         task_say(t, "error", why.data, NULL, UIMSG_WHOLE);
         task_finish(t, HEW_TASK_FAILED, why.data);
         buf_release(&why);
@@ -99,14 +100,14 @@ hew_code task_resume_prepare(hew_task *t)
     json_decref(t->history);
     t->history = json_incref(l.history);
     t->api_stored = json_array_size(t->history);
-    t->deleted.has = l.task.has_deleted;
-    t->deleted.start = (size_t)l.task.deleted_start;
-    t->deleted.end = (size_t)l.task.deleted_end;
-    /* (the totals were loaded when the store opened: task_persist_open) */
-    context_rewrites_from_json(&t->rewrites, l.rewrites, NULL);
+    context_range deleted = { .has = l.task.has_deleted,
+                              .start = (size_t)l.task.deleted_start,
+                              .end = (size_t)l.task.deleted_end };
+    /* (the totals were loaded when the store opened: task_totals_begin) */
+    task_ctx_restore(t, deleted, l.rewrites);
     /* The mode the user chose for this session wins; else the task's own. */
     if (l.task.mode && !t->settings->mode_chosen)
-        snprintf(t->mode, sizeof t->mode, "%s", strcmp(l.task.mode, "plan") == 0 ? "plan" : "act");
+        task_mode_set(t, mode_or(l.task.mode, MODE_ACT));
     free(t->task_text);
     t->task_text = strdup(l.task.title ? l.task.title : "");
     long long last_ms = l.task.updated_ms;
@@ -189,6 +190,6 @@ hew_code task_resume_prepare(hew_task *t)
     task_push_user_text(t, note.data);
     buf_release(&note);
     tool_answer_release(&answer);
-    task_persist_row(t, STORE_SET_STATUS);
+    task_persist_row(t, NULL, STORE_SET_STATUS);
     return HEW_OK;
 }

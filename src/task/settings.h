@@ -7,6 +7,7 @@
 
 #include "api/model.h"
 #include "api/provider.h"
+#include "base/mode.h"
 #include "hew.h"
 
 typedef struct task_settings {
@@ -15,7 +16,7 @@ typedef struct task_settings {
     char *api_key;
     char *base_url;
     char *cwd;                  /* absolute, resolved */
-    char mode[8];
+    mode_kind mode;
     bool mode_chosen;           /* hew_options.mode was given: a resumed task takes it */
     bool yolo;
     bool auto_approve_read;

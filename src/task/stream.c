@@ -9,8 +9,6 @@
 #include "api/stream.h"
 #include "mcp/hub.h"
 #include "prompt/prompt.h"
-#include "prompt/rules.h"
-#include "sys/clock.h"
 #include "task/task.h"
 #include "tools/registry.h"
 
@@ -146,49 +144,6 @@ static void *stream_main(void *arg)
     return NULL;
 }
 
-#define RULES_TTL_MS 15000
-
-/* The paths in play for conditional rules: those named in the latest user message. */
-static size_t paths_in_play(const hew_task *t, char **out, size_t cap)
-{
-    size_t n = json_array_size(t->history);
-    const json_t *last = n ? json_array_get(t->history, n - 1) : NULL;
-    const json_t *content = json_object_get(last, "content");
-    size_t count = 0, i;
-    const json_t *b;
-    json_array_foreach(content, i, b) {
-        const char *text = json_string_value(json_object_get(b, "text"));
-        if (text && count < cap)
-            count += rules_paths_in_text(text, out + count, cap - count);
-    }
-    return count;
-}
-
-void task_prompt_ctx(hew_task *t, prompt_ctx *pc, char mode[8])
-{
-    prompt_ctx_init(pc);
-    prompt_ctx_machine(pc);
-    pthread_mutex_lock(&t->mu);
-    memcpy(mode, t->mode, 8);
-    pthread_mutex_unlock(&t->mu);
-    pc->cwd = t->settings->cwd;
-    pc->provider = t->settings->provider;
-    pc->model = t->session->provider.model;
-    pc->images = t->session->model.images;
-    pc->mode = mode;
-    pc->native_tools = t->session->native_tools;
-    pc->parallel_tools = t->settings->parallel_tool_calls;
-    pc->yolo = t->settings->yolo;
-    pc->strict_plan = t->settings->strict_plan;
-    pc->condensing = t->condense == TASK_CONDENSE_ASKED;
-    pc->language = t->settings->language;
-    pc->tools = registry_tools(&pc->ntools);
-    if (t->mcp_snap) {
-        pc->mcp = t->mcp_snap->servers;
-        pc->nmcp = t->mcp_snap->nservers;
-    }
-}
-
 void task_stream_reset(hew_task *t)
 {
     task_stream *s = &t->stream;
@@ -235,47 +190,17 @@ hew_code task_stream_start(hew_task *t, hew_err *err)
     job->task = t;
     job->provider = t->session->provider;
 
-    char mode[8];
     prompt_ctx pc;
-    task_prompt_ctx(t, &pc, mode);
-    /* The rule files: read again when older than RULES_TTL_MS (reading walks the
-     * workspace for AGENTS.md files, which a big tree makes slow), rendered every time
-     * for the paths in play. */
-    if (!t->rules_loaded || clock_now_ms() - t->rules_loaded_ms > RULES_TTL_MS) {
-        rules_opts ro = rules_defaults();
-        const task_settings *st = t->settings;
-        ro.global = st->rules_global;
-        ro.clinerules = st->rules_clinerules;
-        ro.cursorrules = st->rules_cursorrules;
-        ro.windsurfrules = st->rules_windsurfrules;
-        ro.agents = st->rules_agents;
-        ro.clineignore = st->rules_clineignore;
-        if (t->rules_loaded)
-            rules_set_release(&t->rules);
-        t->rules_loaded = rules_load(t->settings->cwd, &ro, &t->rules, NULL) == HEW_OK;
-        t->rules_loaded_ms = clock_now_ms();
-    }
-    buf rules_text = BUF_INIT(0);
-    char *paths[64];
-    size_t npaths = paths_in_play(t, paths, 64);
-    if (t->rules_loaded) {
-        rules_render(&t->rules, (const char *const *)paths, npaths, &rules_text);
-        pc.rules = rules_text.data;
-        pc.clineignore = t->rules.clineignore;
-    }
-    buf prompt = BUF_INIT(0);
-    prompt_build(&pc, &prompt);
-    buf_release(&rules_text);
-    for (size_t i = 0; i < npaths; i++)
-        free(paths[i]);
-    job->system = buf_detach(&prompt, NULL);
+    task_prompt_ctx(t, &pc);
+    job->system = task_prompt_system(t, &pc);
     job->messages = task_ctx_view(t);
     if (pc.native_tools) {
         const tool_def *offered[64];
         size_t ntools = prompt_tools_offered(&pc, offered, 64);
         if (ntools > 64)
             ntools = 64;
-        size_t nmcp = t->mcp_snap ? t->mcp_snap->nnative : 0;
+        const mcp_snapshot *snap = task_mcp_snapshot(t);
+        size_t nmcp = snap ? snap->nnative : 0;
         job->tools = calloc(ntools + nmcp + 1, sizeof *job->tools);
         job->schemas = calloc(ntools + nmcp + 1, sizeof *job->schemas);
         if (job->tools && job->schemas) {
@@ -287,7 +212,7 @@ hew_code task_stream_start(hew_task *t, hew_err *err)
             /* Each MCP tool is a function of its own (the snapshot outlives the request:
              * it is replaced only when the next one starts). */
             for (size_t i = 0; i < nmcp; i++) {
-                const mcp_native_tool *nt = &t->mcp_snap->native[i];
+                const mcp_native_tool *nt = &snap->native[i];
                 job->schemas[ntools + i] = mcp_native_schema(nt->input_schema);
                 job->tools[ntools + i] = (api_tool){ nt->native_name,
                                                      nt->description ? nt->description : "",

@@ -69,6 +69,15 @@ void task_emit(hew_task *t, long i)
         buf_release(line);
 }
 
+/* The store failed on the message just made or earlier: say so, once (persist.c sits
+ * below this file and says nothing itself). */
+static void say_store_note(hew_task *t)
+{
+    char note[HEW_ERR_MSG_MAX + 64];
+    if (task_persist_take_note(t, note, sizeof note))
+        task_say(t, "error", note, NULL, UIMSG_WHOLE);
+}
+
 /* Says that carry what others wrote (errors of providers, MCP servers and tools; the
  * servers' notices): their text is redacted before it is stored or sent. */
 static const char *const redacted_says[] = { "error", "mcp_notification" };
@@ -83,6 +92,7 @@ long task_say(hew_task *t, const char *type, const char *text, json_t *data,
     long i = uimsg_put(&t->ui, UIMSG_SAY, type, clean ? clean : text, data, partial);
     free(clean);
     task_emit(t, i);
+    say_store_note(t);
     return i;
 }
 
@@ -103,34 +113,18 @@ hew_code task_ask(hew_task *t, const char *type, const char *text, json_t *data,
 {
     if (abort_is_set(t->abort))
         return HEW_E_ABORTED;
-    pthread_mutex_lock(&t->mu);
-    if (partial != UIMSG_PARTIAL) {
-        /* Open the rendezvous before the front end hears of the ask, so that an answer
-         * given from inside the event callback is not lost. */
-        t->ask_waiting = true;
-        t->ask_answered = false;
-        tool_answer_release(&t->ask_answer);
-    }
-    pthread_mutex_unlock(&t->mu);
+    /* Open the rendezvous before the front end hears of the ask, so that an answer given
+     * from inside the event callback is not lost. */
+    if (partial != UIMSG_PARTIAL)
+        task_ask_open(t);
 
     long i = uimsg_put(&t->ui, UIMSG_ASK, type, text, data, partial);
     task_emit(t, i);
+    say_store_note(t);
     if (partial == UIMSG_PARTIAL)
         return HEW_OK;
 
-    pthread_mutex_lock(&t->mu);
-    while (!t->ask_answered && !abort_is_set(t->abort))
-        pthread_cond_wait(&t->cv, &t->mu);
-    bool answered = t->ask_answered;
-    t->ask_waiting = false;
-    t->ask_answered = false;
-    if (answered && answer) {
-        *answer = t->ask_answer;
-        t->ask_answer.text = NULL;
-    }
-    tool_answer_release(&t->ask_answer);
-    pthread_mutex_unlock(&t->mu);
-    return answered ? HEW_OK : HEW_E_ABORTED;
+    return task_ask_wait(t, answer);
 }
 
 void task_push_user_block(hew_task *t, json_t *b)
@@ -161,5 +155,5 @@ void task_finish(hew_task *t, hew_task_status status, const char *result)
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
     if (changed)
-        task_persist_row(t, STORE_SET_STATUS | STORE_SET_USAGE);
+        task_totals_store(t, STORE_SET_STATUS);
 }

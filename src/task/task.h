@@ -3,13 +3,41 @@
  * provider's answer and feeds the parser under `mu`, then signals `cv`; the task thread
  * runs task_loop / attempt_api_request / present_assistant_message and is the only one
  * that says or asks anything; the front end answers asks through hew_task_respond (any
- * thread, under `mu`).
+ * thread, under `mu`). life.c alone makes and frees a task (task_new / task_free).
  *
  * Field groups say who may touch them:
  *   [const]   set before the task thread starts, read-only after;
  *   [mu]      any thread, holding mu;
  *   [task]    the task thread only (no lock needed).
- * Nothing here may block while holding mu. */
+ * Nothing here may block while holding mu. The state is split into parts, each a struct
+ * owned by one file (below, "the parts"): only that file touches its fields.
+ *
+ * Calls between the files of task/ point down, never around (file → the files it calls;
+ * a file calls only files below it in this list). scripts/check-task reads the graph from
+ * the objects' symbol tables (nm) and fails on a cycle or on a part touched by another
+ * file than its owner; ctest runs it (check/task).
+ *   life      → loop (the thread); ask ckpt ctx mode prompt request stream text_clean
+ *               totals uimsg (each part's init and release)
+ *   loop      → resume attempt stream present executor envd responses ckpt mcp condense
+ *               request persist task totals
+ *   resume    → condense ctx mode persist responses task uimsg
+ *   attempt   → stream envd ctx mcp request task totals
+ *   stream    → present (a new answer) prompt mcp ctx
+ *   present   → executor ckpt text_clean task uimsg
+ *   executor  → prompt ckpt mcp condense ctx request ask mode responses task uimsg
+ *   envd      → request mode
+ *   prompt    → mcp condense mode task
+ *   ckpt      → task uimsg
+ *   mcp       → task
+ *   condense  → ctx task
+ *   ctx       → request persist task
+ *   request   → task totals uimsg
+ *   task      → ask evkind totals persist uimsg      (say, ask, emit, finish)
+ *   totals    → persist
+ *   persist   → mode uimsg;  ask, evkind, mode, uimsg, text_clean, responses: leaves
+ * The executor settles the request (task_request_done, request.c) before a tool asks,
+ * instead of calling back into the loop; the presenter waits at the checkpoint gate
+ * through ckpt.c. */
 #ifndef HEW_TASK_TASK_H
 #define HEW_TASK_TASK_H
 
@@ -22,6 +50,7 @@
 #include "api/turn.h"
 #include "sys/abort.h"
 #include "base/buf.h"
+#include "base/mode.h"
 #include "context/context.h"
 #include "hew.h"
 #include "parse/parser.h"
@@ -31,14 +60,49 @@
 #include "task/uimsg.h"
 #include "tools/tool.h"
 
-/* Automatic condensing (condense.c): NONE → ASKED (this request asks the model for a
- * summary) → ACCEPTED (summarize_task took it: the next request drops everything but the
+/* ---- the parts of a task's state ------------------------------------------------------
+ * Each part is a struct owned by one file: only that file touches its fields; every other
+ * file calls that file's functions (declared below). Parts marked [mu] are changed under
+ * the task's mutex (other threads reach them); the rest are [task]. */
+
+/* The pending ask (ask.c) [mu]: the rendezvous between the task thread, which asks and
+ * waits, and the front end, which answers through hew_task_respond (any thread). */
+typedef struct task_ask_part {
+    bool waiting;
+    bool answered;
+    tool_answer answer;
+} task_ask_part;
+
+/* The current request's bookkeeping (request.c) [task]: its api_req_started message and
+ * the usage it reported. */
+typedef struct task_request_part {
+    long index;                        /* ui index of the current api_req_started, or -1 */
+    bool finished;                     /* its usage and cost were recorded */
+    api_usage usage;                   /* of the last request that reported one */
+} task_request_part;
+
+/* The context window (ctx.c) [task]. */
+typedef struct task_ctx_part {
+    context_range deleted;             /* the deleted range of the history */
+    context_rewrites rewrites;         /* blocks replaced (repeated reads) */
+    bool decided;                      /* this request's cut is decided already */
+} task_ctx_part;
+
+/* Automatic condensing (condense.c) [task]: NONE → ASKED (this request asks the model for
+ * a summary) → ACCEPTED (summarize_task took it: the next request drops everything but the
  * first pair, the summarize request and its answer included) → NONE. */
 typedef enum task_condense {
     TASK_CONDENSE_NONE,
     TASK_CONDENSE_ASKED,
     TASK_CONDENSE_ACCEPTED
 } task_condense;
+
+typedef struct task_condense_part {
+    task_condense state;
+    bool blocked;                      /* the model did not summarise: truncate until a
+                                          request is under the threshold again */
+    bool rearm;                        /* resumed mid-condense: ask for the summary again */
+} task_condense_part;
 
 /* A finished checkpoint commit, waiting to be put on its message (ckpt.c). */
 typedef struct task_ckpt_result {
@@ -53,8 +117,49 @@ typedef struct task_ckpt_result {
 struct checkpoint;
 struct store;
 struct store_lock;
+struct mcp_snapshot;
 
-/* One request's stream, between the stream thread and the task thread. */
+/* Checkpoints (ckpt.c). */
+typedef struct task_ckpt_part {
+    struct checkpoint *repo;           /* [task] the workspace's checkpoints, or NULL */
+    bool off;                          /* [task] checkpoints could not start (said once) */
+    hew_abort *abort;                  /* [const] stops checkpoint git calls at task end */
+    bool turn_changed;                 /* [task] a tool of this turn may have changed files */
+    int in_flight;                     /* [mu] commits not yet done (the gate) */
+    task_ckpt_result results[TASK_CKPT_RESULTS_MAX]; /* [mu] finished, not yet shown */
+    size_t nresults;                   /* [mu] */
+} task_ckpt_part;
+
+/* The rule files as last read (prompt.c) [task]. */
+typedef struct task_rules_part {
+    rules_set set;
+    bool loaded;
+    long long loaded_ms;
+} task_rules_part;
+
+/* MCP (mcp.c). */
+typedef struct task_mcp_part {
+    struct mcp_snapshot *snap;         /* [task] what the servers offered at the last
+                                          request (prompt, native tools, name mapping) */
+    buf notices;                       /* [mu] notices not yet said, one per line */
+    bool waited;                       /* [task] the wait for connecting servers is over
+                                          (once per task, at most MCP_WAIT_MS) */
+} task_mcp_part;
+
+/* Totals (totals.c): the task's usage, cost and request count. */
+typedef struct task_totals_part {
+    api_usage usage;                   /* [task] the task's token totals */
+    double cost;                       /* [task] the task's cost in USD */
+    int64_t requests;                  /* [task] the task's API requests */
+    bool known;                        /* [task] usage, cost and requests hold the stored
+                                          task's (a new task, or its row was read): only
+                                          then are they written back */
+    hew_totals run;                    /* [task] what this run added */
+    hew_totals shown, shown_run;       /* [mu] copies for hew_task_totals */
+} task_totals_part;
+
+/* One request's stream, between the stream thread and the task thread (stream.c starts,
+ * feeds and resets it; the loop, the attempt and the presenter read it under mu). */
 typedef struct task_stream {
     pthread_t thread;           /* [task] */
     bool running;               /* [task] the thread was started and not joined */
@@ -73,33 +178,36 @@ typedef struct task_stream {
                                    the changes stream.c signals */
 } task_stream;
 
+/* Made and freed by life.c (task_new / task_free), nowhere else. */
 struct hew_task {
     hew_session *session;              /* [const] */
     const task_settings *settings;     /* [const] the session's */
-    pthread_t thread;                  /* [const] */
-    bool thread_started;
+    pthread_t thread;                  /* [const] (life.c) */
+    bool thread_started;               /* (life.c) */
     char *task_text;                   /* [const] */
 
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t cv;                 /* on the monotonic clock (clock_cond_init) */
     hew_abort *abort;                  /* the user's abort */
 
-    /* The pending ask [mu]. */
-    bool ask_waiting;
-    bool ask_answered;
-    tool_answer ask_answer;
-
-    /* [mu] */
+    /* [mu] the task's outcome (task_finish; read through life.c) */
     hew_task_status status;
     char *result;                      /* completion result or failure reason */
     char *successor;                   /* new_task accepted: the next task's text */
-    char mode[8];                      /* "act" / "plan" */
+    mode_kind mode;                    /* [mu] (mode.c) */
     task_stream stream;
-    int checkpoints_in_flight;         /* checkpoint commits not yet done (the gate) */
-    task_ckpt_result ckpt_results[TASK_CKPT_RESULTS_MAX]; /* finished, not yet shown */
-    size_t ckpt_nresults;
 
-    /* [task] */
+    /* the parts */
+    task_ask_part ask;                 /* ask.c */
+    task_request_part request;         /* request.c */
+    task_ctx_part ctx;                 /* ctx.c */
+    task_condense_part condense;       /* condense.c */
+    task_ckpt_part ckpt;               /* ckpt.c */
+    task_rules_part rules;             /* prompt.c */
+    task_mcp_part mcp;                 /* mcp.c */
+    task_totals_part totals;           /* totals.c */
+
+    /* [task] the turn (loop.c, present.c, executor.c) */
     uimsg_list ui;
     json_t *history;                   /* the API conversation (api/message.h) */
     json_t *user_content;              /* the next user message's blocks */
@@ -114,37 +222,12 @@ struct hew_task {
     int auto_retry_attempts;
     char *loop_signature;              /* loop detection: the last call's signature */
     int loop_count;
-    long api_req_index;                /* ui index of the current api_req_started */
-    bool api_req_finished;             /* its usage and cost were recorded */
-    api_usage request_usage;           /* of the current request */
-    double task_cost;
-    context_range deleted;             /* context: the deleted range of the history */
-    context_rewrites rewrites;         /* context: blocks replaced (repeated reads) */
-    bool ctx_prepared;                 /* context: this request's cut is decided already */
-    task_condense condense;            /* automatic condensing (condense.c) */
-    bool condense_blocked;             /* the model did not summarise: truncate until a
-                                          request is under the threshold again */
-    bool condense_rearm;               /* resumed mid-condense: ask for the summary again */
-    rules_set rules;                   /* the rule files as last read (stream.c) */
-    bool rules_loaded;
-    long long rules_loaded_ms;
     tool_env env;                      /* what tools get */
     char task_id[32];                  /* [const] */
-    struct checkpoint *ckpt;           /* the workspace's checkpoints, or NULL */
-    bool ckpt_off;                     /* checkpoints could not start (said once) */
-    hew_abort *ckpt_abort;             /* stops checkpoint git calls at task end only */
-    bool turn_changed;                 /* a tool of this turn may have changed files */
     struct store *store;               /* the conversation's persistence, or NULL */
     struct store_lock *store_lock;     /* this process owns the task */
     hew_err store_err;                 /* why the store could not open (said once) */
     size_t api_stored;                 /* history entries already in the store */
-    api_usage totals;                  /* the task's token totals (totals.c) */
-    int64_t requests;                  /* the task's API requests (totals.c) */
-    bool totals_known;                 /* totals, task_cost and requests hold the stored
-                                          task's (a new task, or its row was read): only
-                                          then are they written back */
-    hew_totals run;                    /* what this run added (totals.c) */
-    hew_totals shown, shown_run;       /* [mu] copies for hew_task_totals */
     char *resume_id;                   /* [const] the stored task to resume, or NULL */
     char *completed_result;            /* resumed a completed task: its stored result (it
                                           stays completed unless this run completes it) */
@@ -156,12 +239,59 @@ struct hew_task {
     buf event_line;                    /* task_emit: the event's JSON line */
     buf persist_line;                  /* persist: a message's whole JSON, when written */
     long persist_pending;              /* persist: a partial message not written yet, or -1 */
-    struct mcp_snapshot *mcp_snap;     /* [task] what the MCP servers offered at the last
-                                          request (prompt, native tools, name mapping) */
-    buf mcp_notices;                   /* [mu] MCP notices not yet said, one per line */
-    bool mcp_waited;                   /* [task] the wait for connecting servers is over
-                                          (once per task, at most MCP_WAIT_MS) */
 };
+
+/* ---- life (life.c): the one place a task is made, started, joined and freed ----------- */
+
+/* A new task of session s, not started: the task text (resume_id NULL) or the stored task
+ * to resume (text ""). NULL (err says why) when memory runs out. */
+hew_task *task_new(hew_session *s, const char *text, const char *resume_id, hew_err *err);
+/* Run task_main on the task's own thread. HEW_E_INTERNAL when it cannot start. */
+hew_code task_start(hew_task *t, hew_err *err);
+/* Stop the task (any thread): its waits wake, its request stops. */
+void task_abort(hew_task *t, const char *reason);
+/* Wait for the task's thread to end (no-op when it never started or was joined). */
+void task_join(hew_task *t);
+/* Abort and join a running task, then free everything it holds. NULL is a no-op. */
+void task_free(hew_task *t);
+/* The outcome (any thread): the status now; the result (valid until task_free; "" when
+ * none); the successor's text (new_task) or NULL. */
+hew_task_status task_status(hew_task *t);
+const char *task_result(const hew_task *t);
+const char *task_successor(hew_task *t);
+
+/* ---- mode (mode.c) [mu] ------------------------------------------------------------------ */
+mode_kind task_mode_get(hew_task *t);
+void task_mode_set(hew_task *t, mode_kind m);
+
+/* ---- ask (ask.c): the ask rendezvous ------------------------------------------------------
+ * open: a new ask is pending (before the front end hears of it, so that an answer given
+ * from inside the event callback is not lost); wait: until it is answered
+ * (HEW_OK, *answer taken) or the task is aborted (HEW_E_ABORTED), then closed; poll: the
+ * non-blocking side (tool_env.ask_nowait): take an answer when there is one (true), else
+ * open a pending ask when open is set and none is, close it when close is set; respond:
+ * the front end's answer (any thread), HEW_E_STATE when no ask is pending or it was
+ * answered already (text is copied). release: at task_free. */
+void task_ask_open(hew_task *t);
+hew_code task_ask_wait(hew_task *t, tool_answer *answer);
+bool task_ask_poll(hew_task *t, bool open, bool close, tool_answer *answer);
+hew_code task_ask_respond(hew_task *t, tool_answer_kind kind, const char *text);
+void task_ask_release(hew_task *t);
+
+/* ---- the request (request.c): its api_req_started message and usage ---------------------
+ * init: no request yet (task_new); begin: say api_req_started for the request text; failed: put a failure before the first
+ * chunk (and the retry status, may be NULL) on it; streaming: it streams after `failures`
+ * failed attempts (the failure goes, "retries" stays); finish: its usage and cost (once);
+ * done: wait for the stream to end, then finish (before a tool asks the user something,
+ * so the front end shows the request's cost first); usage: the last reported usage. */
+void task_request_init(hew_task *t);
+void task_request_begin(hew_task *t, const char *request);
+void task_request_failed(hew_task *t, const api_error *e, json_t *retry_status,
+                         bool with_failure_message);
+void task_request_streaming(hew_task *t, int failures);
+void task_request_finish(hew_task *t, const char *cancel_reason, const char *failure);
+void task_request_done(hew_task *t);
+const api_usage *task_request_usage(const hew_task *t);
 
 /* ---- the loop (loop.c, attempt.c, present.c, executor.c) ------------------------------ */
 
@@ -195,22 +325,32 @@ hew_code present_assistant_message(hew_task *t);
 /* A new answer: the presenter starts at its first block (present.c). */
 void task_present_reset(hew_task *t);
 
-/* The checkpoint gate (seed 000): wait, without holding mu afterwards, while checkpoint
- * commits (the initial one, a turn's) are in progress. HEW_E_ABORTED when aborted. */
-hew_code task_checkpoint_wait(hew_task *t);
-
-/* Checkpoints (ckpt.c): the initial one (first request, asynchronous, gates tools that
- * may change files), one of a kind (checkpoint_kind), results onto their messages, and
- * the end (waits for commits in flight). */
+/* Checkpoints (ckpt.c): init/release (task_new/task_free; false: out of memory); the
+ * initial one (first request, asynchronous, gates tools that may change files); the gate
+ * (seed 000: wait, without holding mu afterwards, while commits are in progress;
+ * HEW_E_ABORTED when aborted); a tool changed files; the turn's end (a completion or a
+ * changing turn commits); results onto their messages; stop (git calls end at once: the
+ * task was aborted); and the end (waits for commits in flight). */
+bool task_ckpt_init(hew_task *t);
+void task_ckpt_release(hew_task *t);
 void task_ckpt_initial(hew_task *t);
-void task_ckpt_commit(hew_task *t, int kind);
+hew_code task_ckpt_wait(hew_task *t);
+void task_ckpt_changed(hew_task *t);
+void task_ckpt_turn_end(hew_task *t, bool completed);
 void task_ckpt_flush(hew_task *t);
+void task_ckpt_stop(hew_task *t);
 void task_ckpt_close(hew_task *t);
 
 /* Persistence (persist.c): open (create the task row, or take a stored one), every UI
- * event, new history entries, the task row, close; and the note when it cannot work. */
+ * event, new history entries, the task row, close. row: the fields named (store.h
+ * STORE_SET_*): status and mode it reads itself, usage and the deleted range come from
+ * the part that owns them in `given` (NULL when neither is named). stored_row: the stored
+ * task's row (resume), false when there is none. A store that fails turns persistence
+ * off and leaves a note: take_note hands it over once (false: none), for the caller to
+ * say. */
+struct store_task;
 hew_code task_persist_open(hew_task *t, const char *resume_id);
-void task_persist_note_failure(hew_task *t);
+bool task_persist_take_note(hew_task *t, char *out, size_t cap);
 /* Message index was made or changed: store it. json[0..len) is its whole JSON form
  * (uimsg_to_json) when the caller has it, else NULL (built here when written). A partial
  * message is written at most once per store interval; task_persist_flush writes the
@@ -218,7 +358,8 @@ void task_persist_note_failure(hew_task *t);
 void task_persist_ui(hew_task *t, long index, const char *json, size_t len);
 void task_persist_flush(hew_task *t);
 void task_persist_api(hew_task *t);
-void task_persist_row(hew_task *t, unsigned fields);
+void task_persist_row(hew_task *t, const struct store_task *given, unsigned fields);
+bool task_persist_stored_row(hew_task *t, struct store_task *row);
 void task_persist_close(hew_task *t);
 
 /* Resume (resume.c): rebuild the loop state of a stored task and ask the user how to go
@@ -226,23 +367,27 @@ void task_persist_close(hew_task *t);
 hew_code task_resume_prepare(hew_task *t);
 
 /* Totals (totals.c): the one place the task's usage, cost and request count grow.
- * load: the stored task's row (resume) becomes the starting point; request: a request is
+ * init: zero (task_new); begin: a new task's totals are its own, a resumed task's start
+ * from its stored row (right after task_persist_open); request: a request is
  * being sent; add: a request's usage (its cost by the model's prices, or the one the
  * provider reported), returns that cost in USD or -1 when unknown; get: the copies the
  * front end reads (any thread). Each change is persisted and published at once. */
-struct store_task;
-void task_totals_load(hew_task *t, const struct store_task *row);
+void task_totals_init(hew_task *t);
+void task_totals_begin(hew_task *t);
 void task_totals_request(hew_task *t);
 double task_totals_add(hew_task *t, const api_usage *u);
 void task_totals_get(hew_task *t, hew_totals *task, hew_totals *run);
+/* Write the task row's usage (when the totals are known) together with the fields also
+ * names (task_persist_row). */
+void task_totals_store(hew_task *t, unsigned also);
 
-/* The mode changed while the request waited to be sent again (a retry): its user
- * message's environment details say the mode the user chose now (history and store). */
-void task_env_refresh_mode(hew_task *t);
-
-/* Wait for the request's stream to end and record its usage and cost now (before a tool
- * asks the user something, so the front end shows the request's cost first). */
-void task_request_done(hew_task *t);
+/* The environment details (envd.c): the <environment_details> block of a turn (time,
+ * the workspace listing on the first turn, commands in the background, context window
+ * usage, the mode) appended to out; refresh_mode: the mode changed while the request
+ * waited to be sent again (a retry): its user message's details say the mode the user
+ * chose now (history and store). */
+void task_envd_build(hew_task *t, bool first_turn, buf *out);
+void task_envd_refresh_mode(hew_task *t);
 
 /* Run one complete tool block through approval, execution and result formatting. */
 hew_code executor_run(hew_task *t, const tool_call *call);
@@ -260,6 +405,8 @@ void executor_env_init(hew_task *t);
  * call it stands for (false when it is none; release with task_mcp_call_release); end:
  * stop listening, forget the snapshot. */
 void task_mcp_begin(hew_task *t);
+/* The snapshot of the last request (NULL before the first, or without servers). */
+const struct mcp_snapshot *task_mcp_snapshot(const hew_task *t);
 void task_mcp_before_request(hew_task *t);
 void task_mcp_drain(hew_task *t);
 typedef struct task_mcp_call {
@@ -305,10 +452,14 @@ void task_stream_reset(hew_task *t);
  * once the answer is in the history; the rest (error, rc) stays until the reset. */
 void task_stream_drop_answer(hew_task *t);
 
-/* The prompt context of the task as it stands (stream.c): mode, tools, model facts. mode
- * is the caller's buffer the context points into. */
+/* The prompt (prompt.c): the context of the task as it stands (mode, tools, model facts,
+ * MCP servers; no rules); the system prompt of a request for pc, with the rule files
+ * (read again when older than 15 s) rendered for the paths in play (a new string the
+ * caller frees, NULL when memory runs out); release: the rules part (task_free). */
 struct prompt_ctx;
-void task_prompt_ctx(hew_task *t, struct prompt_ctx *pc, char mode[8]);
+void task_prompt_ctx(hew_task *t, struct prompt_ctx *pc);
+char *task_prompt_system(hew_task *t, struct prompt_ctx *pc);
+void task_prompt_release(hew_task *t);
 
 /* The context window (ctx.c): cut before a request when the last one came close to the
  * window; truncate on a context-window error; the view the model gets. */
@@ -321,6 +472,14 @@ int64_t task_ctx_last_total(const hew_task *t);
 bool task_ctx_plan(hew_task *t, context_plan *plan);
 size_t task_ctx_active_messages(const hew_task *t);
 json_t *task_ctx_view(const hew_task *t);
+/* decided: this request's cut is (true) or is not yet (false) decided by condensing;
+ * can_cut: truncation would remove messages now; restore: a stored task's range and
+ * rewrites (resume); deleted: the range now; release: at task_free. */
+void task_ctx_decided(hew_task *t, bool decided);
+bool task_ctx_can_cut(const hew_task *t);
+void task_ctx_restore(hew_task *t, context_range deleted, const json_t *rewrites);
+context_range task_ctx_deleted(const hew_task *t);
+void task_ctx_release(hew_task *t);
 
 /* Automatic condensing (condense.c, cline-spec §6.4), at the start of each request before
  * its environment details: makes the cut of an accepted summary, gives up on a summary
@@ -333,5 +492,7 @@ bool task_condense_accept(hew_task *t);
 /* Resume: a conversation stopped mid-condense goes on with it (resume.c, after the last
  * unanswered user message was taken back into t->user_content). */
 void task_condense_resume(hew_task *t);
+/* This request asks the model for a summary (the prompt offers summarize_task). */
+bool task_condense_asked(const hew_task *t);
 
 #endif

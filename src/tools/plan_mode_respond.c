@@ -31,7 +31,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     }
     if (env->yolo) {
         env->say(env, "text", response ? response : "", NULL, 0);
-        env->set_mode(env, "act");
+        env->set_mode(env, MODE_ACT);
         tool_result_printf(out, "[The task switched to ACT MODE: carry out the plan now.]");
         return HEW_OK;
     }
@@ -46,7 +46,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     hew_code rc = env->ask(env, "plan_mode_respond", response, data, 0, &answer);
     json_decref(data);
     if (rc == HEW_OK) {
-        if (strcmp(env->mode, "act") == 0) {
+        if (env->mode_now(env) == MODE_ACT) {
             tool_result_printf(out, "[The user switched to ACT MODE: carry out the plan now.]");
         } else if (answer.text && *answer.text) {
             env->say(env, "user_feedback", answer.text, NULL, 0);

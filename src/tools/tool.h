@@ -18,6 +18,7 @@
 #include "sys/abort.h"
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/mode.h"
 
 typedef struct tool_param {
     const char *name;
@@ -76,11 +77,13 @@ struct tool_env {
     /* The user's command rules (tools/cmdpolicy.h), NULL-terminated; NULL: none. */
     const char *const *command_allow;
     const char *const *command_deny;
-    const char *mode; /* "act" or "plan"; change it with set_mode */
     struct mcp_hub *mcp; /* the session's MCP servers (mcp/hub.h), or NULL */
     const char *const *env_allow; /* variables commands get despite proc_env_is_secret
                                      (names or globs, NULL-terminated), or NULL */
-    void (*set_mode)(tool_env *env, const char *mode);
+    /* The task's mode now (the user may switch it while a tool waits); change it with
+     * set_mode. */
+    mode_kind (*mode_now)(tool_env *env);
+    void (*set_mode)(tool_env *env, mode_kind mode);
     /* Tell the user something. partial: 1 = a preview that will grow (replaces a trailing
      * preview of the same type), 0 or 2 = complete (also completes such a preview, else
      * a new message). The same for ask. */

@@ -141,11 +141,14 @@ static void te_mistake(tool_env *env, bool made)
     te->mistakes = made ? te->mistakes + 1 : 0;
 }
 
-static void te_set_mode(tool_env *env, const char *mode)
+static void te_set_mode(tool_env *env, mode_kind mode)
 {
-    toolenv *te = te_of(env);
-    snprintf(te->mode, sizeof te->mode, "%s", mode);
-    env->mode = te->mode;
+    te_of(env)->mode = mode;
+}
+
+static mode_kind te_mode_now(tool_env *env)
+{
+    return te_of(env)->mode;
 }
 
 void toolenv_init(toolenv *te, const char *cwd)
@@ -154,12 +157,12 @@ void toolenv_init(toolenv *te, const char *cwd)
     te->events = json_array();
     te->answers = json_array();
     te->nowait_answers = json_array();
-    snprintf(te->mode, sizeof te->mode, "act");
+    te->mode = MODE_ACT;
     tool_env *e = &te->env;
     e->task = te;
     e->cwd = cwd;
     e->abort = abort_new();
-    e->mode = te->mode;
+    e->mode_now = te_mode_now;
     e->set_mode = te_set_mode;
     e->say = te_say;
     e->ask = te_ask;

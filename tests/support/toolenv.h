@@ -23,7 +23,7 @@ typedef struct toolenv {
     bool rejected;           /* approve() was answered no / with a message */
     json_t *nowait_answers;  /* queue for ask_nowait: given once its ask is open */
     bool nowait_open;        /* an ask_nowait ask is shown and not answered or closed */
-    char mode[8];
+    mode_kind mode;
 } toolenv;
 
 void toolenv_init(toolenv *te, const char *cwd);

@@ -201,7 +201,7 @@ static void test_golden_native_act(void)
 static void test_golden_xml_plan_yolo(void)
 {
     prompt_ctx c = base_ctx();
-    c.mode = "plan";
+    c.mode = MODE_PLAN;
     c.yolo = true;
     char *p = build(&c);
     REQUIRE(p != NULL);
@@ -231,7 +231,7 @@ static void test_golden_rules_mcp(void)
     prompt_ctx c = base_ctx();
     c.tools = table_mcp;
     c.ntools = sizeof table_mcp / sizeof table_mcp[0];
-    c.mode = "plan";
+    c.mode = MODE_PLAN;
     c.strict_plan = true;
     c.parallel_tools = true;
     c.images = true;
@@ -266,7 +266,7 @@ static void test_golden_native_plan(void)
 {
     prompt_ctx c = base_ctx();
     c.native_tools = true;
-    c.mode = "plan";
+    c.mode = MODE_PLAN;
     c.rules = "# AGENTS.md\n\nSome instructions.";
     char *p = build(&c);
     REQUIRE(p != NULL);
@@ -341,7 +341,7 @@ static void test_offered(void)
     CHECK_INT(n, 11); /* all but plan_mode_respond */
     for (size_t i = 0; i < n; i++)
         CHECK(strcmp(out[i]->name, "plan_mode_respond") != 0);
-    c.mode = "plan";
+    c.mode = MODE_PLAN;
     CHECK_INT(prompt_tools_offered(&c, out, 32), 12);
     c.yolo = true;
     n = prompt_tools_offered(&c, out, 32);
@@ -386,7 +386,7 @@ static void test_real_registry(void)
     c.tools = tools;
     c.ntools = n;
     for (int mode = 0; mode < 2; mode++) {
-        c.mode = mode ? "plan" : "act";
+        c.mode = mode ? MODE_PLAN : MODE_ACT;
         char *p = build(&c);
         REQUIRE(p != NULL);
         const tool_def *off[64];
@@ -416,7 +416,7 @@ static void test_compat(void)
     prompt_ctx c = { 0 };
     prompt_ctx_machine(&c);
     c.cwd = "/tmp";
-    c.mode = "plan";
+    c.mode = MODE_PLAN;
     buf b = BUF_INIT(0);
     prompt_build(&c, &b); /* no tools: still a whole prompt */
     CHECK(b.err == HEW_OK && strstr(b.data, "RULES") != NULL);

@@ -25,7 +25,7 @@ static char *build(const env_details *e)
 
 static void test_later_turn(void)
 {
-    env_details e = { .cwd = "/w", .mode = "act", .now_epoch_s = WHEN, .tz_name = "UTC" };
+    env_details e = { .cwd = "/w", .mode = MODE_ACT, .now_epoch_s = WHEN, .tz_name = "UTC" };
     char *t = build(&e);
     CHECK_STR(t, "<environment_details>\n"
                  "# Current Time\nSunday 2025-06-01 14:03:09 (UTC, UTC+00:00)\n"
@@ -45,7 +45,7 @@ static void test_first_turn_full(void)
     const char *changed[] = { "src/a.c", "README.md" };
     env_details e = {
         .cwd = "/w",
-        .mode = "act",
+        .mode = MODE_ACT,
         .now_epoch_s = WHEN,
         .tz_name = "Europe/Paris",
         .first_turn = true,
@@ -82,7 +82,7 @@ static void test_first_turn_full(void)
 
 static void test_usage_line(void)
 {
-    env_details e = { .mode = "act", .now_epoch_s = WHEN, .tz_name = "UTC" };
+    env_details e = { .mode = MODE_ACT, .now_epoch_s = WHEN, .tz_name = "UTC" };
     struct {
         long long used, window;
         const char *want;
@@ -107,7 +107,7 @@ static void test_usage_line(void)
 
 static void test_plan_mode(void)
 {
-    env_details e = { .mode = "plan", .now_epoch_s = WHEN, .tz_name = "UTC", .ask_tool = true };
+    env_details e = { .mode = MODE_PLAN, .now_epoch_s = WHEN, .tz_name = "UTC", .ask_tool = true };
     char *t = build(&e);
     REQUIRE(t != NULL);
     CHECK(strstr(t, "# Current Mode\nPLAN MODE\n") != NULL);
@@ -138,7 +138,7 @@ static void test_long_output(void)
     memcpy(out + n - 4, "END\n", 4);
     out[n] = '\0';
     env_details_command c = { "build", out, true, 0 };
-    env_details e = { .mode = "act", .now_epoch_s = WHEN, .tz_name = "UTC", .commands = &c,
+    env_details e = { .mode = MODE_ACT, .now_epoch_s = WHEN, .tz_name = "UTC", .commands = &c,
                       .ncommands = 1 };
     char *t = build(&e);
     REQUIRE(t != NULL);

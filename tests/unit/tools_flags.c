@@ -132,7 +132,7 @@ static void test_offered_by_flags(void)
     CHECK(prompt_tool_offered(&c, &plain_ask));
     c.yolo = false;
 
-    c.mode = "plan";
+    c.mode = MODE_PLAN;
     CHECK(prompt_tool_offered(&c, &plan));
     c.condensing = true;
     CHECK(prompt_tool_offered(&c, &summary));

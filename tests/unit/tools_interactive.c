@@ -81,7 +81,7 @@ static void test_empty_answers_say_what_happened(void)
 {
     toolenv te;
     toolenv_init(&te, "/tmp");
-    snprintf(te.mode, sizeof te.mode, "plan");
+    te.mode = MODE_PLAN;
     tool_result r;
     toolenv_answer(&te, "no", NULL);
     CHECK_INT(toolenv_run(&te, &tool_ask_followup_question, &r, "question", "Q?", NULL), HEW_OK);
@@ -121,7 +121,7 @@ static void test_plan_mode_respond(void)
 {
     toolenv te;
     toolenv_init(&te, "/tmp");
-    snprintf(te.mode, sizeof te.mode, "plan");
+    te.mode = MODE_PLAN;
     toolenv_answer(&te, "message", "Looks good, but keep the old API.");
     tool_result r;
     CHECK_INT(toolenv_run(&te, &tool_plan_mode_respond, &r, "response", "Plan: 1. 2. 3.", NULL),
@@ -135,7 +135,7 @@ static void test_plan_mode_respond(void)
     buf_release(&r.text);
     te.env.yolo = true; /* yolo switches to act by itself */
     CHECK_INT(toolenv_run(&te, &tool_plan_mode_respond, &r, "response", "Plan.", NULL), HEW_OK);
-    CHECK_STR(te.mode, "act");
+    CHECK_INT(te.mode, MODE_ACT);
     CHECK(strstr(r.text.data, "ACT MODE") != NULL);
     buf_release(&r.text);
     toolenv_release(&te);
