@@ -25,7 +25,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
-#include "base/mode.h"
+#include "tools/mode.h"
 
 #define ENV_DETAILS_OUTPUT_MAX (16 * 1024) /* bytes of one command's new output */
 

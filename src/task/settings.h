@@ -7,7 +7,7 @@
 
 #include "api/model.h"
 #include "api/provider.h"
-#include "base/mode.h"
+#include "tools/mode.h"
 #include "hew.h"
 
 typedef struct task_settings {

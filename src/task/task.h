@@ -50,7 +50,7 @@
 #include "api/turn.h"
 #include "sys/abort.h"
 #include "base/buf.h"
-#include "base/mode.h"
+#include "tools/mode.h"
 #include "context/context.h"
 #include "hew.h"
 #include "parse/parser.h"

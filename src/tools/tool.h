@@ -18,7 +18,7 @@
 #include "sys/abort.h"
 #include "base/buf.h"
 #include "base/err.h"
-#include "base/mode.h"
+#include "tools/mode.h"
 
 typedef struct tool_param {
     const char *name;

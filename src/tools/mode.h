@@ -3,8 +3,8 @@
  * the store, the events, the prompt and the public API (hew_options.mode,
  * hew_task_set_mode) carry; inside hew a mode is a mode_kind, compared as a value. Never
  * compare a mode's name as a string anywhere else: parse it here. */
-#ifndef HEW_BASE_MODE_H
-#define HEW_BASE_MODE_H
+#ifndef HEW_TOOLS_MODE_H
+#define HEW_TOOLS_MODE_H
 
 #include <stdbool.h>
 

@@ -1,5 +1,5 @@
 /* mode — the table of the modes' names (see mode.h). Holds no state. */
-#include "base/mode.h"
+#include "tools/mode.h"
 
 #include <string.h>
 
