@@ -109,12 +109,8 @@ void dec_tool(api_decoder *d, int index, const char *id, bool synthesized, const
 /* Finish the turn: USAGE (if any) then END. stop_raw set by the adapter; stop computed by
  * the adapter. */
 void dec_end(api_decoder *d, api_stop stop, const char *raw);
-/* Fail the turn: USAGE (if any) then ERROR with d->err. */
-void dec_fail(api_decoder *d);
 /* Fail with a stream-level error (malformed / cut off). */
 void dec_fail_stream(api_decoder *d, const char *what);
-/* Fail with an answer too large to take in (not retryable, api_error_too_large). */
-void dec_fail_too_large(api_decoder *d, const char *what);
 /* Classify the error object json and fail. */
 void dec_fail_json(api_decoder *d, const json_t *json);
 /* An event that is an error object (dec_fail_json) or no object at all: fail either way. */

@@ -13,6 +13,11 @@
 #include "base/limits.h"
 #include "net/sse.h"
 
+/* Fail the turn: USAGE (if any) then ERROR with d->err; with an answer too large to take
+ * in (not retryable, api_error_too_large). */
+static void dec_fail(api_decoder *d);
+static void dec_fail_too_large(api_decoder *d, const char *what);
+
 #define RAW_KEEP ((size_t)64 << 10) /* the tail kept to classify a non-SSE error body */
 
 api_decoder *api_decoder_new(api_protocol p, long http_status, api_chunk_fn fn, void *ud)
@@ -219,7 +224,7 @@ void dec_end(api_decoder *d, api_stop stop, const char *raw)
     d->complete = true;
 }
 
-void dec_fail(api_decoder *d)
+static void dec_fail(api_decoder *d)
 {
     if (d->finished)
         return;
@@ -241,7 +246,7 @@ void dec_fail_stream(api_decoder *d, const char *what)
     dec_fail(d);
 }
 
-void dec_fail_too_large(api_decoder *d, const char *what)
+static void dec_fail_too_large(api_decoder *d, const char *what)
 {
     if (d->finished)
         return;

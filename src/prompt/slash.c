@@ -14,7 +14,7 @@
 #include "sys/path.h"
 #include "base/utf8.h"
 
-const char *const slash_builtins[] = { "newtask", "smol", "compact", "newrule", "reportbug",
+static const char *const slash_builtins[] = { "newtask", "smol", "compact", "newrule", "reportbug",
                                        NULL };
 
 slash_opts slash_defaults(const char *cwd)

@@ -64,8 +64,6 @@ typedef struct slash_result {
 hew_code slash_rewrite(const char *text, const slash_opts *o, slash_result *out, hew_err *err);
 void slash_result_release(slash_result *r);
 
-/* The built-in command names, NULL-terminated (for completion in a front end). */
-extern const char *const slash_builtins[];
 
 /* The global workflow folder for o (o->global_dir or from the environment): a new string
  * the caller frees, or NULL when neither XDG_CONFIG_HOME nor HOME is set. */

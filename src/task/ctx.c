@@ -110,11 +110,6 @@ void task_ctx_restore(hew_task *t, context_range deleted, const json_t *rewrites
     context_rewrites_from_json(&t->ctx.rewrites, rewrites, NULL);
 }
 
-context_range task_ctx_deleted(const hew_task *t)
-{
-    return t->ctx.deleted;
-}
-
 void task_ctx_release(hew_task *t)
 {
     context_rewrites_release(&t->ctx.rewrites);

@@ -474,11 +474,10 @@ size_t task_ctx_active_messages(const hew_task *t);
 json_t *task_ctx_view(const hew_task *t);
 /* decided: this request's cut is (true) or is not yet (false) decided by condensing;
  * can_cut: truncation would remove messages now; restore: a stored task's range and
- * rewrites (resume); deleted: the range now; release: at task_free. */
+ * rewrites (resume); release: at task_free. */
 void task_ctx_decided(hew_task *t, bool decided);
 bool task_ctx_can_cut(const hew_task *t);
 void task_ctx_restore(hew_task *t, context_range deleted, const json_t *rewrites);
-context_range task_ctx_deleted(const hew_task *t);
 void task_ctx_release(hew_task *t);
 
 /* Automatic condensing (condense.c, cline-spec §6.4), at the start of each request before

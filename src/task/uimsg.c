@@ -108,16 +108,6 @@ long uimsg_put(uimsg_list *l, uimsg_kind kind, const char *type, const char *tex
     return index;
 }
 
-buf *uimsg_put_text(uimsg_list *l, uimsg_kind kind, const char *type, uimsg_partial partial,
-                    long *index)
-{
-    uimsg *m = put_slot(l, kind, type, NULL, partial, index);
-    if (!m)
-        return NULL;
-    set_text(m, "");
-    return &m->text;
-}
-
 long uimsg_put_buf(uimsg_list *l, uimsg_kind kind, const char *type, uimsg_partial partial,
                    buf *text)
 {

@@ -63,12 +63,6 @@ long uimsg_put(uimsg_list *l, uimsg_kind kind, const char *type, const char *tex
 /* Replace message i's data (new reference taken) and/or text (copied; NULL keeps it). */
 void uimsg_update(uimsg_list *l, size_t i, const char *text, json_t *data);
 
-/* Like uimsg_put with an empty text, returning the message's text buffer for the caller
- * to fill in place (*index gets the message's index; NULL when out of memory). For large
- * growing texts: no copy beyond the one the caller writes. */
-buf *uimsg_put_text(uimsg_list *l, uimsg_kind kind, const char *type, uimsg_partial partial,
-                    long *index);
-
 /* Like uimsg_put, the message's text taken over from *text (moved, no copy; *text is
  * left empty). Returns the index, or -1 when out of memory (*text is then kept). */
 long uimsg_put_buf(uimsg_list *l, uimsg_kind kind, const char *type, uimsg_partial partial,
