@@ -111,16 +111,23 @@ hew_code hew_history_json(const hew_options *o, const char *search, const char *
     return rc;
 }
 
+/* The store, for a call about task id: refused without an id. */
+static hew_code open_store_for(const hew_options *o, const char *id, store **s, char *err,
+                               size_t errlen)
+{
+    if (!id || !*id)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no task id given");
+    return lib_open_store(o, s, err, errlen);
+}
+
 hew_code hew_history_task_json(const hew_options *o, const char *id, int with_events,
                                char **out, char *err, size_t errlen)
 {
     if (!out)
         return lib_fail(HEW_E_INVALID, err, errlen, "no place for the answer (out is NULL)");
     *out = NULL;
-    if (!id || !*id)
-        return lib_fail(HEW_E_INVALID, err, errlen, "no task id given");
     store *s = NULL;
-    hew_code rc = lib_open_store(o, &s, err, errlen);
+    hew_code rc = open_store_for(o, id, &s, err, errlen);
     if (rc != HEW_OK)
         return rc;
     hew_err e = HEW_ERR_INIT;
@@ -150,10 +157,8 @@ hew_code hew_history_task_json(const hew_options *o, const char *id, int with_ev
 
 hew_code hew_history_delete(const hew_options *o, const char *id, char *err, size_t errlen)
 {
-    if (!id || !*id)
-        return lib_fail(HEW_E_INVALID, err, errlen, "no task id given");
     store *s = NULL;
-    hew_code rc = lib_open_store(o, &s, err, errlen);
+    hew_code rc = open_store_for(o, id, &s, err, errlen);
     if (rc != HEW_OK)
         return rc;
     hew_err e = HEW_ERR_INIT;
@@ -175,11 +180,11 @@ hew_code hew_history_delete(const hew_options *o, const char *id, char *err, siz
 hew_code hew_history_export(const hew_options *o, const char *id, const char *dir, char *err,
                             size_t errlen)
 {
-    if (!id || !*id || !dir || !*dir)
+    if (!dir || !*dir)
         return lib_fail(HEW_E_INVALID, err, errlen,
                         !id || !*id ? "no task id given" : "no directory given");
     store *s = NULL;
-    hew_code rc = lib_open_store(o, &s, err, errlen);
+    hew_code rc = open_store_for(o, id, &s, err, errlen);
     if (rc != HEW_OK)
         return rc;
     hew_err e = HEW_ERR_INIT;
