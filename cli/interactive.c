@@ -28,6 +28,7 @@
 #include "evq.h"
 #include "lineedit.h"
 #include "mdrender.h"
+#include "msgtext.h"
 #include "sbuf.h"
 #include "screen.h"
 #include "sigflags.h"
@@ -65,11 +66,13 @@ struct ui {
     int color;
     struct termios tio;
     int tio_saved, live;
-    /* the message being streamed */
+    /* the latest message with text, built from the queue's appends, and sanitised
+     * (msgtext.h); while a message is streamed it is that one (s_index == mt.index) */
+    msgtext mt;
+    /* the message being streamed: its sanitised text up to s_committed is on the screen */
     long s_index;
     int s_kind;
-    char *s_text;
-    size_t s_len, s_committed;
+    size_t s_committed;
     int s_fence, s_first;
     int last_out; /* what was printed last: 0 nothing, K_MD, 2 a line */
     /* a free-form ask waiting for the prompt ("" none) */
@@ -200,25 +203,30 @@ static const char *kind_style(int kind)
 /* The message being streamed is finished (or replaced): show what is left of it. */
 static void stream_end(struct ui *u)
 {
-    if (u->s_kind != K_NONE && u->s_text && u->s_committed < u->s_len) {
-        const char *rest = u->s_text + u->s_committed;
-        size_t n = u->s_len - u->s_committed;
+    size_t len = 0;
+    const char *t = u->s_kind != K_NONE && u->mt.index == u->s_index
+                        ? msgtext_safe(&u->mt, 1, &len)
+                        : NULL;
+    if (t && u->s_committed < len) {
+        const char *rest = t + u->s_committed;
+        size_t n = len - u->s_committed;
         if (u->s_kind == K_MD)
             commit_md(u, rest, n);
         else
             commit_lines(u, rest, n, kind_style(u->s_kind), u->s_kind == K_OUT ? "  " : "");
     }
-    free(u->s_text);
-    u->s_text = NULL;
-    u->s_len = u->s_committed = 0;
+    u->s_committed = 0;
     u->s_kind = K_NONE;
     u->s_index = -1;
     screen_set_live(u->scr, "", 0, NULL);
 }
 
-/* A new version of the streaming message `index` (text taken over). */
-static void stream_feed(struct ui *u, long index, int kind, char **text, int partial,
-                        const char *header)
+/* A new version of the streaming message `index`, whose text u->mt holds (its appends
+ * applied). Costs what changed since the last version plus the live tail (the text after
+ * what is committed), never the whole text: the sanitised text grows by what was
+ * appended, and every scan starts at s_committed. A tail rewritten below s_committed
+ * leaves the scrollback as it is (what is committed stays) and redraws the live part. */
+static void stream_feed(struct ui *u, long index, int kind, int partial, const char *header)
 {
     if (u->s_index != index || u->s_kind != kind) {
         stream_end(u);
@@ -230,22 +238,19 @@ static void stream_feed(struct ui *u, long index, int kind, char **text, int par
         if (header)
             screen_commitf(u->scr, "%s", header);
     }
-    free(u->s_text);
-    u->s_text = *text ? *text : strdup("");
-    *text = NULL;
-    if (!u->s_text)
+    size_t len = 0;
+    const char *t = u->mt.index == index ? msgtext_safe(&u->mt, !partial, &len) : "";
+    if (!t) /* out of memory: nothing more is shown of it */
         return;
-    u->s_len = strlen(u->s_text);
-    if (u->s_committed > u->s_len)
-        u->s_committed = u->s_len;
-    const char *t = u->s_text;
+    if (u->s_committed > len)
+        u->s_committed = len;
     if (!partial) {
         stream_end(u);
         return;
     }
     if (kind == K_MD) {
         int fence = u->s_fence;
-        size_t end = mdr_stable_end(t, u->s_len, u->s_committed, &fence);
+        size_t end = mdr_stable_end(t, len, u->s_committed, &fence);
         if (end > u->s_committed) {
             commit_md(u, t + u->s_committed, end - u->s_committed);
             u->s_committed = end;
@@ -255,7 +260,7 @@ static void stream_feed(struct ui *u, long index, int kind, char **text, int par
     /* a tail too long for the live region: its whole lines go up now, as they are */
     size_t max = screen_live_max(u->scr);
     const char *tail = t + u->s_committed;
-    size_t tn = u->s_len - u->s_committed;
+    size_t tn = len - u->s_committed;
     if (kind != K_MD || screen_live_rows(u->scr, tail, tn) + 1 > max) {
         const char *nl = tn ? memrchr(tail, '\n', tn) : NULL;
         if (nl) {
@@ -272,8 +277,7 @@ static void stream_feed(struct ui *u, long index, int kind, char **text, int par
             u->s_committed = upto;
         }
     }
-    screen_set_live(u->scr, t + u->s_committed, u->s_len - u->s_committed,
-                    kind_style(kind));
+    screen_set_live(u->scr, t + u->s_committed, len - u->s_committed, kind_style(kind));
 }
 
 /* ---- status ---------------------------------------------------------------------------- */
@@ -668,23 +672,39 @@ static void error_line(struct ui *u, const char *mark, const char *text)
                    sgr(u, "\033[0m"));
 }
 
-/* The event's text and payload strings made safe to show (termsafe.h). A growing text
- * is sanitised without its undecided tail, so its safe version only ever grows (the
- * stream's committed offsets stay valid). */
-static void sanitise_event(evq_item *it, json_t *d)
+/* The items whose text goes to the stream (stream_feed) as it grows. */
+static int streamed(const evq_item *it)
+{
+    return it->is_ask ? is(it, HEW_EV_PLAN_MODE_RESPOND) || is(it, HEW_EV_NEW_TASK)
+                      : is(it, HEW_EV_TEXT) || is(it, HEW_EV_REASONING) ||
+                            is(it, HEW_EV_COMMAND_OUTPUT) || is(it, HEW_EV_COMPLETION_RESULT);
+}
+
+/* The event's payload strings made safe to show (termsafe.h), and its append applied to
+ * the terminal's copy of the message (u->mt). A streamed message is read from there as
+ * it grows; any other item gets its whole sanitised text as it->text once complete (a
+ * partial one gets none: nothing shows its text before it is complete). */
+static void take_event_text(struct ui *u, evq_item *it, json_t *d)
 {
     termsafe_json(d);
-    if (it->text && !termsafe_is_clean(it->text, strlen(it->text))) {
-        char *safe = termsafe_dup(it->text, !it->partial);
-        free(it->text);
-        it->text = safe; /* NULL when out of memory: nothing is shown */
+    if (!it->text)
+        return;
+    if (it->index != u->mt.index && u->s_kind != K_NONE)
+        stream_end(u); /* the copy moves on to another message: the streamed one ends */
+    int ok = msgtext_apply(&u->mt, it->index, it->offset, it->text, it->len) == 0;
+    free(it->text);
+    it->text = NULL;
+    if (ok && !it->partial && !streamed(it)) {
+        size_t n = 0;
+        const char *safe = msgtext_safe(&u->mt, 1, &n);
+        it->text = safe ? strndup(safe, n) : NULL; /* NULL when out of memory: not shown */
     }
 }
 
 static void handle_event(struct ui *u, evq_item *it)
 {
     json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
-    sanitise_event(it, d);
+    take_event_text(u, it, d);
     if (u->replaying && u->continue_text && !it->partial && it->ts >= u->resume_ms &&
         (is(it, HEW_EV_RESUME_TASK) || is(it, HEW_EV_RESUME_COMPLETED_TASK))) {
         /* Going on after Ctrl-C (or after a finished task was ended by /checkpoints,
@@ -729,20 +749,20 @@ static void handle_event(struct ui *u, evq_item *it)
     }
     if (is(it, HEW_EV_TEXT) && !it->is_ask) {
         set_activity(u, "writing");
-        stream_feed(u, it->index, K_MD, &it->text, it->partial, NULL);
+        stream_feed(u, it->index, K_MD, it->partial, NULL);
     } else if (is(it, HEW_EV_REASONING)) {
         set_activity(u, "thinking");
-        stream_feed(u, it->index, K_DIM, &it->text, it->partial, NULL);
+        stream_feed(u, it->index, K_DIM, it->partial, NULL);
     } else if (is(it, HEW_EV_COMMAND_OUTPUT)) {
-        stream_feed(u, it->index, K_OUT, &it->text, it->partial, NULL);
+        stream_feed(u, it->index, K_OUT, it->partial, NULL);
     } else if (is(it, HEW_EV_COMPLETION_RESULT) && !it->is_ask) {
         char header[64];
         snprintf(header, sizeof header, "%s✓ Done%s", sgr(u, "\033[1;32m"), sgr(u, "\033[0m"));
-        stream_feed(u, it->index, K_MD, &it->text, it->partial, header);
+        stream_feed(u, it->index, K_MD, it->partial, header);
     } else if (is(it, HEW_EV_PLAN_MODE_RESPOND) && it->is_ask) {
         char header[64];
         snprintf(header, sizeof header, "%s◆ Plan%s", sgr(u, "\033[1;35m"), sgr(u, "\033[0m"));
-        stream_feed(u, it->index, K_MD, &it->text, it->partial, header);
+        stream_feed(u, it->index, K_MD, it->partial, header);
         if (!it->partial) {
             snprintf(u->pending, sizeof u->pending, "%s", it->type);
             u->hint = "reply to discuss the plan, /act to carry it out";
@@ -818,7 +838,7 @@ static void handle_event(struct ui *u, evq_item *it)
     } else if (it->is_ask && is(it, HEW_EV_NEW_TASK)) {
         char header[64];
         snprintf(header, sizeof header, "%s↪ New task%s", sgr(u, "\033[1;35m"), sgr(u, "\033[0m"));
-        stream_feed(u, it->index, K_MD, &it->text, 0, header);
+        stream_feed(u, it->index, K_MD, 0, header);
         stream_end(u);
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
         u->hint = "y starts a new task from this context · n keeps working here · or type a reply";
@@ -954,6 +974,7 @@ static void start_task(struct ui *u, const char *text)
     u->nreqs = 0;
     u->last_out = 2;
     u->s_index = -1;
+    msgtext_release(&u->mt); /* a task's message indices start again at 0 */
     set_activity(u, "starting");
     enter_live(u);
 }
@@ -978,6 +999,7 @@ static void resume_task(struct ui *u, const char *id)
     u->nreqs = 0;
     u->last_out = 2;
     u->s_index = -1;
+    msgtext_release(&u->mt); /* a task's message indices start again at 0 */
     set_activity(u, "loading the task");
     enter_live(u);
 }
@@ -1462,6 +1484,7 @@ int cli_interactive(const cli_options *co)
         return 1;
     u->co = co;
     u->s_index = -1;
+    msgtext_init(&u->mt);
     hew_options_init(&u->base);
     if (cli_setup_options(co, &u->base, &u->cfg) != 0) {
         free(u);
@@ -1560,7 +1583,7 @@ out:
     lined_free(u->ed);
     screen_free(u->scr);
     evq_free(u->q);
-    free(u->s_text);
+    msgtext_release(&u->mt);
     free(u->reqs);
     free(u->continue_text);
     free(u->model);
