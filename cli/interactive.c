@@ -66,9 +66,10 @@ struct ui {
     int color;
     struct termios tio;
     int tio_saved, live;
-    /* the latest message with text, built from the queue's appends, and sanitised
-     * (msgtext.h); while a message is streamed it is that one (s_index == mt.index) */
-    msgtext mt;
+    /* the messages' texts, built from the queue's appends and sanitised (msgtext.h):
+     * mt the latest streamed one (while a message is streamed, s_index == mt.index),
+     * other the latest of the rest */
+    msgtext mt, other;
     /* the message being streamed: its sanitised text up to s_committed is on the screen */
     long s_index;
     int s_kind;
@@ -672,31 +673,36 @@ static void error_line(struct ui *u, const char *mark, const char *text)
                    sgr(u, "\033[0m"));
 }
 
-/* The items whose text goes to the stream (stream_feed) as it grows. */
+/* The items whose text goes to the stream (stream_feed) as it grows: as handle_event
+ * sends them there. */
 static int streamed(const evq_item *it)
 {
-    return it->is_ask ? is(it, HEW_EV_PLAN_MODE_RESPOND) || is(it, HEW_EV_NEW_TASK)
-                      : is(it, HEW_EV_TEXT) || is(it, HEW_EV_REASONING) ||
-                            is(it, HEW_EV_COMMAND_OUTPUT) || is(it, HEW_EV_COMPLETION_RESULT);
+    return (is(it, HEW_EV_TEXT) && !it->is_ask) || is(it, HEW_EV_REASONING) ||
+           is(it, HEW_EV_COMMAND_OUTPUT) || (is(it, HEW_EV_COMPLETION_RESULT) && !it->is_ask) ||
+           (is(it, HEW_EV_PLAN_MODE_RESPOND) && it->is_ask) ||
+           (is(it, HEW_EV_NEW_TASK) && it->is_ask);
 }
 
 /* The event's payload strings made safe to show (termsafe.h), and its append applied to
- * the terminal's copy of the message (u->mt). A streamed message is read from there as
- * it grows; any other item gets its whole sanitised text as it->text once complete (a
- * partial one gets none: nothing shows its text before it is complete). */
+ * the terminal's copy of the message (u->mt for a streamed one, u->other for the rest).
+ * A streamed message is read from there as it grows; any other item gets its whole
+ * sanitised text as it->text once complete (a partial one gets none: nothing shows its
+ * text before it is complete). */
 static void take_event_text(struct ui *u, evq_item *it, json_t *d)
 {
     termsafe_json(d);
     if (!it->text)
         return;
-    if (it->index != u->mt.index && u->s_kind != K_NONE)
-        stream_end(u); /* the copy moves on to another message: the streamed one ends */
-    int ok = msgtext_apply(&u->mt, it->index, it->offset, it->text, it->len) == 0;
+    int s = streamed(it);
+    msgtext *m = s ? &u->mt : &u->other;
+    if (s && it->index != u->mt.index && u->s_kind != K_NONE)
+        stream_end(u); /* another message is streamed: the one before ends */
+    int ok = msgtext_apply(m, it->index, it->offset, it->text, it->len) == 0;
     free(it->text);
     it->text = NULL;
-    if (ok && !it->partial && !streamed(it)) {
+    if (ok && !it->partial && !s) {
         size_t n = 0;
-        const char *safe = msgtext_safe(&u->mt, 1, &n);
+        const char *safe = msgtext_safe(m, 1, &n);
         it->text = safe ? strndup(safe, n) : NULL; /* NULL when out of memory: not shown */
     }
 }
@@ -704,9 +710,12 @@ static void take_event_text(struct ui *u, evq_item *it, json_t *d)
 static void handle_event(struct ui *u, evq_item *it)
 {
     json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
+    int resume_now = !it->partial && it->ts >= u->resume_ms &&
+                     (is(it, HEW_EV_RESUME_TASK) || is(it, HEW_EV_RESUME_COMPLETED_TASK));
+    if (u->replaying && !u->continue_text && !resume_now)
+        it->is_ask = 0; /* an ask of the past: shown, never answered again */
     take_event_text(u, it, d);
-    if (u->replaying && u->continue_text && !it->partial && it->ts >= u->resume_ms &&
-        (is(it, HEW_EV_RESUME_TASK) || is(it, HEW_EV_RESUME_COMPLETED_TASK))) {
+    if (u->replaying && u->continue_text && resume_now) {
         /* Going on after Ctrl-C (or after a finished task was ended by /checkpoints,
          * /diff): the conversation is already on the screen; the user's message is the
          * new instruction. */
@@ -722,8 +731,7 @@ static void handle_event(struct ui *u, evq_item *it)
         json_decref(d);
         return;
     }
-    if (u->replaying && !it->partial && it->ts >= u->resume_ms &&
-        (is(it, HEW_EV_RESUME_TASK) || is(it, HEW_EV_RESUME_COMPLETED_TASK))) {
+    if (u->replaying && resume_now) {
         u->replaying = 0; /* the conversation so far is on the screen: go on? */
         stream_end(u);
         gap(u, 2);
@@ -737,7 +745,6 @@ static void handle_event(struct ui *u, evq_item *it)
         return;
     }
     if (u->replaying) {
-        it->is_ask = 0; /* an ask of the past: shown, never answered again */
         if ((is(it, HEW_EV_TASK) || is(it, HEW_EV_USER_FEEDBACK)) && it->text) {
             stream_end(u);
             gap(u, 2);
@@ -975,6 +982,7 @@ static void start_task(struct ui *u, const char *text)
     u->last_out = 2;
     u->s_index = -1;
     msgtext_release(&u->mt); /* a task's message indices start again at 0 */
+    msgtext_release(&u->other);
     set_activity(u, "starting");
     enter_live(u);
 }
@@ -1000,6 +1008,7 @@ static void resume_task(struct ui *u, const char *id)
     u->last_out = 2;
     u->s_index = -1;
     msgtext_release(&u->mt); /* a task's message indices start again at 0 */
+    msgtext_release(&u->other);
     set_activity(u, "loading the task");
     enter_live(u);
 }
@@ -1485,6 +1494,7 @@ int cli_interactive(const cli_options *co)
     u->co = co;
     u->s_index = -1;
     msgtext_init(&u->mt);
+    msgtext_init(&u->other);
     hew_options_init(&u->base);
     if (cli_setup_options(co, &u->base, &u->cfg) != 0) {
         free(u);
@@ -1584,6 +1594,7 @@ out:
     screen_free(u->scr);
     evq_free(u->q);
     msgtext_release(&u->mt);
+    msgtext_release(&u->other);
     free(u->reqs);
     free(u->continue_text);
     free(u->model);
