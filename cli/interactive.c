@@ -201,12 +201,14 @@ static const char *kind_style(int kind)
     return kind == K_DIM ? "\033[2;3m" : kind == K_OUT ? "\033[2m" : "";
 }
 
-/* The message being streamed is finished (or replaced): show what is left of it. */
+/* The message being streamed is finished (or replaced): show what is left of it (a
+ * message cut off keeps its undecided bytes back, as while it grew: a character cut in
+ * two does not show as U+FFFD). */
 static void stream_end(struct ui *u)
 {
     size_t len = 0;
     const char *t = u->s_kind != K_NONE && u->mt.index == u->s_index
-                        ? msgtext_safe(&u->mt, 1, &len)
+                        ? msgtext_safe(&u->mt, 0, &len)
                         : NULL;
     if (t && u->s_committed < len) {
         const char *rest = t + u->s_committed;
