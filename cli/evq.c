@@ -1,6 +1,7 @@
 /* evq — the event hand-over between the task thread and the terminal (see evq.h). Never
  * blocks the task thread on the terminal: the wake-up pipe is non-blocking and written
- * only when the queue goes from empty to non-empty. */
+ * only when the queue goes from empty to non-empty. Never copies a message's whole text
+ * for an update: an item holds the appends since the one before it. */
 #include "evq.h"
 
 #include <fcntl.h>
@@ -13,10 +14,11 @@ struct evq {
     pthread_mutex_t mu;
     evq_item *head, *tail;
     int pipe[2];
-    /* [mu] the text of message cur_index as its events' appends built it */
-    long cur_index;
-    char *cur;
-    size_t cur_len, cur_cap;
+    /* [mu] the message the last item with text was about (-1 none), and whether an event
+     * was lost since: an append then may not fit what the terminal has, so the next item
+     * with text carries the whole text from offset 0 */
+    long text_index;
+    int lost;
 };
 
 evq *evq_new(void)
@@ -29,7 +31,7 @@ evq *evq_new(void)
         return NULL;
     }
     pthread_mutex_init(&q->mu, NULL);
-    q->cur_index = -1;
+    q->text_index = -1;
     return q;
 }
 
@@ -56,7 +58,6 @@ void evq_free(evq *q)
     close(q->pipe[0]);
     close(q->pipe[1]);
     pthread_mutex_destroy(&q->mu);
-    free(q->cur);
     free(q);
 }
 
@@ -70,62 +71,36 @@ static char *dup_or_null(const char *s, int *failed)
     return d;
 }
 
-/* [mu] cur[0..n) as a new string, or NULL when out of memory. */
-static char *cur_dup(const evq *q)
+/* Add one append (the message's text is now text[0..off) + add[0..n)) to what the item
+ * carries: it->text holds the bytes from it->offset on, so an append at or after that
+ * point keeps the item's bytes before it, and one before it replaces them all (the
+ * terminal's copy still has the bytes before off: only bytes from it->offset on changed
+ * since it took the item before). Costs n, never the message's length. Returns 0, or -1
+ * when out of memory (the item is left as it was). */
+static int item_append(evq_item *it, size_t off, const char *add, size_t n)
 {
-    char *d = malloc(q->cur_len + 1);
-    if (d) {
-        if (q->cur_len)
-            memcpy(d, q->cur, q->cur_len);
-        d[q->cur_len] = '\0';
+    size_t keep = 0, start = off;
+    if (it->text && off >= it->offset) {
+        start = it->offset;
+        keep = off - it->offset;
+        if (keep > it->len) /* does not fit: cannot happen with a consistent stream */
+            keep = it->len;
     }
-    return d;
-}
-
-/* [mu] The growing text moves to another message: items still waiting for the old one's
- * text get their copy now. */
-static int cur_switch(evq *q, long index)
-{
-    for (evq_item *it = q->head; it; it = it->next) {
-        if (it->live && it->index == q->cur_index) {
-            it->text = cur_dup(q);
-            it->live = 0;
-            if (!it->text)
-                return -1;
-        }
-    }
-    q->cur_index = index;
-    q->cur_len = 0;
-    return 0;
-}
-
-/* [mu] Apply ev's append to the growing text: cur[0..offset) + append. An append that
- * does not fit (an event missed) takes the whole text instead. */
-static int cur_apply(evq *q, const hew_event *ev)
-{
-    if (ev->index != q->cur_index && cur_switch(q, ev->index) != 0)
-        return -1;
-    size_t off = ev->append_offset;
-    const char *add = ev->append_text;
-    size_t n = ev->append_len;
-    if (off > q->cur_len) {
-        off = 0;
-        add = ev->text ? ev->text : "";
-        n = strlen(add);
-    }
-    if (off + n + 1 > q->cur_cap) {
-        size_t cap = q->cur_cap ? q->cur_cap : 256;
-        while (cap < off + n + 1)
+    if (keep + n + 1 > it->cap) {
+        size_t cap = it->cap ? it->cap : 64;
+        while (cap < keep + n + 1)
             cap *= 2;
-        char *grown = realloc(q->cur, cap);
+        char *grown = realloc(it->text, cap);
         if (!grown)
             return -1;
-        q->cur = grown;
-        q->cur_cap = cap;
+        it->text = grown;
+        it->cap = cap;
     }
     if (n)
-        memcpy(q->cur + off, add, n);
-    q->cur_len = off + n;
+        memcpy(it->text + keep, add, n);
+    it->text[keep + n] = '\0';
+    it->offset = start;
+    it->len = keep + n;
     return 0;
 }
 
@@ -137,37 +112,56 @@ int evq_push(evq *q, const hew_event *ev)
     if (failed) {
         free(data);
         free(type);
+        pthread_mutex_lock(&q->mu);
+        q->lost = 1;
+        pthread_mutex_unlock(&q->mu);
         return -1;
     }
-    int has_text = ev->append_text != NULL;
+    size_t off = ev->append_offset;
+    const char *add = ev->append_text;
+    size_t n = ev->append_len;
     pthread_mutex_lock(&q->mu);
-    if (has_text && cur_apply(q, ev) != 0) {
-        pthread_mutex_unlock(&q->mu);
-        free(data);
-        free(type);
-        return -1;
+    if (add && (q->lost || (ev->index != q->text_index && off != 0)) && ev->text) {
+        /* the terminal's copy may not be this message's text as the append expects
+         * (an event was lost, or another message came between): send it whole */
+        off = 0;
+        add = ev->text;
+        n = strlen(ev->text);
     }
     evq_item *t = q->tail;
     if (t && t->partial && t->index == ev->index && t->is_ask == ev->is_ask &&
-        strcmp(t->type, type) == 0) {
-        /* the waiting update is superseded: keep its place, take the new contents (its
-         * text is the growing copy already) */
-        free(t->text);
+        strcmp(t->type, type) == 0 && (add != NULL) == (t->text != NULL)) {
+        /* the waiting update is superseded: keep its place, merge the append into it */
+        if (add && item_append(t, off, add, n) != 0) {
+            q->lost = 1;
+            pthread_mutex_unlock(&q->mu);
+            free(data);
+            free(type);
+            return -1;
+        }
+        if (add) {
+            q->text_index = ev->index;
+            q->lost = 0;
+        }
         free(t->data_json);
         free(type);
-        t->text = NULL;
-        t->live = has_text;
         t->data_json = data;
         t->partial = ev->partial;
         pthread_mutex_unlock(&q->mu);
         return 0;
     }
     evq_item *it = calloc(1, sizeof *it);
-    if (!it) {
+    if (!it || (add && item_append(it, off, add, n) != 0)) {
+        q->lost = 1;
         pthread_mutex_unlock(&q->mu);
+        free(it);
         free(data);
         free(type);
         return -1;
+    }
+    if (add) {
+        q->text_index = ev->index;
+        q->lost = 0;
     }
     it->index = ev->index;
     it->ts = ev->ts;
@@ -175,7 +169,6 @@ int evq_push(evq *q, const hew_event *ev)
     it->partial = ev->partial;
     it->type = type;
     it->kind = ev->kind;
-    it->live = has_text;
     it->data_json = data;
     int wake = !q->head;
     if (q->tail)
@@ -204,9 +197,6 @@ evq_item *evq_pop(evq *q)
         if (!q->head)
             q->tail = NULL;
         it->next = NULL;
-        if (it->live) /* the text as it is now (a newer version of a partial is fine) */
-            it->text = cur_dup(q);
-        it->live = 0;
     }
     pthread_mutex_unlock(&q->mu);
     return it;

@@ -28,6 +28,7 @@
 #include "evq.h"
 #include "lineedit.h"
 #include "mdrender.h"
+#include "msgtext.h"
 #include "sbuf.h"
 #include "screen.h"
 #include "sigflags.h"
@@ -65,11 +66,14 @@ struct ui {
     int color;
     struct termios tio;
     int tio_saved, live;
-    /* the message being streamed */
+    /* the messages' texts, built from the queue's appends and sanitised (msgtext.h):
+     * mt the latest streamed one (while a message is streamed, s_index == mt.index),
+     * other the latest of the rest */
+    msgtext mt, other;
+    /* the message being streamed: its sanitised text up to s_committed is on the screen */
     long s_index;
     int s_kind;
-    char *s_text;
-    size_t s_len, s_committed;
+    size_t s_committed;
     int s_fence, s_first;
     int last_out; /* what was printed last: 0 nothing, K_MD, 2 a line */
     /* a free-form ask waiting for the prompt ("" none) */
@@ -197,28 +201,35 @@ static const char *kind_style(int kind)
     return kind == K_DIM ? "\033[2;3m" : kind == K_OUT ? "\033[2m" : "";
 }
 
-/* The message being streamed is finished (or replaced): show what is left of it. */
+/* The message being streamed is finished (or replaced): show what is left of it (a
+ * message cut off keeps its undecided bytes back, as while it grew: a character cut in
+ * two does not show as U+FFFD). */
 static void stream_end(struct ui *u)
 {
-    if (u->s_kind != K_NONE && u->s_text && u->s_committed < u->s_len) {
-        const char *rest = u->s_text + u->s_committed;
-        size_t n = u->s_len - u->s_committed;
+    size_t len = 0;
+    const char *t = u->s_kind != K_NONE && u->mt.index == u->s_index
+                        ? msgtext_safe(&u->mt, 0, &len)
+                        : NULL;
+    if (t && u->s_committed < len) {
+        const char *rest = t + u->s_committed;
+        size_t n = len - u->s_committed;
         if (u->s_kind == K_MD)
             commit_md(u, rest, n);
         else
             commit_lines(u, rest, n, kind_style(u->s_kind), u->s_kind == K_OUT ? "  " : "");
     }
-    free(u->s_text);
-    u->s_text = NULL;
-    u->s_len = u->s_committed = 0;
+    u->s_committed = 0;
     u->s_kind = K_NONE;
     u->s_index = -1;
     screen_set_live(u->scr, "", 0, NULL);
 }
 
-/* A new version of the streaming message `index` (text taken over). */
-static void stream_feed(struct ui *u, long index, int kind, char **text, int partial,
-                        const char *header)
+/* A new version of the streaming message `index`, whose text u->mt holds (its appends
+ * applied). Costs what changed since the last version plus the live tail (the text after
+ * what is committed), never the whole text: the sanitised text grows by what was
+ * appended, and every scan starts at s_committed. A tail rewritten below s_committed
+ * leaves the scrollback as it is (what is committed stays) and redraws the live part. */
+static void stream_feed(struct ui *u, long index, int kind, int partial, const char *header)
 {
     if (u->s_index != index || u->s_kind != kind) {
         stream_end(u);
@@ -230,22 +241,19 @@ static void stream_feed(struct ui *u, long index, int kind, char **text, int par
         if (header)
             screen_commitf(u->scr, "%s", header);
     }
-    free(u->s_text);
-    u->s_text = *text ? *text : strdup("");
-    *text = NULL;
-    if (!u->s_text)
+    size_t len = 0;
+    const char *t = u->mt.index == index ? msgtext_safe(&u->mt, !partial, &len) : "";
+    if (!t) /* out of memory: nothing more is shown of it */
         return;
-    u->s_len = strlen(u->s_text);
-    if (u->s_committed > u->s_len)
-        u->s_committed = u->s_len;
-    const char *t = u->s_text;
+    if (u->s_committed > len)
+        u->s_committed = len;
     if (!partial) {
         stream_end(u);
         return;
     }
     if (kind == K_MD) {
         int fence = u->s_fence;
-        size_t end = mdr_stable_end(t, u->s_len, u->s_committed, &fence);
+        size_t end = mdr_stable_end(t, len, u->s_committed, &fence);
         if (end > u->s_committed) {
             commit_md(u, t + u->s_committed, end - u->s_committed);
             u->s_committed = end;
@@ -255,7 +263,7 @@ static void stream_feed(struct ui *u, long index, int kind, char **text, int par
     /* a tail too long for the live region: its whole lines go up now, as they are */
     size_t max = screen_live_max(u->scr);
     const char *tail = t + u->s_committed;
-    size_t tn = u->s_len - u->s_committed;
+    size_t tn = len - u->s_committed;
     if (kind != K_MD || screen_live_rows(u->scr, tail, tn) + 1 > max) {
         const char *nl = tn ? memrchr(tail, '\n', tn) : NULL;
         if (nl) {
@@ -272,8 +280,7 @@ static void stream_feed(struct ui *u, long index, int kind, char **text, int par
             u->s_committed = upto;
         }
     }
-    screen_set_live(u->scr, t + u->s_committed, u->s_len - u->s_committed,
-                    kind_style(kind));
+    screen_set_live(u->scr, t + u->s_committed, len - u->s_committed, kind_style(kind));
 }
 
 /* ---- status ---------------------------------------------------------------------------- */
@@ -668,25 +675,49 @@ static void error_line(struct ui *u, const char *mark, const char *text)
                    sgr(u, "\033[0m"));
 }
 
-/* The event's text and payload strings made safe to show (termsafe.h). A growing text
- * is sanitised without its undecided tail, so its safe version only ever grows (the
- * stream's committed offsets stay valid). */
-static void sanitise_event(evq_item *it, json_t *d)
+/* The items whose text goes to the stream (stream_feed) as it grows: as handle_event
+ * sends them there. */
+static int streamed(const evq_item *it)
+{
+    return (is(it, HEW_EV_TEXT) && !it->is_ask) || is(it, HEW_EV_REASONING) ||
+           is(it, HEW_EV_COMMAND_OUTPUT) || (is(it, HEW_EV_COMPLETION_RESULT) && !it->is_ask) ||
+           (is(it, HEW_EV_PLAN_MODE_RESPOND) && it->is_ask) ||
+           (is(it, HEW_EV_NEW_TASK) && it->is_ask);
+}
+
+/* The event's payload strings made safe to show (termsafe.h), and its append applied to
+ * the terminal's copy of the message (u->mt for a streamed one, u->other for the rest).
+ * A streamed message is read from there as it grows; any other item gets its whole
+ * sanitised text as it->text once complete (a partial one gets none: nothing shows its
+ * text before it is complete). */
+static void take_event_text(struct ui *u, evq_item *it, json_t *d)
 {
     termsafe_json(d);
-    if (it->text && !termsafe_is_clean(it->text, strlen(it->text))) {
-        char *safe = termsafe_dup(it->text, !it->partial);
-        free(it->text);
-        it->text = safe; /* NULL when out of memory: nothing is shown */
+    if (!it->text)
+        return;
+    int s = streamed(it);
+    msgtext *m = s ? &u->mt : &u->other;
+    if (s && it->index != u->mt.index && u->s_kind != K_NONE)
+        stream_end(u); /* another message is streamed: the one before ends */
+    int ok = msgtext_apply(m, it->index, it->offset, it->text, it->len) == 0;
+    free(it->text);
+    it->text = NULL;
+    if (ok && !it->partial && !s) {
+        size_t n = 0;
+        const char *safe = msgtext_safe(m, 1, &n);
+        it->text = safe ? strndup(safe, n) : NULL; /* NULL when out of memory: not shown */
     }
 }
 
 static void handle_event(struct ui *u, evq_item *it)
 {
     json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
-    sanitise_event(it, d);
-    if (u->replaying && u->continue_text && !it->partial && it->ts >= u->resume_ms &&
-        (is(it, HEW_EV_RESUME_TASK) || is(it, HEW_EV_RESUME_COMPLETED_TASK))) {
+    int resume_now = !it->partial && it->ts >= u->resume_ms &&
+                     (is(it, HEW_EV_RESUME_TASK) || is(it, HEW_EV_RESUME_COMPLETED_TASK));
+    if (u->replaying && !u->continue_text && !resume_now)
+        it->is_ask = 0; /* an ask of the past: shown, never answered again */
+    take_event_text(u, it, d);
+    if (u->replaying && u->continue_text && resume_now) {
         /* Going on after Ctrl-C (or after a finished task was ended by /checkpoints,
          * /diff): the conversation is already on the screen; the user's message is the
          * new instruction. */
@@ -702,8 +733,7 @@ static void handle_event(struct ui *u, evq_item *it)
         json_decref(d);
         return;
     }
-    if (u->replaying && !it->partial && it->ts >= u->resume_ms &&
-        (is(it, HEW_EV_RESUME_TASK) || is(it, HEW_EV_RESUME_COMPLETED_TASK))) {
+    if (u->replaying && resume_now) {
         u->replaying = 0; /* the conversation so far is on the screen: go on? */
         stream_end(u);
         gap(u, 2);
@@ -717,7 +747,6 @@ static void handle_event(struct ui *u, evq_item *it)
         return;
     }
     if (u->replaying) {
-        it->is_ask = 0; /* an ask of the past: shown, never answered again */
         if ((is(it, HEW_EV_TASK) || is(it, HEW_EV_USER_FEEDBACK)) && it->text) {
             stream_end(u);
             gap(u, 2);
@@ -729,20 +758,20 @@ static void handle_event(struct ui *u, evq_item *it)
     }
     if (is(it, HEW_EV_TEXT) && !it->is_ask) {
         set_activity(u, "writing");
-        stream_feed(u, it->index, K_MD, &it->text, it->partial, NULL);
+        stream_feed(u, it->index, K_MD, it->partial, NULL);
     } else if (is(it, HEW_EV_REASONING)) {
         set_activity(u, "thinking");
-        stream_feed(u, it->index, K_DIM, &it->text, it->partial, NULL);
+        stream_feed(u, it->index, K_DIM, it->partial, NULL);
     } else if (is(it, HEW_EV_COMMAND_OUTPUT)) {
-        stream_feed(u, it->index, K_OUT, &it->text, it->partial, NULL);
+        stream_feed(u, it->index, K_OUT, it->partial, NULL);
     } else if (is(it, HEW_EV_COMPLETION_RESULT) && !it->is_ask) {
         char header[64];
         snprintf(header, sizeof header, "%s✓ Done%s", sgr(u, "\033[1;32m"), sgr(u, "\033[0m"));
-        stream_feed(u, it->index, K_MD, &it->text, it->partial, header);
+        stream_feed(u, it->index, K_MD, it->partial, header);
     } else if (is(it, HEW_EV_PLAN_MODE_RESPOND) && it->is_ask) {
         char header[64];
         snprintf(header, sizeof header, "%s◆ Plan%s", sgr(u, "\033[1;35m"), sgr(u, "\033[0m"));
-        stream_feed(u, it->index, K_MD, &it->text, it->partial, header);
+        stream_feed(u, it->index, K_MD, it->partial, header);
         if (!it->partial) {
             snprintf(u->pending, sizeof u->pending, "%s", it->type);
             u->hint = "reply to discuss the plan, /act to carry it out";
@@ -818,7 +847,7 @@ static void handle_event(struct ui *u, evq_item *it)
     } else if (it->is_ask && is(it, HEW_EV_NEW_TASK)) {
         char header[64];
         snprintf(header, sizeof header, "%s↪ New task%s", sgr(u, "\033[1;35m"), sgr(u, "\033[0m"));
-        stream_feed(u, it->index, K_MD, &it->text, 0, header);
+        stream_feed(u, it->index, K_MD, 0, header);
         stream_end(u);
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
         u->hint = "y starts a new task from this context · n keeps working here · or type a reply";
@@ -954,6 +983,8 @@ static void start_task(struct ui *u, const char *text)
     u->nreqs = 0;
     u->last_out = 2;
     u->s_index = -1;
+    msgtext_release(&u->mt); /* a task's message indices start again at 0 */
+    msgtext_release(&u->other);
     set_activity(u, "starting");
     enter_live(u);
 }
@@ -978,6 +1009,8 @@ static void resume_task(struct ui *u, const char *id)
     u->nreqs = 0;
     u->last_out = 2;
     u->s_index = -1;
+    msgtext_release(&u->mt); /* a task's message indices start again at 0 */
+    msgtext_release(&u->other);
     set_activity(u, "loading the task");
     enter_live(u);
 }
@@ -1462,6 +1495,8 @@ int cli_interactive(const cli_options *co)
         return 1;
     u->co = co;
     u->s_index = -1;
+    msgtext_init(&u->mt);
+    msgtext_init(&u->other);
     hew_options_init(&u->base);
     if (cli_setup_options(co, &u->base, &u->cfg) != 0) {
         free(u);
@@ -1560,7 +1595,8 @@ out:
     lined_free(u->ed);
     screen_free(u->scr);
     evq_free(u->q);
-    free(u->s_text);
+    msgtext_release(&u->mt);
+    msgtext_release(&u->other);
     free(u->reqs);
     free(u->continue_text);
     free(u->model);
