@@ -19,6 +19,7 @@
 
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/utf8.h"
 #include "sys/clock.h"
 #include "sys/path.h"
 #include "store/jload.h"
@@ -1078,6 +1079,12 @@ hew_code store_ui_append(store *s, const char *id, long index, size_t offset,
                            "store_ui_append: the append to UI message %ld of task %s is "
                            "missing or too large",
                            index, id);
+    size_t bad = 0;
+    if (!utf8_validate(text ? text : "", len, &bad))
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store_ui_append: the append to UI message %ld of task %s is not "
+                           "valid UTF-8 (at byte %zu): an append is whole characters",
+                           index, id, bad);
     sqlite3_int64 tid;
     if ((rc = write_begin(s, id, false, &tid, err)) != HEW_OK)
         return rc;
@@ -1400,11 +1407,30 @@ static hew_code load_rewrites(store *s, sqlite3_int64 tid, json_t *arr, hew_err 
     return out;
 }
 
+/* The folded text of a message into its "text". Not UTF-8 (an append at an offset inside
+ * a character, or a database changed by hand): the bad bytes read as U+FFFD, so the task
+ * still loads with everything else. */
+static hew_code fold_set(json_t *msg, buf *text, hew_err *err)
+{
+    if (!utf8_validate(text->data ? text->data : "", text->len, NULL)) {
+        buf clean = BUF_INIT(0);
+        utf8_sanitize(text->data, text->len, &clean);
+        buf_release(text);
+        *text = clean;
+        if (buf_check(text, "a folded UI message", err) != HEW_OK)
+            return err ? err->code : HEW_E_NOMEM;
+    }
+    json_t *v = json_stringn_nocheck(text->data ? text->data : "", text->len);
+    if (!v || json_object_set_new(msg, "text", v) != 0)
+        return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    return HEW_OK;
+}
+
 /* Fold the parts of messages grown by store_ui_append into their "text" (ui holds the
  * rows): per message, its stored text, then each part in order cuts it to `off` and adds
  * its bytes. A part that does not fit (an offset beyond the text, a total that does not
- * add up, a message that is not there) or a folded text that is not UTF-8 is HEW_E_INVALID:
- * the database was changed behind the store's back. */
+ * add up, a message that is not there) is HEW_E_INVALID: the database was changed behind
+ * the store's back. */
 static hew_code fold_parts(store *s, sqlite3_int64 tid, json_t *ui, hew_err *err)
 {
     sqlite3_stmt *st = st_get(s, ST_LOAD_PARTS, err);
@@ -1420,14 +1446,8 @@ static hew_code fold_parts(store *s, sqlite3_int64 tid, json_t *ui, hew_err *err
         src = sqlite3_step(st);
         sqlite3_int64 idx = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
         if (msg && idx != cur) { /* the message's last part was folded: its text */
-            json_t *v = json_stringn(text.data ? text.data : "", text.len);
-            if (!v || json_object_set_new(msg, "text", v) != 0) {
-                rc = hew_err_set(err, HEW_E_INVALID,
-                                 "store %s: UI message %lld, folded from its appends, is not "
-                                 "valid UTF-8 (or out of memory)",
-                                 s->path, (long long)cur);
+            if ((rc = fold_set(msg, &text, err)) != HEW_OK)
                 break;
-            }
             msg = NULL;
         }
         if (src != SQLITE_ROW)

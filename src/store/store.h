@@ -187,9 +187,11 @@ hew_code store_ui_put(store *s, const char *id, long index, const char *json, si
  * whole version) replaces the row and drops its parts in one transaction; loading
  * (store_task_load, and so history, export and resume) folds the parts into "text".
  * The message must be stored with "partial": true (and "text" a string, or none: ""), and
- * offset must be at most the length of its stored text: HEW_E_INVALID otherwise, nothing
- * written. text[0..len) are bytes of UTF-8 (an append may start or end inside a
- * character; the folded text must be valid UTF-8 or loading refuses it). Committed before
+ * offset must be at most the length of its stored text, and text[0..len) valid UTF-8:
+ * HEW_E_INVALID otherwise, nothing written. offset must fall between two characters of
+ * the stored text (the events' offsets do); should a folded text still not be UTF-8 (an
+ * offset inside a character, a database changed by hand), loading shows the bad bytes as
+ * U+FFFD rather than refusing the task. Committed before
  * the call returns (one transaction, NORMAL), after a held partial message; it counts as a
  * partial commit for store_ui_partial_due. */
 hew_code store_ui_append(store *s, const char *id, long index, size_t offset,
