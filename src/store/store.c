@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "base/jscan.h"
 #include "base/json.h"
 #include "base/utf8.h"
 #include "sys/clock.h"
@@ -1007,24 +1008,41 @@ static hew_code ui_base_len(store *s, const char *id, sqlite3_int64 tid, long in
                                  index, id)
                    : st_err(s, src, "reading a UI message", err);
     }
+    /* Walked, not parsed: no tree, and a copy of the text only when it has escapes. */
     const char *json = (const char *)sqlite3_column_text(st, 0);
     size_t n = (size_t)sqlite3_column_bytes(st, 0);
-    json_t *m = jload_parse_with(&s->jl, json ? json : "", n, "stored UI message", err);
+    jscan js;
+    const char *key;
+    size_t klen;
+    jscan_val v;
+    bool partial = false, ok = json && jscan_object(&js, json, n);
+    int more = 0;
+    *have = 0;
+    while (ok && (more = jscan_member(&js, &key, &klen, &v)) == 1) {
+        if (jscan_key_is(key, klen, "partial")) {
+            partial = v.kind == JSCAN_TRUE;
+        } else if (jscan_key_is(key, klen, "text")) {
+            ok = v.kind == JSCAN_STRING;
+            if (ok && !v.escaped) {
+                *have = (sqlite3_int64)v.len - 2;
+            } else if (ok) {
+                char *out = malloc(v.len);
+                if (!out) {
+                    st_done(st);
+                    return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+                }
+                *have = (sqlite3_int64)jscan_unescape(&v, out);
+                free(out);
+            }
+        }
+    }
     st_done(st);
-    if (!m)
-        return err ? err->code : HEW_E_INVALID;
-    const json_t *text = json_object_get(m, "text");
-    hew_code rc = HEW_OK;
-    if (!json_is_object(m) || !json_is_true(json_object_get(m, "partial")) ||
-        (text && !json_is_string(text)))
-        rc = hew_err_set(err, HEW_E_INVALID,
-                         "store_ui_append: UI message %ld of task %s is not a partial message "
-                         "with a text: only a growing message takes appends",
-                         index, id);
-    else
-        *have = text ? (sqlite3_int64)json_string_length(text) : 0;
-    json_decref(m);
-    return rc;
+    if (!ok || more != 0 || !partial)
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store_ui_append: UI message %ld of task %s is not a partial message "
+                           "with a text: only a growing message takes appends",
+                           index, id);
+    return HEW_OK;
 }
 
 /* Inside write_begin/write_end: the part of an append. */
@@ -1091,8 +1109,6 @@ hew_code store_ui_append(store *s, const char *id, long index, size_t offset,
     rc = ui_part_add(s, id, tid, index, offset, text, len, err);
     if ((rc = write_end(s, tid, rc, err)) == HEW_OK)
         s->last_partial_ms = clock_now_ms();
-    if (s->jl.cap > STORE_KEEP_BYTES) /* a long base read: no copy of it kept */
-        jload_release(&s->jl);
     return rc;
 }
 
