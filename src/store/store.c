@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "base/jscan.h"
 #include "base/json.h"
+#include "base/utf8.h"
 #include "sys/clock.h"
 #include "sys/path.h"
 #include "store/jload.h"
@@ -79,6 +81,20 @@ static const char *const migrations[] = {
     "  AND instr(u.json, '\"api_req_started\"') > 0" /* cheap first look, then the real one */
     "  AND json_valid(u.json) AND json_extract(u.json, '$.type') = 'api_req_started');"
     "PRAGMA user_version = 2;",
+    /* 2 → 3: the appends to a partial UI message (store_ui_append): part seq of message
+     * idx makes its text text[0..off) + text; total is the text's length after it (the
+     * next append is checked against it without reading the message). BLOB: an append
+     * may cut a UTF-8 character, the folded text is checked when loaded. */
+    "CREATE TABLE ui_parts ("
+    "  tid INTEGER NOT NULL,"
+    "  idx INTEGER NOT NULL,"
+    "  seq INTEGER NOT NULL,"
+    "  off INTEGER NOT NULL,"
+    "  total INTEGER NOT NULL,"
+    "  text BLOB NOT NULL,"
+    "  PRIMARY KEY (tid, idx, seq)"
+    ") STRICT;"
+    "PRAGMA user_version = 3;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -116,6 +132,15 @@ static const char *const sql[ST__COUNT] = {
     [ST_RW_TRUNC] = "DELETE FROM context_rewrites WHERE tid = ?1 AND msg >= ?2",
     [ST_UI_PUT] = "INSERT OR REPLACE INTO ui_messages (tid, idx, json) VALUES (?1, ?2, ?3)",
     [ST_UI_TRUNC] = "DELETE FROM ui_messages WHERE tid = ?1 AND idx >= ?2",
+    [ST_UI_GET] = "SELECT json FROM ui_messages WHERE tid = ?1 AND idx = ?2",
+    [ST_PART_LAST] = "SELECT seq, total FROM ui_parts WHERE tid = ?1 AND idx = ?2 "
+                     "ORDER BY seq DESC LIMIT 1",
+    [ST_PART_ADD] = "INSERT INTO ui_parts (tid, idx, seq, off, total, text) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_PART_DROP] = "DELETE FROM ui_parts WHERE tid = ?1 AND idx = ?2",
+    [ST_PART_TRUNC] = "DELETE FROM ui_parts WHERE tid = ?1 AND idx >= ?2",
+    [ST_LOAD_PARTS] = "SELECT idx, off, total, text FROM ui_parts WHERE tid = ?1 "
+                      "ORDER BY idx, seq",
     [ST_RW_ADD] = "INSERT INTO context_rewrites (tid, seq, msg, block, ts, text) "
                   "VALUES (?1, coalesce((SELECT max(seq) + 1 FROM context_rewrites "
                   "WHERE tid = ?1), 0), ?2, ?3, ?4, ?5)",
@@ -131,6 +156,7 @@ static const char *const sql[ST__COUNT] = {
     [ST_DEL_API] = "DELETE FROM api_messages WHERE tid = ?1",
     [ST_DEL_UI] = "DELETE FROM ui_messages WHERE tid = ?1",
     [ST_DEL_RW] = "DELETE FROM context_rewrites WHERE tid = ?1",
+    [ST_DEL_PARTS] = "DELETE FROM ui_parts WHERE tid = ?1",
     [ST_DEL_TASK] = "DELETE FROM tasks WHERE tid = ?1",
 };
 
@@ -896,6 +922,8 @@ static hew_code ui_write(store *s, const char *id, long index, const char *json,
     if ((rc = store_tid(s, id, &tid, err)) != HEW_OK ||
         (rc = bind_step(s, ST_UI_PUT, tid, index, json, len, "storing a UI message", err)) !=
             HEW_OK ||
+        (rc = bind_step(s, ST_PART_DROP, tid, index, NULL, 0, "dropping a UI message's parts",
+                        err)) != HEW_OK ||
         (rc = touch(s, tid, err)) != HEW_OK) {
         tx_rollback(s);
         return rc;
@@ -959,6 +987,131 @@ bool store_ui_partial_due(const store *s)
     return s->partial_ms < 0 || clock_now_ms() - s->last_partial_ms >= s->partial_ms;
 }
 
+/* The length of the stored text of UI message `index` with no parts yet, read from its row
+ * (once per message: later appends read the newest part's total). HEW_E_INVALID when there
+ * is no such row, or it is not a partial message with a text. */
+static hew_code ui_base_len(store *s, const char *id, sqlite3_int64 tid, long index,
+                            sqlite3_int64 *have, hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, ST_UI_GET, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, tid);
+    sqlite3_bind_int64(st, 2, index);
+    int src = sqlite3_step(st);
+    if (src != SQLITE_ROW) {
+        st_done(st);
+        return src == SQLITE_DONE
+                   ? hew_err_set(err, HEW_E_INVALID,
+                                 "store_ui_append: UI message %ld of task %s is not stored: "
+                                 "store it whole first (store_ui_put)",
+                                 index, id)
+                   : st_err(s, src, "reading a UI message", err);
+    }
+    /* Walked, not parsed: no tree, and a copy of the text only when it has escapes. */
+    const char *json = (const char *)sqlite3_column_text(st, 0);
+    size_t n = (size_t)sqlite3_column_bytes(st, 0);
+    jscan js;
+    const char *key;
+    size_t klen;
+    jscan_val v;
+    bool partial = false, ok = json && jscan_object(&js, json, n);
+    int more = 0;
+    *have = 0;
+    while (ok && (more = jscan_member(&js, &key, &klen, &v)) == 1) {
+        if (jscan_key_is(key, klen, "partial")) {
+            partial = v.kind == JSCAN_TRUE;
+        } else if (jscan_key_is(key, klen, "text")) {
+            ok = v.kind == JSCAN_STRING;
+            if (ok && !v.escaped) {
+                *have = (sqlite3_int64)v.len - 2;
+            } else if (ok) {
+                char *out = malloc(v.len);
+                if (!out) {
+                    st_done(st);
+                    return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+                }
+                *have = (sqlite3_int64)jscan_unescape(&v, out);
+                free(out);
+            }
+        }
+    }
+    st_done(st);
+    if (!ok || more != 0 || !partial)
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store_ui_append: UI message %ld of task %s is not a partial message "
+                           "with a text: only a growing message takes appends",
+                           index, id);
+    return HEW_OK;
+}
+
+/* Inside write_begin/write_end: the part of an append. */
+static hew_code ui_part_add(store *s, const char *id, sqlite3_int64 tid, long index,
+                            size_t offset, const char *text, size_t len, hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, ST_PART_LAST, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, tid);
+    sqlite3_bind_int64(st, 2, index);
+    int src = sqlite3_step(st);
+    sqlite3_int64 seq = 0, have = 0;
+    if (src == SQLITE_ROW) {
+        seq = sqlite3_column_int64(st, 0) + 1;
+        have = sqlite3_column_int64(st, 1);
+    }
+    st_done(st);
+    hew_code rc = HEW_OK;
+    if (src != SQLITE_ROW && src != SQLITE_DONE)
+        return st_err(s, src, "reading a UI message's parts", err);
+    if (src == SQLITE_DONE && (rc = ui_base_len(s, id, tid, index, &have, err)) != HEW_OK)
+        return rc;
+    if ((sqlite3_int64)offset > have)
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store_ui_append: offset %zu is beyond the stored text of UI "
+                           "message %ld of task %s (%lld bytes)",
+                           offset, index, id, (long long)have);
+    if (!(st = st_get(s, ST_PART_ADD, err)))
+        return err ? err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, tid);
+    sqlite3_bind_int64(st, 2, index);
+    sqlite3_bind_int64(st, 3, seq);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)offset);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)(offset + len));
+    sqlite3_bind_blob(st, 6, text ? text : "", (int)len, SQLITE_STATIC);
+    src = sqlite3_step(st);
+    st_done(st);
+    return src == SQLITE_DONE ? HEW_OK : st_err(s, src, "storing an append to a UI message", err);
+}
+
+hew_code store_ui_append(store *s, const char *id, long index, size_t offset,
+                         const char *text, size_t len, hew_err *err)
+{
+    hew_code rc = store_check_id(id, err);
+    if (rc != HEW_OK)
+        return rc;
+    if (index < 0)
+        return hew_err_set(err, HEW_E_INVALID, "store_ui_append: negative index %ld", index);
+    if ((!text && len) || len > (size_t)INT32_MAX || offset > (size_t)INT64_MAX - len)
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store_ui_append: the append to UI message %ld of task %s is "
+                           "missing or too large",
+                           index, id);
+    size_t bad = 0;
+    if (!utf8_validate(text ? text : "", len, &bad))
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store_ui_append: the append to UI message %ld of task %s is not "
+                           "valid UTF-8 (at byte %zu): an append is whole characters",
+                           index, id, bad);
+    sqlite3_int64 tid;
+    if ((rc = write_begin(s, id, false, &tid, err)) != HEW_OK)
+        return rc;
+    rc = ui_part_add(s, id, tid, index, offset, text, len, err);
+    if ((rc = write_end(s, tid, rc, err)) == HEW_OK)
+        s->last_partial_ms = clock_now_ms();
+    return rc;
+}
+
 hew_code store_ui_truncate(store *s, const char *id, size_t len, hew_err *err)
 {
     sqlite3_int64 tid;
@@ -967,6 +1120,9 @@ hew_code store_ui_truncate(store *s, const char *id, size_t len, hew_err *err)
         return rc;
     rc = bind_step(s, ST_UI_TRUNC, tid, (sqlite3_int64)len, NULL, 0, "cutting the UI messages",
                    err);
+    if (rc == HEW_OK)
+        rc = bind_step(s, ST_PART_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
+                       "cutting the UI messages' parts", err);
     return write_end(s, tid, rc, err);
 }
 
@@ -1267,6 +1423,90 @@ static hew_code load_rewrites(store *s, sqlite3_int64 tid, json_t *arr, hew_err 
     return out;
 }
 
+/* The folded text of a message into its "text". Not UTF-8 (an append at an offset inside
+ * a character, or a database changed by hand): the bad bytes read as U+FFFD, so the task
+ * still loads with everything else. */
+static hew_code fold_set(json_t *msg, buf *text, hew_err *err)
+{
+    if (!utf8_validate(text->data ? text->data : "", text->len, NULL)) {
+        buf clean = BUF_INIT(0);
+        utf8_sanitize(text->data, text->len, &clean);
+        buf_release(text);
+        *text = clean;
+        if (buf_check(text, "a folded UI message", err) != HEW_OK)
+            return err ? err->code : HEW_E_NOMEM;
+    }
+    json_t *v = json_stringn_nocheck(text->data ? text->data : "", text->len);
+    if (!v || json_object_set_new(msg, "text", v) != 0)
+        return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    return HEW_OK;
+}
+
+/* Fold the parts of messages grown by store_ui_append into their "text" (ui holds the
+ * rows): per message, its stored text, then each part in order cuts it to `off` and adds
+ * its bytes. A part that does not fit (an offset beyond the text, a total that does not
+ * add up, a message that is not there) is HEW_E_INVALID: the database was changed behind
+ * the store's back. */
+static hew_code fold_parts(store *s, sqlite3_int64 tid, json_t *ui, hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, ST_LOAD_PARTS, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, tid);
+    buf text = BUF_INIT(0);
+    json_t *msg = NULL; /* the message being folded (borrowed from ui) */
+    sqlite3_int64 cur = -1;
+    hew_code rc = HEW_OK;
+    int src;
+    for (;;) {
+        src = sqlite3_step(st);
+        sqlite3_int64 idx = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+        if (msg && idx != cur) { /* the message's last part was folded: its text */
+            if ((rc = fold_set(msg, &text, err)) != HEW_OK)
+                break;
+            msg = NULL;
+        }
+        if (src != SQLITE_ROW)
+            break;
+        if (idx != cur) {
+            cur = idx;
+            msg = idx >= 0 ? json_array_get(ui, (size_t)idx) : NULL;
+            const json_t *base = json_object_get(msg, "text");
+            if (!json_is_object(msg) || (base && !json_is_string(base))) {
+                rc = hew_err_set(err, HEW_E_INVALID,
+                                 "store %s: appends to UI message %lld, which is not a stored "
+                                 "message with a text",
+                                 s->path, (long long)idx);
+                msg = NULL;
+                break;
+            }
+            buf_reset(&text);
+            if (base)
+                buf_append(&text, json_string_value(base), json_string_length(base));
+        }
+        sqlite3_int64 off = sqlite3_column_int64(st, 1);
+        sqlite3_int64 total = sqlite3_column_int64(st, 2);
+        const void *bytes = sqlite3_column_blob(st, 3);
+        size_t n = (size_t)sqlite3_column_bytes(st, 3);
+        if (off < 0 || (size_t)off > text.len || total != off + (sqlite3_int64)n) {
+            rc = hew_err_set(err, HEW_E_INVALID,
+                             "store %s: an append to UI message %lld does not fit its text "
+                             "(offset %lld, %zu bytes stored before it)",
+                             s->path, (long long)idx, (long long)off, text.len);
+            break;
+        }
+        buf_truncate(&text, (size_t)off);
+        buf_append(&text, bytes ? bytes : "", n);
+        if ((rc = buf_check(&text, "a folded UI message", err)) != HEW_OK)
+            break;
+    }
+    if (rc == HEW_OK && src != SQLITE_DONE)
+        rc = st_err(s, src, "reading the appends to UI messages", err);
+    st_done(st);
+    buf_release(&text);
+    return rc;
+}
+
 hew_code store_task_load(store *s, const char *id, store_loaded *out, hew_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -1290,6 +1530,7 @@ hew_code store_task_load(store *s, const char *id, store_loaded *out, hew_err *e
         (rc = load_rows(s, ST_LOAD_API, tid, out->history, true, (size_t)out->task.api_count,
                         "API message", err)) != HEW_OK ||
         (rc = load_rows(s, ST_LOAD_UI, tid, out->ui, false, 0, "UI message", err)) != HEW_OK ||
+        (rc = fold_parts(s, tid, out->ui, err)) != HEW_OK ||
         (rc = load_rewrites(s, tid, out->rewrites, err)) != HEW_OK) {
         tx_rollback(s);
         store_loaded_release(out);
@@ -1496,7 +1737,8 @@ hew_code store_task_delete(store *s, const char *id, hew_err *err)
         return rc;
     }
     sqlite3_int64 tid;
-    static const store_stmt dels[] = { ST_DEL_API, ST_DEL_UI, ST_DEL_RW, ST_DEL_TASK };
+    static const store_stmt dels[] = { ST_DEL_API, ST_DEL_UI, ST_DEL_PARTS, ST_DEL_RW,
+                                       ST_DEL_TASK };
     if ((rc = store_tid(s, id, &tid, err)) != HEW_OK)
         goto fail;
     for (size_t i = 0; i < sizeof dels / sizeof dels[0]; i++) {

@@ -47,8 +47,13 @@
  * ---- Schema ------------------------------------------------------------------------------
  * PRAGMA user_version holds the schema version; store_open migrates an older database
  * forward in one transaction and refuses a newer one. STRICT tables: tasks,
- * api_messages (task, ord, json), ui_messages (task, idx, json), context_rewrites
- * (task, seq, msg, block, text). */
+ * api_messages (task, ord, json), ui_messages (task, idx, json), ui_parts (task, idx,
+ * seq, off, total, text: the appends to a partial UI message, store_ui_append),
+ * context_rewrites (task, seq, msg, block, text).
+ *   3: ui_parts (a growing message is stored by appends, not rewritten whole).
+ *   2: tasks.requests.
+ * A database of an older version is migrated on open; an older hew refuses a newer one
+ * (it says so, and changes nothing). */
 #ifndef HEW_STORE_STORE_H
 #define HEW_STORE_STORE_H
 
@@ -59,7 +64,7 @@
 
 #include "base/err.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 #define STORE_ID_MAX 64
 
 typedef struct store store;
@@ -162,8 +167,9 @@ hew_code store_api_put(store *s, const char *id, size_t ord, const json_t *msg, 
  * drops an unfinished trailing message; a checkpoint restore cuts the history). */
 hew_code store_api_truncate(store *s, const char *id, size_t len, hew_err *err);
 
-/* Store UI message `index` (insert or replace): json[0..len) is the event's JSON object
- * (uimsg_to_json); it must be valid JSON (HEW_E_INVALID otherwise).
+/* Store UI message `index` (insert or replace; the parts of a message that grew by
+ * store_ui_append go with the row they grew, in the same transaction): json[0..len) is the
+ * event's JSON object (uimsg_to_json); it must be valid JSON (HEW_E_INVALID otherwise).
  * partial = false: committed before the call returns, together with anything held.
  * partial = true: the store may hold it in memory and commit it later — at the latest
  * with the next store call on this connection at least partial_interval_ms after the
@@ -173,14 +179,32 @@ hew_code store_api_truncate(store *s, const char *id, size_t len, hew_err *err);
 hew_code store_ui_put(store *s, const char *id, long index, const char *json, size_t len,
                       bool partial, hew_err *err);
 
+/* Grow partial UI message `index` by an append (the rule of the events, docs/events.md):
+ * its stored text becomes text[0..offset) + text[0..len) of this call, where the stored
+ * text is that of its last store_ui_put plus the appends since. The cost is what was
+ * appended, not the length of the message: the append is kept as a part (ui_parts) beside
+ * the row, which is not rewritten. The message's next store_ui_put (its final form, or any
+ * whole version) replaces the row and drops its parts in one transaction; loading
+ * (store_task_load, and so history, export and resume) folds the parts into "text".
+ * The message must be stored with "partial": true (and "text" a string, or none: ""), and
+ * offset must be at most the length of its stored text, and text[0..len) valid UTF-8:
+ * HEW_E_INVALID otherwise, nothing written. offset must fall between two characters of
+ * the stored text (the events' offsets do); should a folded text still not be UTF-8 (an
+ * offset inside a character, a database changed by hand), loading shows the bad bytes as
+ * U+FFFD rather than refusing the task. Committed before
+ * the call returns (one transaction, NORMAL), after a held partial message; it counts as a
+ * partial commit for store_ui_partial_due. */
+hew_code store_ui_append(store *s, const char *id, long index, size_t offset,
+                         const char *text, size_t len, hew_err *err);
+
 /* Whether store_ui_put of a partial message now would commit it at once (rather than hold
  * a copy): a writer that keeps the message itself builds its JSON only when this says
  * so, and hands the latest version over with partial = false before anything else
  * (task/persist.c). */
 bool store_ui_partial_due(const store *s);
 
-/* Forget UI messages index >= len (resume drops trailing asks). Commits a held message
- * of that task first. */
+/* Forget UI messages index >= len, their parts too (resume drops trailing asks).
+ * Commits a held message of that task first. */
 hew_code store_ui_truncate(store *s, const char *id, size_t len, hew_err *err);
 
 /* Commit the held partial UI message now, if any (cheap when none). */
@@ -197,7 +221,9 @@ hew_code store_rewrite_add(store *s, const char *id, size_t msg, size_t block,
 typedef struct store_loaded {
     store_task task;  /* the row */
     json_t *history;  /* array: API messages 0..n-1 */
-    json_t *ui;       /* array: UI event objects by index (a missing index reads as null) */
+    json_t *ui;       /* array: UI event objects by index (a missing index reads as null);
+                         a message grown by store_ui_append has its parts folded into
+                         "text" */
     json_t *rewrites; /* array of {"msg":i,"block":j,"text":s} in the order recorded */
 } store_loaded;
 

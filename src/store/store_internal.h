@@ -28,6 +28,12 @@ typedef enum store_stmt {
     ST_RW_TRUNC,
     ST_UI_PUT,
     ST_UI_TRUNC,
+    ST_UI_GET,       /* one UI row's JSON (the base of its first append) */
+    ST_PART_LAST,    /* the newest part of a UI message: seq, total */
+    ST_PART_ADD,
+    ST_PART_DROP,    /* the parts of one UI message */
+    ST_PART_TRUNC,
+    ST_LOAD_PARTS,
     ST_RW_ADD,
     ST_GET_TASK,
     ST_LOAD_API,
@@ -37,6 +43,7 @@ typedef enum store_stmt {
     ST_DEL_API,
     ST_DEL_UI,
     ST_DEL_RW,
+    ST_DEL_PARTS,
     ST_DEL_TASK,
     ST__COUNT
 } store_stmt;

@@ -88,6 +88,7 @@ hew_task *task_new(hew_session *s, const char *text, const char *resume_id, hew_
     buf_init(&t->event_line, 0);
     buf_init(&t->persist_line, 0);
     t->persist_pending = -1;
+    t->persist_append = -1;
     text_cleaner_init(&t->cleaner, false);
     t->clean_msg = -1;
     api_turn_init(&t->stream.turn);

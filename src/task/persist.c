@@ -1,8 +1,11 @@
 /* persist — the task's conversation kept in the store as it is made (issue #7: nothing is
  * ever lost): the task row when the task starts, every API message as it joins the
  * history, every say/ask as it is made — a sibling consumer of the message beside the
- * front end, working with or without one (a growing message is written whole at most
- * once per store interval, its latest version before anything else is written), the usage totals, the deleted range and the status as they change; and the
+ * front end, working with or without one (a growing message is written at most once per
+ * store interval, its latest version before anything else is written: whole the first
+ * time, then by what was appended since, store_ui_append, so a write costs the append,
+ * not the length; whole again when it is final), the usage totals, the deleted range and
+ * the status as they change; and the
  * way back: a stored task turned into loop state for resume. A store that cannot be
  * opened turns persistence off with one note; it never stops the task. Task thread only:
  * the connection belongs to it. */
@@ -10,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "store/store.h"
 #include "task/task.h"
 
@@ -109,30 +113,77 @@ static void write_ui_built(hew_task *t, long index, bool hold)
         buf_release(line);
 }
 
+/* Write partial message index: by an append when the store holds an earlier version of
+ * it that only its text has grown from (persist_append), else whole (and from then on by
+ * appends, when it is a text without data). A text that is not UTF-8 (the whole form
+ * shows its bad bytes as U+FFFD, so the store's text would not be this one) is written
+ * whole every time. hold: store_ui_put's partial flag for a whole write; an append is
+ * always committed at once. */
+static void write_partial(hew_task *t, long index, bool hold)
+{
+    const uimsg *m = &t->ui.items[index];
+    bool text_only = m->has_text && !m->data;
+    size_t len = m->text.len;
+    const char *text = m->text.data ? m->text.data : "";
+    /* text[0..from) is what the store has: below every change since its last write (the
+     * events' offsets, and what no event has said yet) */
+    size_t from = t->persist_from;
+    if (m->dirty < from)
+        from = m->dirty;
+    if (t->persist_stored < from)
+        from = t->persist_stored;
+    if (len < from)
+        from = len;
+    if (t->persist_append == index && text_only &&
+        utf8_validate(text + from, len - from, NULL)) {
+        if (from == len && t->persist_stored == len)
+            return; /* nothing new */
+        hew_err err = HEW_ERR_INIT;
+        if (store_ui_append(t->store, t->task_id, index, from, text + from, len - from,
+                            &err) != HEW_OK) {
+            persistence_off(t, err.msg);
+            return;
+        }
+        t->persist_stored = t->persist_from = len;
+        return;
+    }
+    write_ui_built(t, index, hold);
+    t->persist_append = t->store && text_only && utf8_validate(text, len, NULL) ? index : -1;
+    t->persist_stored = t->persist_from = len;
+}
+
 void task_persist_flush(hew_task *t)
 {
     long i = t->persist_pending;
     t->persist_pending = -1;
     if (t->store && i >= 0 && (size_t)i < t->ui.len)
-        write_ui_built(t, i, false);
+        write_partial(t, i, false);
 }
 
-void task_persist_ui(hew_task *t, long index, const char *json, size_t len)
+void task_persist_ui(hew_task *t, long index, const char *json, size_t len, size_t from)
 {
     if (!t->store || index < 0 || (size_t)index >= t->ui.len)
         return;
     if (t->persist_pending >= 0 && t->persist_pending != index)
         task_persist_flush(t);
+    /* The store's version of the message grows by appends only while this message keeps
+     * changing: another message, or a change from 0 (the first event of a message — a new
+     * one may have taken the index of one cut off — or a whole new text), writes it whole. */
+    if (t->persist_append != index || from == 0)
+        t->persist_append = -1;
+    else if (from < t->persist_from)
+        t->persist_from = from;
     if (t->ui.items[index].partial) {
-        /* built only when the store writes it now: a partial update costs nothing here */
+        /* written only when the store writes it now: a partial update costs nothing here */
         t->persist_pending = index;
         if (store_ui_partial_due(t->store)) {
             t->persist_pending = -1;
-            write_ui_built(t, index, true);
+            write_partial(t, index, true);
         }
         return;
     }
     t->persist_pending = -1;
+    t->persist_append = -1; /* final: written whole, its appends dropped */
     if (json)
         write_ui(t, index, json, len, false);
     else

@@ -28,9 +28,9 @@ void task_emit(hew_task *t, long i)
      * end) and the front end. A complete message's whole line serves both. */
     if (!m->partial) {
         uimsg_to_json(&t->ui, (size_t)i, line);
-        task_persist_ui(t, i, line->err ? NULL : line->data, line->len);
+        task_persist_ui(t, i, line->err ? NULL : line->data, line->len, offset);
     } else {
-        task_persist_ui(t, i, NULL, 0);
+        task_persist_ui(t, i, NULL, 0, offset);
     }
     if (!t->settings->on_event) {
         if (line->cap > ((size_t)1 << 20))

@@ -239,6 +239,10 @@ struct hew_task {
     buf event_line;                    /* task_emit: the event's JSON line */
     buf persist_line;                  /* persist: a message's whole JSON, when written */
     long persist_pending;              /* persist: a partial message not written yet, or -1 */
+    long persist_append;               /* persist: the partial message the store holds a
+                                          version of that it grows by appends, or -1 */
+    size_t persist_stored;             /* persist: the length of its text in the store */
+    size_t persist_from;               /* persist: its text changed from here since */
 };
 
 /* ---- life (life.c): the one place a task is made, started, joined and freed ----------- */
@@ -352,10 +356,12 @@ struct store_task;
 hew_code task_persist_open(hew_task *t, const char *resume_id);
 bool task_persist_take_note(hew_task *t, char *out, size_t cap);
 /* Message index was made or changed: store it. json[0..len) is its whole JSON form
- * (uimsg_to_json) when the caller has it, else NULL (built here when written). A partial
- * message is written at most once per store interval; task_persist_flush writes the
- * latest version of one not written yet (done before any other write, and at close). */
-void task_persist_ui(hew_task *t, long index, const char *json, size_t len);
+ * (uimsg_to_json) when the caller has it, else NULL (built here when written); from: its
+ * text changed from this offset on since its previous event (uimsg_take_append's offset;
+ * 0 for a new message). A partial message is written at most once per store interval, by
+ * what was appended once the store has it; task_persist_flush writes the latest version of
+ * one not written yet (done before any other write, and at close). */
+void task_persist_ui(hew_task *t, long index, const char *json, size_t len, size_t from);
 void task_persist_flush(hew_task *t);
 void task_persist_api(hew_task *t);
 void task_persist_row(hew_task *t, const struct store_task *given, unsigned fields);

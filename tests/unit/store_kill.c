@@ -1,9 +1,11 @@
 /* Crash test of store/: a child process writes a task in a loop (API messages, final and
- * partial UI messages, usage, rewrites) and reports through a pipe each write the store
- * said was committed; the parent kills it with SIGKILL at seeded random moments, then
- * reopens the database and checks that it passes integrity_check, that every reported
- * write is there, byte for byte, that the history has no holes, and that the dead
- * child's task lock is free. The next child resumes the same task where the store says
+ * partial UI messages, messages that grow through several appends, usage, rewrites) and
+ * reports through a pipe each write the store said was committed; the parent kills it
+ * with SIGKILL at seeded random moments, then reopens the database and checks that it
+ * passes integrity_check, that every reported write is there, byte for byte, that a
+ * message killed while it grew loads as the text so far (a prefix of what it would have
+ * become, at least as long as the last append reported), that the history has no holes,
+ * and that the dead child's task lock is free. The next child resumes the same task where the store says
  * it stopped. HEW_KILL_SEED and HEW_KILL_COUNT change the seed (default 20240601) and
  * the number of kills (default 60). It never kills anything but the children it forked,
  * and never touches the user's hew.db. */
@@ -57,10 +59,53 @@ static void ui_final(long i, char *out, size_t cap)
              i, 1000 + i, i);
 }
 
+/* What UI message i grows into by appends: "part 2" (its last whole partial version), then
+ * text with escapes and characters of several bytes. */
+#define GROW_STEPS 12
+#define GROW_CHUNK 37
+static const char *grown(long i, size_t *len)
+{
+    static char text[8 + GROW_STEPS * GROW_CHUNK + 8];
+    static const char *const pieces[] = { "caf\xc3\xa9 ", "\"q\" ", "a\\b ", "line\n",
+                                          "\xe2\x80\x94 ", "na\xc3\xafve ", "<b> " };
+    size_t n = (size_t)snprintf(text, sizeof text, "part 2");
+    unsigned long long st = (unsigned long long)i * 2654435761ULL + 3;
+    while (n < 6 + GROW_STEPS * GROW_CHUNK) {
+        const char *p = pieces[lcg(&st) % (sizeof pieces / sizeof pieces[0])];
+        size_t k = strlen(p);
+        if (n + k > 6 + GROW_STEPS * GROW_CHUNK)
+            break;
+        memcpy(text + n, p, k);
+        n += k;
+    }
+    text[n] = '\0';
+    *len = n;
+    return text;
+}
+
+/* The end of step k's append (a character boundary of grown(i)). */
+static size_t grow_end(const char *g, size_t glen, int k)
+{
+    size_t e = 6 + (size_t)(k + 1) * GROW_CHUNK;
+    if (e >= glen)
+        return glen;
+    while (e > 6 && ((unsigned char)g[e] & 0xC0) == 0x80)
+        e--;
+    return e;
+}
+
 static void report(int fd, char kind, long n)
 {
     char line[48];
     int len = snprintf(line, sizeof line, "%c %ld\n", kind, n);
+    if (write(fd, line, (size_t)len) != len)
+        _exit(9);
+}
+
+static void report2(int fd, char kind, long n, long m)
+{
+    char line[64];
+    int len = snprintf(line, sizeof line, "%c %ld %ld\n", kind, n, m);
     if (write(fd, line, (size_t)len) != len)
         _exit(9);
 }
@@ -98,6 +143,23 @@ static void child(const char *id, int fd)
                      ui, k);
             if (store_ui_put(s, id, ui, p, strlen(p), true, &err) != HEW_OK)
                 _exit(6);
+        }
+        /* then it grows by appends, now and then rewriting its end (offset inside the text) */
+        size_t glen;
+        const char *g = grown(ui, &glen);
+        size_t have = 6;
+        for (int k = 0; k < GROW_STEPS && have < glen; k++) {
+            size_t off = have;
+            if (k % 3 == 2) /* back to the character before the last few bytes */
+                for (off = have - 3; off > 6 && ((unsigned char)g[off] & 0xC0) == 0x80;)
+                    off--;
+            size_t end = grow_end(g, glen, k);
+            if (end < off)
+                end = off;
+            if (store_ui_append(s, id, ui, off, g + off, end - off, &err) != HEW_OK)
+                _exit(10);
+            have = end;
+            report2(fd, 'G', ui, (long)have);
         }
         char f[160];
         ui_final(ui, f, sizeof f);
@@ -165,7 +227,9 @@ static void test_kill_loop(void)
     size_t ucap = 1 << 16, nfinal = 0;
     long nrewrites = 0;
     unsigned char *ufinal = calloc(ucap, 1);
-    REQUIRE(ufinal);
+    long *grew = calloc(ucap, sizeof *grew); /* the length reported grown, by index */
+    REQUIRE(ufinal && grew);
+    long ngrown = 0, killed_growing = 0;
     long total_delay_us = 0, mid_run_kills = 0;
     /* At least `kills` rounds, and more (up to four times as many) until half of the
      * planned kills landed in the middle of writing: a loaded machine starts the children
@@ -201,10 +265,13 @@ static void test_kill_loop(void)
         long before_a = reported_a;
         while (fgets(line, sizeof line, in)) {
             char kind;
-            long n;
-            if (sscanf(line, "%c %ld", &kind, &n) != 2)
+            long n, m = 0;
+            if (sscanf(line, "%c %ld %ld", &kind, &n, &m) < 2)
                 continue;
-            if (kind == 'A')
+            if (kind == 'G' && n >= 0 && (size_t)n < ucap) {
+                grew[n] = m;
+                ngrown++;
+            } else if (kind == 'A')
                 reported_a = n;
             else if (kind == 'U' && n >= 0 && (size_t)n < ucap) {
                 reported_u = n;
@@ -251,6 +318,25 @@ static void test_kill_loop(void)
                 check_fail(__FILE__, __LINE__, "round %ld: UI message %ld differs", round, i);
             json_decref(want);
         }
+        /* a message killed while it grew: the text so far, a prefix of what it grows
+         * into, at least what the last reported append made it */
+        killed_growing = 0;
+        for (long i = 0; i < (long)json_array_size(l.ui) && (size_t)i < ucap; i++) {
+            const json_t *m = json_array_get(l.ui, (size_t)i);
+            if (!json_is_true(json_object_get(m, "partial")) || !grew[i])
+                continue;
+            const json_t *tv = json_object_get(m, "text");
+            size_t glen, tlen = json_string_length(tv);
+            const char *g = grown(i, &glen);
+            if (!json_is_string(tv) || tlen < (size_t)grew[i] || tlen > glen ||
+                memcmp(json_string_value(tv), g, tlen) != 0)
+                check_fail(__FILE__, __LINE__,
+                           "round %ld: UI message %ld, killed while it grew, reads \"%.60s\" "
+                           "(%zu bytes, %ld reported)",
+                           round, i, json_string_value(tv), tlen, grew[i]);
+            check_count++;
+            killed_growing++;
+        }
         CHECK(l.task.tokens_in >= reported_s);
         CHECK((long)json_array_size(l.rewrites) >= nrewrites);
         if (reported_r >= 0) {
@@ -273,12 +359,15 @@ static void test_kill_loop(void)
             break;
     }
     printf("store_kill: seed %llu, %ld kills (%ld in the middle of writing), %ld API and %ld UI "
-           "messages reported committed, all present; integrity_check ok every time; mean "
-           "delay %ld us\n",
-           seed, round, mid_run_kills, reported_a + 1, (long)nfinal,
+           "messages reported committed, all present; %ld appends reported, %ld messages "
+           "killed while they grew read as their text so far; integrity_check ok every "
+           "time; mean delay %ld us\n",
+           seed, round, mid_run_kills, reported_a + 1, (long)nfinal, ngrown, killed_growing,
            round ? total_delay_us / round : 0);
     CHECK(mid_run_kills >= kills / 2);
+    CHECK(killed_growing > 0); /* the appends were killed in the middle, too */
     free(ufinal);
+    free(grew);
     free(id);
 }
 

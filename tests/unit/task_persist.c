@@ -5,13 +5,18 @@
  *     callback stored nothing);
  *   - a growing message is in the store while it grows (a crash mid-message leaves the
  *     text so far), as a prefix of what it becomes, and whole once it is final;
- *   - the stored form of a message is the whole one ("text"), never an append. */
+ *   - the stored form of a message is the whole one ("text"), never an append;
+ *   - a growing message is stored by appends (issue #17): once its row is written, later
+ *     versions add what was appended (ui_parts) and the row is not rewritten; the final
+ *     form replaces the row and leaves no parts. */
 #include <jansson.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "base/buf.h"
 #include "check.h"
 #include "fakeprov.h"
 #include "hew.h"
@@ -181,9 +186,123 @@ static void test_growing_message_is_stored_as_it_grows(void)
     free(ws);
 }
 
+/* ---- a growing message is stored by appends -------------------------------------------- */
+
+struct parts {
+    char db[600];
+    long long row_len;   /* the message's row when first seen, -1 before */
+    int row_rewritten;   /* the row changed while the message grew */
+    int parts_seen;      /* parts of the growing message were in the store */
+};
+
+/* One number of the task's message `index` from the database, read behind the store's
+ * back; -1 when the query fails (no such table before schema 3). */
+static long long msg_num(const char *db_path, const char *sql, const char *id, long index)
+{
+    sqlite3 *db;
+    long long v = -1;
+    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_busy_timeout(db, 5000);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, index);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+#define ROW_LEN "SELECT length(json) FROM ui_messages WHERE idx = ?2 AND tid = " \
+                "(SELECT tid FROM tasks WHERE id = ?1)"
+#define PART_COUNT "SELECT count(*) FROM ui_parts WHERE idx = ?2 AND tid = " \
+                   "(SELECT tid FROM tasks WHERE id = ?1)"
+
+static void on_event_parts(void *ud, hew_task *t, const hew_event *ev)
+{
+    struct parts *p = ud;
+    if (ev->is_ask && !ev->partial) {
+        hew_task_respond(t, HEW_ANSWER_YES, NULL);
+        return;
+    }
+    if (!ev->partial || ev->kind != HEW_EV_TEXT)
+        return;
+    long long row = msg_num(p->db, ROW_LEN, hew_task_id(t), ev->index);
+    if (row < 0)
+        return; /* not written yet */
+    if (p->row_len < 0)
+        p->row_len = row;
+    else if (row != p->row_len)
+        p->row_rewritten = 1;
+    if (msg_num(p->db, PART_COUNT, hew_task_id(t), ev->index) > 0)
+        p->parts_seen = 1;
+}
+
+static void test_growing_message_is_stored_by_appends(void)
+{
+    char *data = tmpdir_make("persist-data");
+    char *ws = tmpdir_make("persist-ws");
+    REQUIRE(data && ws);
+    /* about 4 KB in 8-byte deltas 5 ms apart: at least 2.5 s of growing, so the store (a
+     * partial write a second at most) writes the message more than once while it grows */
+    buf answer = BUF_INIT(0);
+    while (answer.len < 4000)
+        buf_puts(&answer, "grows by appends, ");
+    buf_puts(&answer, "done.");
+    buf scen = BUF_INIT(0);
+    buf_printf(&scen, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"%s\\n" DONE
+                      "\",\"delta_size\":8,\"delay_ms\":5}]}",
+               answer.data);
+    fakeprov fp;
+    REQUIRE(fakeprov_start(&fp, scen.data) == 0);
+    struct parts p = { .row_len = -1 };
+    snprintf(p.db, sizeof p.db, "%s/hew.db", data);
+    hew_options o;
+    options(&o, fp.url, data, ws);
+    o.on_event = on_event_parts;
+    o.event_ud = &p;
+    char err[256];
+    hew_session *s = NULL;
+    REQUIRE(hew_session_new(&o, &s, err, sizeof err) == HEW_OK);
+    hew_task *t = NULL;
+    REQUIRE(hew_task_start(s, "Grow it.", &t, err, sizeof err) == HEW_OK);
+    CHECK_INT(hew_task_wait(t), HEW_TASK_COMPLETED);
+    CHECK(p.row_len >= 0);
+    CHECK(p.parts_seen);
+    CHECK(!p.row_rewritten);
+    char id[64];
+    snprintf(id, sizeof id, "%s", hew_task_id(t));
+    hew_task_free(t);
+    hew_session_free(s);
+    /* final: the whole text in the row, no parts left */
+    CHECK_INT(msg_num(p.db, "SELECT count(*) FROM ui_parts WHERE tid = (SELECT tid FROM tasks "
+                            "WHERE id = ?1) AND ?2 = 0",
+                      id, 0),
+              0);
+    char *js = NULL;
+    REQUIRE(hew_history_task_json(&o, id, 1, &js, err, sizeof err) == HEW_OK);
+    json_t *task = json_loads(js, 0, NULL);
+    hew_free(js);
+    const json_t *said = stored_event(task, "text", "say");
+    CHECK(said && json_is_false(json_object_get(said, "partial")));
+    CHECK_STR(json_string_value(json_object_get(said, "text")), answer.data);
+    json_decref(task);
+    buf_release(&answer);
+    buf_release(&scen);
+    fakeprov_stop(&fp);
+    tmpdir_remove(data);
+    tmpdir_remove(ws);
+    free(data);
+    free(ws);
+}
+
 int main(void)
 {
     RUN(test_no_callback_stores_everything);
     RUN(test_growing_message_is_stored_as_it_grows);
+    RUN(test_growing_message_is_stored_by_appends);
     return check_report();
 }
