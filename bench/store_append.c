@@ -53,10 +53,12 @@ static double run(store *s, const char *id, long index, size_t start, bool appen
     uimsg_list ui = UIMSG_LIST_INIT;
     for (long i = 0; i < index; i++) /* earlier messages, so `index` is the message's */
         uimsg_put(&ui, UIMSG_SAY, "text", "earlier", NULL, UIMSG_WHOLE);
-    long at = 0;
-    buf *text = uimsg_put_text(&ui, UIMSG_SAY, "text", UIMSG_PARTIAL, &at);
-    prose(text, start);
-    uimsg_text_changed(&ui, (size_t)at, 0, UIMSG_PARTIAL);
+    buf first_text = BUF_INIT(0);
+    prose(&first_text, start);
+    long at = uimsg_put_buf(&ui, UIMSG_SAY, "text", UIMSG_PARTIAL, &first_text);
+    buf_release(&first_text);
+    if (at < 0)
+        return -1;
     buf line = BUF_INIT(0);
     uimsg_to_json(&ui, (size_t)at, &line);
     hew_err err = HEW_ERR_INIT;
