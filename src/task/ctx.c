@@ -64,8 +64,7 @@ bool task_ctx_plan(hew_task *t, context_plan *plan)
     /* Repeated reads collapsed first: each rewrite persisted, then applied. */
     for (size_t i = 0; i < plan->rewrites.len; i++) {
         const context_rewrite *rw = &plan->rewrites.items[i];
-        if (t->store)
-            store_rewrite_add(t->store, t->task_id, rw->msg, rw->block, rw->text, NULL);
+        task_persist_rewrite(t, rw->msg, rw->block, rw->text);
         context_rewrites_add(&t->ctx.rewrites, rw->msg, rw->block, rw->text);
     }
     return true;

@@ -78,8 +78,7 @@ void task_envd_refresh_mode(hew_task *t)
         buf fresh = BUF_INIT(0);
         if (env_details_remode(text, &e, &fresh) && fresh.data && strcmp(fresh.data, text) != 0) {
             json_object_set_new(b, "text", json_string(fresh.data));
-            if (t->store && t->api_stored == n)
-                store_api_put(t->store, t->task_id, n - 1, last, NULL);
+            task_persist_api_last(t, n, last);
         }
         buf_release(&fresh);
     }

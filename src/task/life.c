@@ -46,10 +46,9 @@ static void release(hew_task *t)
     task_prompt_release(t);
     json_decref(t->user_content);
     task_ask_release(t);
-    buf_release(&t->say_scratch);
+    task_present_release(t);
     buf_release(&t->event_line);
-    buf_release(&t->persist_line);
-    text_cleaner_release(&t->cleaner);
+    task_persist_release(t);
     free(t->loop_signature);
     free(t->task_text);
     free(t->resume_id);
@@ -84,13 +83,9 @@ hew_task *task_new(hew_session *s, const char *text, const char *resume_id, hew_
     t->resume_id = resume_id ? strdup(resume_id) : NULL;
     t->history = json_array();
     t->status = HEW_TASK_RUNNING;
-    buf_init(&t->say_scratch, 0);
+    task_present_init(t);
     buf_init(&t->event_line, 0);
-    buf_init(&t->persist_line, 0);
-    t->persist_pending = -1;
-    t->persist_append = -1;
-    text_cleaner_init(&t->cleaner, false);
-    t->clean_msg = -1;
+    task_persist_init(t);
     api_turn_init(&t->stream.turn);
     task_mode_set(t, s->settings.mode);
     task_request_init(t);

@@ -300,7 +300,7 @@ static hew_code consume_stream(hew_task *t)
         size_t n = parser_count(t->stream.parser);
         bool done = t->stream.done;
         bool failed = done && t->stream.rc != HEW_OK && !interrupted;
-        if (done && (t->current_index >= n || failed)) {
+        if (done && (task_present_past(t, n) || failed)) {
             pthread_mutex_unlock(&t->mu);
             return HEW_OK;
         }

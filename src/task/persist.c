@@ -21,11 +21,11 @@
  * task_persist_take_note (this file says nothing: it sits below the files that say). */
 static void persistence_off(hew_task *t, const char *why)
 {
-    store_lock_free(t->store_lock);
-    t->store_lock = NULL;
-    store_free(t->store);
-    t->store = NULL;
-    hew_err_set(&t->store_err, HEW_E_IO, "%s", why);
+    store_lock_free(t->persist.lock);
+    t->persist.lock = NULL;
+    store_free(t->persist.store);
+    t->persist.store = NULL;
+    hew_err_set(&t->persist.err, HEW_E_IO, "%s", why);
 }
 
 hew_code task_persist_open(hew_task *t, const char *resume_id)
@@ -36,10 +36,10 @@ hew_code task_persist_open(hew_task *t, const char *resume_id)
     char *path = store_path_in(t->settings->data_dir, &err);
     store_options so = STORE_OPTIONS_INIT;
     so.path = path;
-    hew_code rc = path ? store_open(&so, &t->store, &err) : err.code;
+    hew_code rc = path ? store_open(&so, &t->persist.store, &err) : err.code;
     free(path);
     if (rc != HEW_OK)
-        return hew_err_set(&t->store_err, rc, "%s", err.msg);
+        return hew_err_set(&t->persist.err, rc, "%s", err.msg);
     if (!resume_id) {
         store_task init = STORE_TASK_INIT;
         init.workspace = t->settings->cwd;
@@ -51,10 +51,10 @@ hew_code task_persist_open(hew_task *t, const char *resume_id)
         init.mode = mode;
         char *id = NULL;
         init.id = t->task_id; /* the id hew_task_id already gave out */
-        rc = store_task_create(t->store, &init, &id, &err);
+        rc = store_task_create(t->persist.store, &init, &id, &err);
         if (rc == HEW_E_INVALID) { /* taken (two tasks in the same millisecond) */
             init.id = NULL;
-            rc = store_task_create(t->store, &init, &id, &err);
+            rc = store_task_create(t->persist.store, &init, &id, &err);
         }
         if (rc == HEW_OK) {
             /* the id given out stays, but for a clash with another process's task in the
@@ -68,40 +68,40 @@ hew_code task_persist_open(hew_task *t, const char *resume_id)
         }
     } /* a resumed task's id is its own from the start (task_api.c) */
     if (rc == HEW_OK)
-        rc = store_task_lock(t->store, t->task_id, 0, &t->store_lock, &err);
+        rc = store_task_lock(t->persist.store, t->task_id, 0, &t->persist.lock, &err);
     if (rc != HEW_OK) {
-        hew_err_set(&t->store_err, rc, "%s", err.msg);
-        store_free(t->store);
-        t->store = NULL;
+        hew_err_set(&t->persist.err, rc, "%s", err.msg);
+        store_free(t->persist.store);
+        t->persist.store = NULL;
     }
     return rc;
 }
 
 bool task_persist_take_note(hew_task *t, char *out, size_t cap)
 {
-    bool note = t->store_err.code != HEW_OK && !t->store;
+    bool note = t->persist.err.code != HEW_OK && !t->persist.store;
     if (note)
-        snprintf(out, cap, "This task is not being saved: %s", t->store_err.msg);
-    hew_err_clear(&t->store_err);
+        snprintf(out, cap, "This task is not being saved: %s", t->persist.err.msg);
+    hew_err_clear(&t->persist.err);
     return note;
 }
 
 bool task_persist_stored_row(hew_task *t, store_task *row)
 {
-    return t->store && store_task_get(t->store, t->task_id, row, NULL) == HEW_OK;
+    return t->persist.store && store_task_get(t->persist.store, t->task_id, row, NULL) == HEW_OK;
 }
 
 /* Write message index whole; partial = false: commit now (store_ui_put's flag). */
 static void write_ui(hew_task *t, long index, const char *json, size_t len, bool hold)
 {
     hew_err err = HEW_ERR_INIT;
-    if (store_ui_put(t->store, t->task_id, index, json, len, hold, &err) != HEW_OK)
+    if (store_ui_put(t->persist.store, t->task_id, index, json, len, hold, &err) != HEW_OK)
         persistence_off(t, err.msg);
 }
 
 static void write_ui_built(hew_task *t, long index, bool hold)
 {
-    buf *line = &t->persist_line;
+    buf *line = &t->persist.line;
     buf_reset(line);
     uimsg_to_json(&t->ui, (size_t)index, line);
     if (line->err) {
@@ -127,63 +127,63 @@ static void write_partial(hew_task *t, long index, bool hold)
     const char *text = m->text.data ? m->text.data : "";
     /* text[0..from) is what the store has: below every change since its last write (the
      * events' offsets, and what no event has said yet) */
-    size_t from = t->persist_from;
+    size_t from = t->persist.from;
     if (m->dirty < from)
         from = m->dirty;
-    if (t->persist_stored < from)
-        from = t->persist_stored;
+    if (t->persist.stored < from)
+        from = t->persist.stored;
     if (len < from)
         from = len;
-    if (t->persist_append == index && text_only &&
+    if (t->persist.append == index && text_only &&
         utf8_validate(text + from, len - from, NULL)) {
-        if (from == len && t->persist_stored == len)
+        if (from == len && t->persist.stored == len)
             return; /* nothing new */
         hew_err err = HEW_ERR_INIT;
-        if (store_ui_append(t->store, t->task_id, index, from, text + from, len - from,
+        if (store_ui_append(t->persist.store, t->task_id, index, from, text + from, len - from,
                             &err) != HEW_OK) {
             persistence_off(t, err.msg);
             return;
         }
-        t->persist_stored = t->persist_from = len;
+        t->persist.stored = t->persist.from = len;
         return;
     }
     write_ui_built(t, index, hold);
-    t->persist_append = t->store && text_only && utf8_validate(text, len, NULL) ? index : -1;
-    t->persist_stored = t->persist_from = len;
+    t->persist.append = t->persist.store && text_only && utf8_validate(text, len, NULL) ? index : -1;
+    t->persist.stored = t->persist.from = len;
 }
 
 void task_persist_flush(hew_task *t)
 {
-    long i = t->persist_pending;
-    t->persist_pending = -1;
-    if (t->store && i >= 0 && (size_t)i < t->ui.len)
+    long i = t->persist.pending;
+    t->persist.pending = -1;
+    if (t->persist.store && i >= 0 && (size_t)i < t->ui.len)
         write_partial(t, i, false);
 }
 
 void task_persist_ui(hew_task *t, long index, const char *json, size_t len, size_t from)
 {
-    if (!t->store || index < 0 || (size_t)index >= t->ui.len)
+    if (!t->persist.store || index < 0 || (size_t)index >= t->ui.len)
         return;
-    if (t->persist_pending >= 0 && t->persist_pending != index)
+    if (t->persist.pending >= 0 && t->persist.pending != index)
         task_persist_flush(t);
     /* The store's version of the message grows by appends only while this message keeps
      * changing: another message, or a change from 0 (the first event of a message — a new
      * one may have taken the index of one cut off — or a whole new text), writes it whole. */
-    if (t->persist_append != index || from == 0)
-        t->persist_append = -1;
-    else if (from < t->persist_from)
-        t->persist_from = from;
+    if (t->persist.append != index || from == 0)
+        t->persist.append = -1;
+    else if (from < t->persist.from)
+        t->persist.from = from;
     if (t->ui.items[index].partial) {
         /* written only when the store writes it now: a partial update costs nothing here */
-        t->persist_pending = index;
-        if (store_ui_partial_due(t->store)) {
-            t->persist_pending = -1;
+        t->persist.pending = index;
+        if (store_ui_partial_due(t->persist.store)) {
+            t->persist.pending = -1;
             write_partial(t, index, true);
         }
         return;
     }
-    t->persist_pending = -1;
-    t->persist_append = -1; /* final: written whole, its appends dropped */
+    t->persist.pending = -1;
+    t->persist.append = -1; /* final: written whole, its appends dropped */
     if (json)
         write_ui(t, index, json, len, false);
     else
@@ -192,14 +192,14 @@ void task_persist_ui(hew_task *t, long index, const char *json, size_t len, size
 
 void task_persist_api(hew_task *t)
 {
-    if (!t->store)
+    if (!t->persist.store)
         return;
     task_persist_flush(t);
     hew_err err = HEW_ERR_INIT;
     size_t n = json_array_size(t->history);
-    for (; t->api_stored < n; t->api_stored++) {
-        if (store_api_put(t->store, t->task_id, t->api_stored,
-                          json_array_get(t->history, t->api_stored), &err) != HEW_OK) {
+    for (; t->persist.api_stored < n; t->persist.api_stored++) {
+        if (store_api_put(t->persist.store, t->task_id, t->persist.api_stored,
+                          json_array_get(t->history, t->persist.api_stored), &err) != HEW_OK) {
             persistence_off(t, err.msg);
             return;
         }
@@ -208,7 +208,7 @@ void task_persist_api(hew_task *t)
 
 void task_persist_row(hew_task *t, const store_task *given, unsigned fields)
 {
-    if (!t->store || !fields)
+    if (!t->persist.store || !fields)
         return;
     store_task row = STORE_TASK_INIT;
     if (given)
@@ -234,20 +234,76 @@ void task_persist_row(hew_task *t, const store_task *given, unsigned fields)
         row.result = t->completed_result;
     }
     hew_err err = HEW_ERR_INIT;
-    if (store_task_update(t->store, &row, fields, &err) != HEW_OK)
+    if (store_task_update(t->persist.store, &row, fields, &err) != HEW_OK)
         persistence_off(t, err.msg);
     free(result);
 }
 
 void task_persist_close(hew_task *t)
 {
-    if (!t->store)
+    if (!t->persist.store)
         return;
     task_persist_flush(t);
     hew_err err = HEW_ERR_INIT;
-    store_flush(t->store, &err);
-    store_lock_free(t->store_lock);
-    t->store_lock = NULL;
-    store_free(t->store);
-    t->store = NULL;
+    store_flush(t->persist.store, &err);
+    store_lock_free(t->persist.lock);
+    t->persist.lock = NULL;
+    store_free(t->persist.store);
+    t->persist.store = NULL;
+}
+
+void task_persist_init(hew_task *t)
+{
+    buf_init(&t->persist.line, 0);
+    t->persist.pending = -1;
+    t->persist.append = -1;
+}
+
+void task_persist_release(hew_task *t)
+{
+    buf_release(&t->persist.line);
+}
+
+void task_persist_rewrite(hew_task *t, size_t msg, size_t blk, const char *text)
+{
+    if (t->persist.store)
+        store_rewrite_add(t->persist.store, t->task_id, msg, blk, text, NULL);
+}
+
+void task_persist_api_last(hew_task *t, size_t n, const json_t *last)
+{
+    if (t->persist.store && n && t->persist.api_stored == n)
+        store_api_put(t->persist.store, t->task_id, n - 1, last, NULL);
+}
+
+bool task_persist_off(hew_task *t, buf *why)
+{
+    if (t->persist.store)
+        return false;
+    buf_puts(why, t->persist.err.msg[0] ? t->persist.err.msg : "the task store is turned off");
+    hew_err_clear(&t->persist.err); /* said by the caller, not as a note */
+    return true;
+}
+
+hew_code task_persist_load(hew_task *t, store_loaded *l, hew_err *err)
+{
+    if (!t->persist.store)
+        return hew_err_set(err, HEW_E_NOTFOUND, "the task store is turned off");
+    hew_code rc = store_task_load(t->persist.store, t->task_id, l, err);
+    if (rc == HEW_OK)
+        t->persist.api_stored = json_array_size(l->history);
+    return rc;
+}
+
+void task_persist_ui_truncate(hew_task *t, size_t len)
+{
+    if (t->persist.store)
+        store_ui_truncate(t->persist.store, t->task_id, len, NULL);
+}
+
+void task_persist_api_truncate(hew_task *t, size_t len)
+{
+    t->persist.api_stored = len;
+    if (t->persist.store)
+        store_api_truncate(t->persist.store, t->task_id, len, NULL);
 }

@@ -20,20 +20,38 @@
 
 static void task_present_reset_text(hew_task *t);
 
+void task_present_init(hew_task *t)
+{
+    buf_init(&t->present.scratch, 0);
+    text_cleaner_init(&t->present.cleaner, false);
+    t->present.msg = -1;
+}
+
+void task_present_release(hew_task *t)
+{
+    buf_release(&t->present.scratch);
+    text_cleaner_release(&t->present.cleaner);
+}
+
+bool task_present_past(const hew_task *t, size_t n)
+{
+    return t->present.index >= n;
+}
+
 void task_present_reset(hew_task *t)
 {
-    t->current_index = 0;
-    t->presented_seq = 0;
-    t->last_partial_say_ms = 0;
+    t->present.index = 0;
+    t->present.seq = 0;
+    t->present.last_partial_ms = 0;
     task_present_reset_text(t);
 }
 
 /* The block presented is finished: the next one starts fresh. */
 static void next_block(hew_task *t)
 {
-    size_t next = t->current_index + 1;
+    size_t next = t->present.index + 1;
     task_present_reset(t);
-    t->current_index = next;
+    t->present.index = next;
 }
 
 /* Text and reasoning, under mu: the block's new bytes cleaned straight into its message
@@ -43,40 +61,40 @@ static void next_block(hew_task *t)
 /* The text being cleaned is given up (its message stays as it is). */
 static void task_present_reset_text(hew_task *t)
 {
-    text_cleaner_release(&t->cleaner);
-    buf_reset(&t->say_scratch);
-    t->clean_msg = -1;
-    t->clean_started = false;
+    text_cleaner_release(&t->present.cleaner);
+    buf_reset(&t->present.scratch);
+    t->present.msg = -1;
+    t->present.started = false;
 }
 
 static long present_text(hew_task *t, const block *b, const char *type, uimsg_partial up)
 {
     size_t len = 0;
     const char *text = block_text(b, &len);
-    long i = t->clean_msg;
+    long i = t->present.msg;
     if (i >= 0 && ((size_t)i + 1 != t->ui.len || !t->ui.items[i].partial)) {
         /* another message came after it: this text goes on as a new message, cleaned
          * from its start */
         task_present_reset_text(t);
         i = -1;
     }
-    if (!t->clean_started) {
-        t->cleaner.verbatim = b->type != BLOCK_TEXT;
-        t->clean_started = true;
+    if (!t->present.started) {
+        t->present.cleaner.verbatim = b->type != BLOCK_TEXT;
+        t->present.started = true;
     }
     bool partial = up == UIMSG_PARTIAL;
     size_t from = 0;
     if (i >= 0) {
-        text_cleaner_feed(&t->cleaner, text, len, partial, uimsg_text_buf(&t->ui, (size_t)i),
+        text_cleaner_feed(&t->present.cleaner, text, len, partial, uimsg_text_buf(&t->ui, (size_t)i),
                           &from);
         uimsg_text_changed(&t->ui, (size_t)i, from, up);
     } else {
-        text_cleaner_feed(&t->cleaner, text, len, partial, &t->say_scratch, &from);
-        if (!t->say_scratch.len && partial)
+        text_cleaner_feed(&t->present.cleaner, text, len, partial, &t->present.scratch, &from);
+        if (!t->present.scratch.len && partial)
             return -1;
-        i = uimsg_put_buf(&t->ui, UIMSG_SAY, type, up, &t->say_scratch);
+        i = uimsg_put_buf(&t->ui, UIMSG_SAY, type, up, &t->present.scratch);
     }
-    t->clean_msg = partial ? i : -1;
+    t->present.msg = partial ? i : -1;
     return i;
 }
 
@@ -180,19 +198,19 @@ hew_code present_assistant_message(hew_task *t)
             return HEW_E_ABORTED;
         pthread_mutex_lock(&t->mu);
         size_t n = t->stream.parser ? parser_count(t->stream.parser) : 0;
-        if (t->current_index >= n) {
+        if (t->present.index >= n) {
             pthread_mutex_unlock(&t->mu);
             return HEW_OK;
         }
-        const block *b = parser_block(t->stream.parser, t->current_index);
+        const block *b = parser_block(t->stream.parser, t->present.index);
         bool blocked = task_tools_blocked(t);
         if (b->partial && !blocked) {
-            if (b->seq == t->presented_seq) {
+            if (b->seq == t->present.seq) {
                 pthread_mutex_unlock(&t->mu); /* nothing new in this block */
                 return HEW_OK;
             }
             if (b->type != BLOCK_TOOL_USE &&
-                clock_now_ms() - t->last_partial_say_ms < PARTIAL_TEXT_INTERVAL_MS) {
+                clock_now_ms() - t->present.last_partial_ms < PARTIAL_TEXT_INTERVAL_MS) {
                 pthread_mutex_unlock(&t->mu); /* shown a moment ago: coalesce */
                 return HEW_OK;
             }
@@ -200,7 +218,7 @@ hew_code present_assistant_message(hew_task *t)
         if (b->type != BLOCK_TOOL_USE) {
             bool partial = b->partial;
             uimsg_partial up = partial ? UIMSG_PARTIAL : UIMSG_FINAL;
-            t->presented_seq = b->seq;
+            t->present.seq = b->seq;
             long said = blocked ? -1
                                 : present_text(t, b, b->type == BLOCK_TEXT ? "text" : "reasoning",
                                                up);
@@ -208,7 +226,7 @@ hew_code present_assistant_message(hew_task *t)
             if (said >= 0)
                 task_emit(t, said);
             if (partial)
-                t->last_partial_say_ms = clock_now_ms();
+                t->present.last_partial_ms = clock_now_ms();
             if (partial && !task_tools_blocked(t))
                 return HEW_OK;
             next_block(t);
@@ -218,7 +236,7 @@ hew_code present_assistant_message(hew_task *t)
         snapshot_take(b, &s);
         pthread_mutex_unlock(&t->mu);
 
-        t->presented_seq = s.seq;
+        t->present.seq = s.seq;
         hew_code rc = present_tool(t, &s);
         bool advance = !s.partial || task_tools_blocked(t);
         snapshot_release(&s);

@@ -79,19 +79,18 @@ static void answer_open_calls(hew_task *t, bool completed)
 
 hew_code task_resume_prepare(hew_task *t)
 {
-    if (!t->store) {
-        buf why = BUF_INIT(0);
-        buf_printf(&why, "cannot resume task %s: %s", t->resume_id,
-                   t->store_err.msg[0] ? t->store_err.msg : "the task store is turned off");
-        hew_err_clear(&t->store_err); /* said here, not as a note */
+    buf why = BUF_INIT(0);
+    buf_printf(&why, "cannot resume task %s: ", t->resume_id);
+    if (task_persist_off(t, &why)) {
         task_say(t, "error", why.data, NULL, UIMSG_WHOLE);
         task_finish(t, HEW_TASK_FAILED, why.data);
         buf_release(&why);
         return HEW_E_NOTFOUND;
     }
+    buf_release(&why);
     store_loaded l = STORE_LOADED_INIT;
     hew_err err = HEW_ERR_INIT;
-    if (store_task_load(t->store, t->task_id, &l, &err) != HEW_OK) {
+    if (task_persist_load(t, &l, &err) != HEW_OK) {
         task_say(t, "error", err.msg, NULL, UIMSG_WHOLE);
         task_finish(t, HEW_TASK_FAILED, err.msg);
         return err.code;
@@ -99,7 +98,6 @@ hew_code task_resume_prepare(hew_task *t)
     /* The loop state. */
     json_decref(t->history);
     t->history = json_incref(l.history);
-    t->api_stored = json_array_size(t->history);
     context_range deleted = { .has = l.task.has_deleted,
                               .start = (size_t)l.task.deleted_start,
                               .end = (size_t)l.task.deleted_end };
@@ -126,7 +124,7 @@ hew_code task_resume_prepare(hew_task *t)
         else
             break;
     }
-    store_ui_truncate(t->store, t->task_id, t->ui.len, NULL);
+    task_persist_ui_truncate(t, t->ui.len);
     bool completed = l.task.status && strcmp(l.task.status, "completed") == 0;
     if (completed) {
         /* it stays completed in the store unless this run completes it again */
@@ -169,8 +167,7 @@ hew_code task_resume_prepare(hew_task *t)
         }
         json_decref(tmp);
         json_array_remove(t->history, n - 1);
-        t->api_stored = n - 1;
-        store_api_truncate(t->store, t->task_id, n - 1, NULL);
+        task_persist_api_truncate(t, n - 1);
     }
     answer_open_calls(t, completed);
     task_condense_resume(t); /* stopped while condensing: go on with it */

@@ -146,6 +146,32 @@ typedef struct task_mcp_part {
                                           (once per task, at most MCP_WAIT_MS) */
 } task_mcp_part;
 
+/* Persistence (persist.c): the task's store and what of the task is in it. */
+typedef struct task_persist_part {
+    struct store *store;               /* [task] the conversation's store, or NULL */
+    struct store_lock *lock;           /* [task] this process owns the task */
+    hew_err err;                       /* [task] why the store could not open (said once) */
+    size_t api_stored;                 /* [task] history entries already in the store */
+    buf line;                          /* [task] a message's whole JSON, when written */
+    long pending;                      /* [task] a partial message not written yet, or -1 */
+    long append;                       /* [task] the partial message the store holds a
+                                          version of that it grows by appends, or -1 */
+    size_t stored;                     /* [task] the length of its text in the store */
+    size_t from;                       /* [task] its text changed from here since */
+} task_persist_part;
+
+/* The presenter (present.c): where it is in the answer and the text block it shows. */
+typedef struct task_present_part {
+    size_t index;                      /* [task] the block being presented */
+    uint64_t seq;                      /* [task] seq of the block when last shown */
+    long long last_partial_ms;         /* [task] coalescing of partial text */
+    buf scratch;                       /* [task] a text's cleaned start before it makes a
+                                          message (then moved into it) */
+    text_cleaner cleaner;              /* [task] the text block being shown */
+    long msg;                          /* [task] the message it cleans into, or -1 */
+    bool started;                      /* [task] */
+} task_present_part;
+
 /* Totals (totals.c): the task's usage, cost and request count. */
 typedef struct task_totals_part {
     api_usage usage;                   /* [task] the task's token totals */
@@ -206,14 +232,13 @@ struct hew_task {
     task_rules_part rules;             /* prompt.c */
     task_mcp_part mcp;                 /* mcp.c */
     task_totals_part totals;           /* totals.c */
+    task_present_part present;         /* present.c */
+    task_persist_part persist;         /* persist.c */
 
     /* [task] the turn (loop.c, present.c, executor.c) */
     uimsg_list ui;
     json_t *history;                   /* the API conversation (api/message.h) */
     json_t *user_content;              /* the next user message's blocks */
-    size_t current_index;              /* presenter: the block being presented */
-    uint64_t presented_seq;            /* presenter: seq of the block when last shown */
-    long long last_partial_say_ms;     /* presenter: coalescing of partial text */
     bool did_reject_tool;
     bool did_already_use_tool;
     bool did_complete;                 /* attempt_completion accepted */
@@ -224,25 +249,10 @@ struct hew_task {
     int loop_count;
     tool_env env;                      /* what tools get */
     char task_id[32];                  /* [const] */
-    struct store *store;               /* the conversation's persistence, or NULL */
-    struct store_lock *store_lock;     /* this process owns the task */
-    hew_err store_err;                 /* why the store could not open (said once) */
-    size_t api_stored;                 /* history entries already in the store */
     char *resume_id;                   /* [const] the stored task to resume, or NULL */
     char *completed_result;            /* resumed a completed task: its stored result (it
                                           stays completed unless this run completes it) */
-    buf say_scratch;                   /* presenter: a text's cleaned start before it
-                                          makes a message (then moved into it) */
-    text_cleaner cleaner;              /* presenter: the text block being shown */
-    long clean_msg;                    /* presenter: the message it cleans into, or -1 */
-    bool clean_started;
     buf event_line;                    /* task_emit: the event's JSON line */
-    buf persist_line;                  /* persist: a message's whole JSON, when written */
-    long persist_pending;              /* persist: a partial message not written yet, or -1 */
-    long persist_append;               /* persist: the partial message the store holds a
-                                          version of that it grows by appends, or -1 */
-    size_t persist_stored;             /* persist: the length of its text in the store */
-    size_t persist_from;               /* persist: its text changed from here since */
 };
 
 /* ---- life (life.c): the one place a task is made, started, joined and freed ----------- */
@@ -326,8 +336,12 @@ double task_retry_delay_s(const hew_task *t, const api_error *e, int attempt);
 
 /* Present as many blocks as are ready (seed 000). HEW_E_ABORTED when aborted. */
 hew_code present_assistant_message(hew_task *t);
-/* A new answer: the presenter starts at its first block (present.c). */
+/* A new answer: the presenter starts at its first block (present.c). init/release: at
+ * task_new/task_free; past: every one of the answer's n blocks was presented. */
 void task_present_reset(hew_task *t);
+void task_present_init(hew_task *t);
+void task_present_release(hew_task *t);
+bool task_present_past(const hew_task *t, size_t n);
 
 /* Checkpoints (ckpt.c): init/release (task_new/task_free; false: out of memory); the
  * initial one (first request, asynchronous, gates tools that may change files); the gate
@@ -367,6 +381,20 @@ void task_persist_api(hew_task *t);
 void task_persist_row(hew_task *t, const struct store_task *given, unsigned fields);
 bool task_persist_stored_row(hew_task *t, struct store_task *row);
 void task_persist_close(hew_task *t);
+/* init/release: at task_new/task_free. For the other parts: rewrite, a context rewrite
+ * stored; api_last, the history's last message (n: the history's length) stored again when
+ * the store has it already; off: true when there is no store, with why appended to `why`
+ * (said by the caller: no note follows); load: the stored task (resume), its history then
+ * counted as stored; ui_truncate / api_truncate: the stored messages cut to len. */
+struct store_loaded;
+void task_persist_init(hew_task *t);
+void task_persist_release(hew_task *t);
+void task_persist_rewrite(hew_task *t, size_t msg, size_t block, const char *text);
+void task_persist_api_last(hew_task *t, size_t n, const json_t *last);
+bool task_persist_off(hew_task *t, buf *why);
+hew_code task_persist_load(hew_task *t, struct store_loaded *l, hew_err *err);
+void task_persist_ui_truncate(hew_task *t, size_t len);
+void task_persist_api_truncate(hew_task *t, size_t len);
 
 /* Resume (resume.c): rebuild the loop state of a stored task and ask the user how to go
  * on; fills t->user_content with the resumption message. HEW_OK to run the loop. */
