@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "prose.h"
 #include "base/buf.h"
 #include "task/text_clean.h"
 #include "task/uimsg.h"
@@ -33,21 +34,7 @@ static char *prose(size_t len)
     static const char *const words[] = { "the", "parser", "streams", "every", "byte",
                                          "once,", "a < b", "<b>bold</b>", "naïve", "café",
                                          "<thinking>hm</thinking>", "and", "done.\n" };
-    char *s = malloc(len + 1);
-    size_t n = 0, w = 0;
-    while (n < len) {
-        const char *word = words[w++ % (sizeof words / sizeof words[0])];
-        size_t k = strlen(word);
-        if (n + k + 1 > len)
-            break;
-        memcpy(s + n, word, k);
-        n += k;
-        s[n++] = ' ';
-    }
-    while (n < len)
-        s[n++] = 'x';
-    s[len] = '\0';
-    return s;
+    return prose_make(len, words, sizeof words / sizeof words[0]);
 }
 
 /* ns per appended byte of `updates` updates, each adding DELTA bytes to a message of

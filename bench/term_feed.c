@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "prose.h"
 #include "evq.h"
 #include "msgtext.h"
 #include "termsafe.h"
@@ -36,23 +37,7 @@ static char *prose(size_t len)
     static const char *const words[] = { "the", "terminal", "applies", "every", "append",
                                          "once,", "naïve", "café", "\033[1mbold\033[0m",
                                          "a\tb", "done.\n" };
-    char *s = malloc(len + 1);
-    if (!s)
-        return NULL;
-    size_t n = 0, w = 0;
-    while (n < len) {
-        const char *word = words[w++ % (sizeof words / sizeof words[0])];
-        size_t k = strlen(word);
-        if (n + k + 1 > len)
-            break;
-        memcpy(s + n, word, k);
-        n += k;
-        s[n++] = ' ';
-    }
-    while (n < len)
-        s[n++] = 'x';
-    s[len] = '\0';
-    return s;
+    return prose_make(len, words, sizeof words / sizeof words[0]);
 }
 
 /* ns per appended byte of `updates` updates of DELTA bytes to a message of `base` bytes,

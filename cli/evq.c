@@ -104,6 +104,22 @@ static int item_append(evq_item *it, size_t off, const char *add, size_t n)
     return 0;
 }
 
+/* Under mu: message index's append (add may be NULL: none) goes into item it; the queue
+ * then knows the terminal's copy is that message's (or, on failure, that it is lost). */
+static int take_append(evq *q, evq_item *it, long index, size_t off, const char *add,
+                       size_t n)
+{
+    if (!add)
+        return 0;
+    if (item_append(it, off, add, n) != 0) {
+        q->lost = 1;
+        return -1;
+    }
+    q->text_index = index;
+    q->lost = 0;
+    return 0;
+}
+
 int evq_push(evq *q, const hew_event *ev)
 {
     int failed = 0;
@@ -132,16 +148,11 @@ int evq_push(evq *q, const hew_event *ev)
     if (t && t->partial && t->index == ev->index && t->is_ask == ev->is_ask &&
         strcmp(t->type, type) == 0 && (add != NULL) == (t->text != NULL)) {
         /* the waiting update is superseded: keep its place, merge the append into it */
-        if (add && item_append(t, off, add, n) != 0) {
-            q->lost = 1;
+        if (take_append(q, t, ev->index, off, add, n) != 0) {
             pthread_mutex_unlock(&q->mu);
             free(data);
             free(type);
             return -1;
-        }
-        if (add) {
-            q->text_index = ev->index;
-            q->lost = 0;
         }
         free(t->data_json);
         free(type);
@@ -151,17 +162,16 @@ int evq_push(evq *q, const hew_event *ev)
         return 0;
     }
     evq_item *it = calloc(1, sizeof *it);
-    if (!it || (add && item_append(it, off, add, n) != 0)) {
+    if (!it)
         q->lost = 1;
+    if (!it || take_append(q, it, ev->index, off, add, n) != 0) {
         pthread_mutex_unlock(&q->mu);
+        if (it)
+            free(it->text);
         free(it);
         free(data);
         free(type);
         return -1;
-    }
-    if (add) {
-        q->text_index = ev->index;
-        q->lost = 0;
     }
     it->index = ev->index;
     it->ts = ev->ts;
