@@ -97,7 +97,7 @@ static void on_event(void *ud, hew_task *task, const hew_event *ev)
 {
     struct headless *h = ud;
     if (h->json) {
-        fputs(ev->json, stdout);
+        fputs(hew_event_json(ev), stdout);
         fputc('\n', stdout);
         fflush(stdout);
     } else if (h->show) {

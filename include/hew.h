@@ -41,7 +41,7 @@ extern "C" {
  * (the same major and minor: while the major is 0, a minor release may change the ABI,
  * and the soname, libhew.so.0, names only the major). */
 #define HEW_VERSION_MAJOR 0
-#define HEW_VERSION_MINOR 1
+#define HEW_VERSION_MINOR 2
 #define HEW_VERSION_PATCH 0
 #define HEW_VERSION_STR2_(x) #x
 #define HEW_VERSION_STR_(a, b, c)                                                          \
@@ -112,14 +112,22 @@ typedef struct hew_event {
     const char *text;      /* plain text (the whole text so far), or NULL */
     const char *data_json; /* structured payload as compact JSON, or NULL */
     int partial;           /* 1 while the message is still growing */
-    const char *json;      /* the whole event as one JSON line (no newline), with the
-                              task's id ("task") */
     hew_event_kind kind;   /* the type as an enum */
     size_t append_offset;  /* text = previous text[0..append_offset) + append_text */
     const char *append_text; /* the bytes after append_offset ("" when none; NULL when
                                 the message has no text) */
     size_t append_len;
+    struct hew_event_line *line_; /* hew's own, for hew_event_json (NULL in an event a
+                                     front end made itself) */
 } hew_event;
+
+/* The whole event as one JSON line (no newline), with the task's id ("task"), as
+ * docs/events.md describes it. Built on the first call for this event and kept until
+ * the callback returns: a front end that never asks (it reads the fields) pays nothing
+ * for it — not even for a final message of megabytes, whose line would be a second copy
+ * of its text. Borrowed: valid during the callback. "{}" for an event made by hand
+ * (line_ NULL) or when out of memory. (Before 0.2 this was the field `json`.) */
+HEW_API const char *hew_event_json(const hew_event *ev);
 
 /* All pointers in ev are valid only during the call. */
 typedef void (*hew_event_fn)(void *ud, hew_task *task, const hew_event *ev);

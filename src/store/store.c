@@ -133,6 +133,7 @@ static const char *const sql[ST__COUNT] = {
     [ST_UI_PUT] = "INSERT OR REPLACE INTO ui_messages (tid, idx, json) VALUES (?1, ?2, ?3)",
     [ST_UI_TRUNC] = "DELETE FROM ui_messages WHERE tid = ?1 AND idx >= ?2",
     [ST_UI_GET] = "SELECT json FROM ui_messages WHERE tid = ?1 AND idx = ?2",
+    [ST_UI_SET] = "UPDATE ui_messages SET json = ?3 WHERE tid = ?1 AND idx = ?2",
     [ST_PART_LAST] = "SELECT seq, total FROM ui_parts WHERE tid = ?1 AND idx = ?2 "
                      "ORDER BY seq DESC LIMIT 1",
     [ST_PART_ADD] = "INSERT INTO ui_parts (tid, idx, seq, off, total, text) "
@@ -987,9 +988,9 @@ bool store_ui_partial_due(const store *s)
     return s->partial_ms < 0 || clock_now_ms() - s->last_partial_ms >= s->partial_ms;
 }
 
-/* The length of the stored text of UI message `index` with no parts yet, read from its row
- * (once per message: later appends read the newest part's total). HEW_E_INVALID when there
- * is no such row, or it is not a partial message with a text. */
+/* The length of the text in the row of UI message `index` (its stored text while it has no
+ * parts; later appends read the newest part's total). HEW_E_INVALID when there is no such
+ * row, or it is not a partial message with a text (a final one takes no appends). */
 static hew_code ui_base_len(store *s, const char *id, sqlite3_int64 tid, long index,
                             sqlite3_int64 *have, hew_err *err)
 {
@@ -1064,8 +1065,14 @@ static hew_code ui_part_add(store *s, const char *id, sqlite3_int64 tid, long in
     hew_code rc = HEW_OK;
     if (src != SQLITE_ROW && src != SQLITE_DONE)
         return st_err(s, src, "reading a UI message's parts", err);
-    if (src == SQLITE_DONE && (rc = ui_base_len(s, id, tid, index, &have, err)) != HEW_OK)
+    /* The row is read every time, not only for its length: a message finished by
+     * store_ui_finish has parts but takes no more. (Its row is small: a growing message
+     * is stored whole at its first event, then by appends.) */
+    sqlite3_int64 base = 0;
+    if ((rc = ui_base_len(s, id, tid, index, &base, err)) != HEW_OK)
         return rc;
+    if (src == SQLITE_DONE)
+        have = base;
     if ((sqlite3_int64)offset > have)
         return hew_err_set(err, HEW_E_INVALID,
                            "store_ui_append: offset %zu is beyond the stored text of UI "
@@ -1110,6 +1117,83 @@ hew_code store_ui_append(store *s, const char *id, long index, size_t offset,
     if ((rc = write_end(s, tid, rc, err)) == HEW_OK)
         s->last_partial_ms = clock_now_ms();
     return rc;
+}
+
+/* Inside write_begin/write_end: the row of UI message `index` says "partial": false from
+ * now on. Its JSON is walked, not parsed, and only the flag's four bytes change. */
+static hew_code ui_row_final(store *s, const char *id, sqlite3_int64 tid, long index,
+                             hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, ST_UI_GET, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, tid);
+    sqlite3_bind_int64(st, 2, index);
+    int src = sqlite3_step(st);
+    if (src != SQLITE_ROW) {
+        st_done(st);
+        return st_err(s, src == SQLITE_DONE ? SQLITE_CORRUPT : src, "reading a UI message", err);
+    }
+    const char *json = (const char *)sqlite3_column_text(st, 0);
+    size_t n = (size_t)sqlite3_column_bytes(st, 0);
+    jscan js;
+    const char *key;
+    size_t klen;
+    jscan_val v;
+    size_t at = 0;
+    bool found = false, ok = json && jscan_object(&js, json, n);
+    int more = 0;
+    while (ok && (more = jscan_member(&js, &key, &klen, &v)) == 1)
+        if (jscan_key_is(key, klen, "partial") && v.kind == JSCAN_TRUE) {
+            at = (size_t)(v.start - json);
+            found = true;
+        }
+    buf *out = &s->scratch;
+    buf_reset(out);
+    if (ok && more == 0 && found) {
+        buf_append(out, json, at);
+        buf_puts(out, "false");
+        buf_append(out, json + at + 4, n - at - 4);
+    }
+    st_done(st);
+    if (!ok || more != 0 || !found)
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store_ui_finish: UI message %ld of task %s is not a partial message",
+                           index, id);
+    hew_code rc = buf_check(out, "UI message", err);
+    if (rc == HEW_OK)
+        rc = bind_step(s, ST_UI_SET, tid, index, out->data, out->len, "finishing a UI message",
+                       err);
+    trim(out);
+    return rc;
+}
+
+hew_code store_ui_finish(store *s, const char *id, long index, size_t offset, const char *text,
+                         size_t len, hew_err *err)
+{
+    hew_code rc = store_check_id(id, err);
+    if (rc != HEW_OK)
+        return rc;
+    if (index < 0)
+        return hew_err_set(err, HEW_E_INVALID, "store_ui_finish: negative index %ld", index);
+    if ((!text && len) || len > (size_t)INT32_MAX || offset > (size_t)INT64_MAX - len)
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store_ui_finish: the append to UI message %ld of task %s is "
+                           "missing or too large",
+                           index, id);
+    size_t bad = 0;
+    if (!utf8_validate(text ? text : "", len, &bad))
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store_ui_finish: the append to UI message %ld of task %s is not "
+                           "valid UTF-8 (at byte %zu): an append is whole characters",
+                           index, id, bad);
+    sqlite3_int64 tid;
+    if ((rc = write_begin(s, id, false, &tid, err)) != HEW_OK)
+        return rc;
+    rc = ui_part_add(s, id, tid, index, offset, text, len, err);
+    if (rc == HEW_OK)
+        rc = ui_row_final(s, id, tid, index, err);
+    return write_end(s, tid, rc, err);
 }
 
 hew_code store_ui_truncate(store *s, const char *id, size_t len, hew_err *err)

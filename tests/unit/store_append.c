@@ -5,6 +5,8 @@
  *   - loading folds the parts into "text" (text[0..off) + part, the rule of the events),
  *     for resume, history (hew_history_task_json) and export;
  *   - the final form replaces the row and drops its parts in one transaction;
+ *   - or the message is finished by a last append (store_ui_finish): the row says
+ *     "partial": false, nothing else of it changes, and the parts stay and fold;
  *   - truncating and deleting remove the parts with their messages;
  *   - appends that do not fit (no row, a final row, an offset past the text, bad bytes)
  *     are refused with nothing written;
@@ -429,6 +431,45 @@ static void test_schema_2_is_migrated(void)
     store_free(s);
 }
 
+/* A final message finished by a last append: partial false, the row otherwise the same
+ * bytes, the parts kept (no whole text written), and what is refused is refused whole. */
+static void test_finish_by_append(void)
+{
+    store *s = open_at("finish.db");
+    REQUIRE(s);
+    char *id = new_task(s);
+    REQUIRE(id);
+    REQUIRE(put(s, id, 0, "Hel", true) == HEW_OK);
+    hew_err err = HEW_ERR_INIT;
+    CHECK_INT(app(s, id, 0, 3, "lo wor", &err), HEW_OK);
+    const char *row_q = "SELECT length(json) FROM ui_messages WHERE idx = 0";
+    long long row = sql_num("finish.db", row_q);
+    /* the final view cuts back into the text (the end was a tag being written) */
+    CHECK_INT(store_ui_finish(s, id, 0, 6, "world!", 6, &err), HEW_OK);
+    check_text(s, id, 0, "Hello world!", false);
+    CHECK_INT(sql_num("finish.db", row_q), row + 1); /* "true" became "false" */
+    CHECK_INT(sql_num("finish.db", "SELECT count(*) FROM ui_parts WHERE idx = 0"), 2);
+    CHECK_INT(sql_num("finish.db", "SELECT instr(json, '\"partial\":false') > 0 AND "
+                                   "instr(json, '\"text\":\"Hel\"') > 0 FROM ui_messages "
+                                   "WHERE idx = 0"),
+              1);
+    /* finished once: it is no longer a partial message, so neither takes more */
+    CHECK_INT(store_ui_finish(s, id, 0, 12, "?", 1, &err), HEW_E_INVALID);
+    CHECK_INT(app(s, id, 0, 12, "?", &err), HEW_E_INVALID);
+    check_text(s, id, 0, "Hello world!", false);
+    CHECK_INT(sql_num("finish.db", "SELECT count(*) FROM ui_parts WHERE idx = 0"), 2);
+    /* a message never stored, bad bytes, an offset past the text: nothing written */
+    CHECK_INT(store_ui_finish(s, id, 5, 0, "x", 1, &err), HEW_E_INVALID);
+    REQUIRE(put(s, id, 1, "ab", true) == HEW_OK);
+    CHECK_INT(store_ui_finish(s, id, 1, 2, "\xc3", 1, &err), HEW_E_INVALID);
+    CHECK_INT(store_ui_finish(s, id, 1, 3, "c", 1, &err), HEW_E_INVALID);
+    check_text(s, id, 1, "ab", true);
+    CHECK_INT(store_ui_finish(s, id, 1, 2, "", 0, &err), HEW_OK);
+    check_text(s, id, 1, "ab", false);
+    free(id);
+    store_free(s);
+}
+
 int main(void)
 {
     dir = tmpdir_make("store-append");
@@ -437,6 +478,7 @@ int main(void)
     RUN(test_appends_are_parts_and_fold);
     RUN(test_utf8_across_appends);
     RUN(test_final_drops_parts);
+    RUN(test_finish_by_append);
     RUN(test_held_row_then_append);
     RUN(test_bad_appends_refused);
     RUN(test_broken_part_is_an_error);
