@@ -95,6 +95,18 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (tid, idx, seq)"
     ") STRICT;"
     "PRAGMA user_version = 3;",
+    /* 3 → 4: an API message too long for one row's worth of memory (store_api_put of a
+     * message of megabytes) is written as it is dumped, in parts of STORE_PART_BYTES, and
+     * its row's json is "" (never valid JSON, so never ambiguous); loading joins the parts
+     * in seq order. BLOB: a part may cut a UTF-8 character. */
+    "CREATE TABLE api_parts ("
+    "  tid INTEGER NOT NULL,"
+    "  ord INTEGER NOT NULL,"
+    "  seq INTEGER NOT NULL,"
+    "  json BLOB NOT NULL,"
+    "  PRIMARY KEY (tid, ord, seq)"
+    ") STRICT;"
+    "PRAGMA user_version = 4;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -129,6 +141,11 @@ static const char *const sql[ST__COUNT] = {
     [ST_API_NEXT] = "SELECT ord + 1 FROM api_messages WHERE tid = ?1 ORDER BY ord DESC LIMIT 1",
     [ST_API_PUT] = "INSERT OR REPLACE INTO api_messages (tid, ord, json) VALUES (?1, ?2, ?3)",
     [ST_API_TRUNC] = "DELETE FROM api_messages WHERE tid = ?1 AND ord >= ?2",
+    [ST_APART_ADD] = "INSERT INTO api_parts (tid, ord, seq, json) VALUES (?1, ?2, ?4, ?3)",
+    [ST_APART_DROP] = "DELETE FROM api_parts WHERE tid = ?1 AND ord = ?2",
+    [ST_APART_TRUNC] = "DELETE FROM api_parts WHERE tid = ?1 AND ord >= ?2",
+    [ST_APART_GET] = "SELECT json FROM api_parts WHERE tid = ?1 AND ord = ?2 ORDER BY seq",
+    [ST_DEL_APARTS] = "DELETE FROM api_parts WHERE tid = ?1",
     [ST_RW_TRUNC] = "DELETE FROM context_rewrites WHERE tid = ?1 AND msg >= ?2",
     [ST_UI_PUT] = "INSERT OR REPLACE INTO ui_messages (tid, idx, json) VALUES (?1, ?2, ?3)",
     [ST_UI_TRUNC] = "DELETE FROM ui_messages WHERE tid = ?1 AND idx >= ?2",
@@ -834,6 +851,9 @@ static hew_code bind_step(store *s, store_stmt which, sqlite3_int64 tid, sqlite3
  * single long message must not leave a copy of itself behind for the task's lifetime. */
 #define STORE_KEEP_BYTES ((size_t)1 << 20)
 
+/* An API message whose JSON passes this is written in parts of this size (api_parts). */
+#define STORE_PART_BYTES ((size_t)1 << 20)
+
 static void trim(buf *b)
 {
     if (b->cap > STORE_KEEP_BYTES)
@@ -849,6 +869,63 @@ hew_code store_api_put(store *s, const char *id, size_t ord, const json_t *msg, 
     return rc;
 }
 
+/* The dump of one API message on its way to the store: in s->scratch while it is short;
+ * once it passes STORE_PART_BYTES, every full scratch is written as a part (api_parts),
+ * so a message of megabytes is never held whole a second time, nor copied into one
+ * record. */
+typedef struct api_dump {
+    store *s;
+    sqlite3_int64 tid, ord;
+    sqlite3_int64 parts; /* written so far */
+    size_t total;
+    hew_code rc;
+    hew_err *err;
+} api_dump;
+
+static hew_code api_part_write(api_dump *d)
+{
+    store *s = d->s;
+    sqlite3_stmt *st = st_get(s, ST_APART_ADD, d->err);
+    if (!st)
+        return d->err ? d->err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, d->tid);
+    sqlite3_bind_int64(st, 2, d->ord);
+    sqlite3_bind_blob(st, 3, s->scratch.data ? s->scratch.data : "", (int)s->scratch.len,
+                      SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, d->parts);
+    int src = sqlite3_step(st);
+    st_done(st);
+    if (src != SQLITE_DONE)
+        return st_err(s, src, "storing a part of an API message", d->err);
+    d->parts++;
+    buf_reset(&s->scratch);
+    return HEW_OK;
+}
+
+/* Every part is exactly STORE_PART_BYTES but the last: a run of the dump longer than that
+ * (a long string without escapes comes in one piece) is cut, never kept whole. */
+static int api_dump_cb(const char *chunk, size_t n, void *ud)
+{
+    api_dump *d = ud;
+    buf *b = &d->s->scratch;
+    d->total += n;
+    if (d->total > (size_t)INT32_MAX) {
+        d->rc = hew_err_set(d->err, HEW_E_TOOBIG, "an API message is too large to store");
+        return -1;
+    }
+    while (n) {
+        size_t take = STORE_PART_BYTES - b->len < n ? STORE_PART_BYTES - b->len : n;
+        buf_append(b, chunk, take);
+        if ((d->rc = buf_check(b, "API message", d->err)) != HEW_OK)
+            return -1;
+        chunk += take;
+        n -= take;
+        if (b->len == STORE_PART_BYTES && (d->rc = api_part_write(d)) != HEW_OK)
+            return -1;
+    }
+    return 0;
+}
+
 static hew_code api_put(store *s, const char *id, size_t ord, const json_t *msg, hew_err *err)
 {
     hew_code rc = store_check_id(id, err);
@@ -858,12 +935,6 @@ static hew_code api_put(store *s, const char *id, size_t ord, const json_t *msg,
         return hew_err_set(err, HEW_E_INVALID, "store_api_put: the message is not an object");
     if ((rc = store_flush_held(s, err)) != HEW_OK)
         return rc;
-    buf_reset(&s->scratch);
-    json_dump_into(msg, &s->scratch, 0);
-    if ((rc = buf_check(&s->scratch, "API message", err)) != HEW_OK)
-        return rc;
-    if (s->scratch.len > (size_t)INT32_MAX)
-        return hew_err_set(err, HEW_E_TOOBIG, "API message %zu of task %s is too large", ord, id);
     if ((rc = tx_begin(s, false, err)) != HEW_OK)
         return rc;
     sqlite3_int64 tid;
@@ -888,8 +959,26 @@ static hew_code api_put(store *s, const char *id, size_t ord, const json_t *msg,
                          ord, id, (long long)next);
         goto fail;
     }
-    if ((rc = bind_step(s, ST_API_PUT, tid, (sqlite3_int64)ord, s->scratch.data, s->scratch.len,
-                        "storing an API message", err)) != HEW_OK)
+    /* a replaced message's parts go; the new one is dumped straight into the store */
+    if ((rc = bind_step(s, ST_APART_DROP, tid, (sqlite3_int64)ord, NULL, 0,
+                        "replacing an API message", err)) != HEW_OK)
+        goto fail;
+    buf_reset(&s->scratch);
+    api_dump d = { s, tid, (sqlite3_int64)ord, 0, 0, HEW_OK, err };
+    if (json_dump_callback(msg, api_dump_cb, &d, JSON_COMPACT | JSON_ENCODE_ANY) != 0) {
+        rc = d.rc != HEW_OK ? d.rc
+                            : hew_err_set(err, HEW_E_INVALID,
+                                          "store_api_put: message %zu of task %s cannot be "
+                                          "written as JSON",
+                                          ord, id);
+        goto fail;
+    }
+    if (d.parts && s->scratch.len && (rc = api_part_write(&d)) != HEW_OK)
+        goto fail;
+    /* short: the row holds it; long: the row says "in parts" with an empty json */
+    if ((rc = bind_step(s, ST_API_PUT, tid, (sqlite3_int64)ord,
+                        d.parts ? "" : s->scratch.data ? s->scratch.data : "",
+                        d.parts ? 0 : s->scratch.len, "storing an API message", err)) != HEW_OK)
         goto fail;
     if ((rc = touch(s, tid, err)) != HEW_OK)
         goto fail;
@@ -906,7 +995,9 @@ hew_code store_api_truncate(store *s, const char *id, size_t len, hew_err *err)
     if (rc != HEW_OK || (rc = write_begin(s, id, false, &tid, err)) != HEW_OK)
         return rc;
     if ((rc = bind_step(s, ST_API_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
-                        "cutting the API history", err)) == HEW_OK)
+                        "cutting the API history", err)) == HEW_OK &&
+        (rc = bind_step(s, ST_APART_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
+                        "cutting the API history's parts", err)) == HEW_OK)
         rc = bind_step(s, ST_RW_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
                        "cutting the context rewrites", err);
     return write_end(s, tid, rc, err);
@@ -1334,8 +1425,37 @@ static void load_push(load_queue *q, load_batch *b)
 }
 
 /* Parse the dense rows 0..count-1 of a SELECT (ord, json) into vals, in parallel. */
+/* Row n of an API message stored in parts (its json is "", migration 3 -> 4): the parts
+ * joined in *joined (reused from row to row), and *text / *len pointed at them. Rows with
+ * a json of their own, and UI rows (parts == false), are left as they are. */
+static hew_code row_joined(store *s, bool parts, sqlite3_int64 tid, sqlite3_int64 n,
+                           buf *joined, const char **text, size_t *len, hew_err *err)
+{
+    if (!parts || *len != 0)
+        return HEW_OK;
+    sqlite3_stmt *st = st_get(s, ST_APART_GET, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, tid);
+    sqlite3_bind_int64(st, 2, n);
+    buf_reset(joined);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        buf_append(joined, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+    st_done(st);
+    if (rc != SQLITE_DONE)
+        return st_err(s, rc, "reading a long API message", err);
+    hew_code bc = buf_check(joined, "a long API message", err);
+    if (bc != HEW_OK)
+        return bc;
+    *text = joined->data ? joined->data : "";
+    *len = joined->len;
+    return HEW_OK;
+}
+
 static hew_code load_parallel(store *s, sqlite3_stmt *st, size_t count, size_t helpers,
-                              json_t **vals, const char *what, hew_err *err)
+                              json_t **vals, const char *what, bool parts,
+                              sqlite3_int64 tid, buf *joined, hew_err *err)
 {
     load_queue q = { .vals = vals, .what = what, .rc = HEW_OK };
     pthread_mutex_init(&q.mu, NULL);
@@ -1355,6 +1475,8 @@ static hew_code load_parallel(store *s, sqlite3_stmt *st, size_t count, size_t h
         sqlite3_int64 n = sqlite3_column_int64(st, 0);
         const char *text = (const char *)sqlite3_column_text(st, 1);
         size_t len = (size_t)sqlite3_column_bytes(st, 1);
+        if ((out = row_joined(s, parts, tid, n, joined, &text, &len, err)) != HEW_OK)
+            break;
         if (n != (sqlite3_int64)i || i >= count) {
             out = hew_err_set(err, HEW_E_INVALID, "store %s: %s %lld is out of order", s->path,
                               what, (long long)n);
@@ -1423,9 +1545,11 @@ static hew_code load_parallel(store *s, sqlite3_stmt *st, size_t count, size_t h
 
 /* Rows of a SELECT (number, JSON) into arr: dense (0..n-1, expected of them) or with gaps
  * (missing numbers read as null). */
-static hew_code load_rows(store *s, store_stmt which, sqlite3_int64 tid, json_t *arr,
-                          bool dense, size_t expected, const char *what, hew_err *err)
+static hew_code load_rows_with(store *s, store_stmt which, sqlite3_int64 tid, json_t *arr,
+                               bool dense, size_t expected, const char *what, buf *joined,
+                               hew_err *err)
 {
+    bool parts = which == ST_LOAD_API; /* API messages may be stored in parts */
     sqlite3_stmt *st = st_get(s, which, err);
     if (!st)
         return err ? err->code : HEW_E_IO;
@@ -1439,7 +1563,7 @@ static hew_code load_rows(store *s, store_stmt which, sqlite3_int64 tid, json_t 
             return hew_err_set(err, HEW_E_NOMEM, "out of memory");
         }
         size_t helpers = (size_t)(cpus < LOAD_THREADS ? cpus : LOAD_THREADS) - 1;
-        out = load_parallel(s, st, expected, helpers, vals, what, err);
+        out = load_parallel(s, st, expected, helpers, vals, what, parts, tid, joined, err);
         st_done(st);
         for (size_t i = 0; i < expected; i++) {
             if (out == HEW_OK && json_array_append_new(arr, vals[i]) != 0)
@@ -1455,6 +1579,8 @@ static hew_code load_rows(store *s, store_stmt which, sqlite3_int64 tid, json_t 
         sqlite3_int64 n = sqlite3_column_int64(st, 0);
         const char *text = (const char *)sqlite3_column_text(st, 1);
         size_t len = (size_t)sqlite3_column_bytes(st, 1);
+        if ((out = row_joined(s, parts, tid, n, joined, &text, &len, err)) != HEW_OK)
+            break;
         sqlite3_int64 have = (sqlite3_int64)json_array_size(arr);
         if (n < have || (dense && n != have)) {
             out = hew_err_set(err, HEW_E_INVALID, "store %s: %s %lld is out of order", s->path,
@@ -1479,6 +1605,15 @@ static hew_code load_rows(store *s, store_stmt which, sqlite3_int64 tid, json_t 
         out = st_err(s, rc, "reading messages", err);
     st_done(st);
     return out;
+}
+
+static hew_code load_rows(store *s, store_stmt which, sqlite3_int64 tid, json_t *arr,
+                          bool dense, size_t expected, const char *what, hew_err *err)
+{
+    buf joined = BUF_INIT(0);
+    hew_code rc = load_rows_with(s, which, tid, arr, dense, expected, what, &joined, err);
+    buf_release(&joined);
+    return rc;
 }
 
 static hew_code load_rewrites(store *s, sqlite3_int64 tid, json_t *arr, hew_err *err)
@@ -1821,8 +1956,8 @@ hew_code store_task_delete(store *s, const char *id, hew_err *err)
         return rc;
     }
     sqlite3_int64 tid;
-    static const store_stmt dels[] = { ST_DEL_API, ST_DEL_UI, ST_DEL_PARTS, ST_DEL_RW,
-                                       ST_DEL_TASK };
+    static const store_stmt dels[] = { ST_DEL_API, ST_DEL_APARTS, ST_DEL_UI,
+                                       ST_DEL_PARTS, ST_DEL_RW,    ST_DEL_TASK };
     if ((rc = store_tid(s, id, &tid, err)) != HEW_OK)
         goto fail;
     for (size_t i = 0; i < sizeof dels / sizeof dels[0]; i++) {

@@ -64,7 +64,7 @@
 
 #include "base/err.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 #define STORE_ID_MAX 64
 
 typedef struct store store;

@@ -26,6 +26,11 @@ typedef enum store_stmt {
     ST_API_PUT,
     ST_API_TRUNC,
     ST_RW_TRUNC,
+    ST_APART_ADD,    /* one part of a long API message (migration 3 -> 4) */
+    ST_APART_DROP,
+    ST_APART_TRUNC,
+    ST_APART_GET,
+    ST_DEL_APARTS,
     ST_UI_PUT,
     ST_UI_TRUNC,
     ST_UI_GET,       /* one UI row's JSON (the base of its first append) */
