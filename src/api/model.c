@@ -36,7 +36,43 @@ static const api_model table[] = {
       .next_gen = true },
     { .id = "claude-3-5-haiku", .context_window = 200 * K, .max_output = 8192,
       .price = { 0.8, 4, 0.08, 1 }, .images = true, .native_tools = true },
+    /* OpenAI: the models only the Responses API serves (developers.openai.com/api/docs/
+     * models/<id>: "available in the Responses API only"); a codex name not listed finds
+     * is Responses-only too (api_model_lookup) */
+    { .id = "gpt-5-codex", .context_window = 400 * K, .max_output = 128000,
+      .price = { 1.25, 10, 0.125, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true, .responses_only = true },
+    { .id = "gpt-5.1-codex-mini", .context_window = 400 * K, .max_output = 128000,
+      .price = { 0.25, 2, 0.025, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true, .responses_only = true },
+    { .id = "gpt-5.1-codex", .context_window = 400 * K, .max_output = 128000,
+      .price = { 1.25, 10, 0.125, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true, .responses_only = true },
+    { .id = "gpt-5.2-codex", .context_window = 400 * K, .max_output = 128000,
+      .price = { 1.75, 14, 0.175, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true, .responses_only = true },
+    { .id = "gpt-5.3-codex", .context_window = 400 * K, .max_output = 128000,
+      .price = { 1.75, 14, 0.175, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true, .responses_only = true },
+    { .id = "codex-mini", .context_window = 200 * K, .max_output = 100000,
+      .price = { 1.5, 6, 0.375, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .responses_only = true },
+    { .id = "gpt-5-pro", .context_window = 400 * K, .max_output = 272000,
+      .price = { 15, 120, 0, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true, .responses_only = true },
+    { .id = "o3-pro", .context_window = 200 * K, .max_output = 100000,
+      .price = { 20, 80, 0, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .responses_only = true },
+    { .id = "o1-pro", .context_window = 200 * K, .max_output = 100000,
+      .price = { 150, 600, 0, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .responses_only = true },
     /* OpenAI */
+    { .id = "gpt-5.2", .context_window = 400 * K, .max_output = 128000,
+      .price = { 1.75, 14, 0.175, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true },
+    { .id = "gpt-5.1", .context_window = 400 * K, .max_output = 128000,
+      .price = { 1.25, 10, 0.125, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true },
     { .id = "gpt-5-nano", .context_window = 400 * K, .max_output = 128000,
       .price = { 0.05, 0.4, 0.005, 0 }, .images = true, .thinking = true, .native_tools = true,
       .reasoning_effort = true,
@@ -73,6 +109,9 @@ static const api_model table[] = {
     { .id = "o1", .context_window = 200 * K, .max_output = 100000, .price = { 15, 60, 7.5, 0 },
       .images = true, .thinking = true, .native_tools = true, .reasoning_effort = true },
     /* Google */
+    { .id = "gemini-3-pro", .context_window = 1048576, .max_output = 65536,
+      .price = { 2, 12, 0.2, 0 }, .tier_above = 200 * K, .tier = { 4, 18, 0.4, 0 },
+      .images = true, .thinking = true, .native_tools = true, .next_gen = true },
     { .id = "gemini-2.5-pro", .context_window = 1048576, .max_output = 65536,
       .price = { 1.25, 10, 0.31, 0 }, .tier_above = 200 * K, .tier = { 2.5, 15, 0.625, 0 },
       .images = true, .thinking = true, .native_tools = true,
@@ -167,6 +206,8 @@ api_model api_model_lookup(const char *provider, const char *model)
     if (hit) {
         m = *hit;
         m.known = true;
+    } else if (strstr(norm, "codex")) {
+        m.responses_only = true; /* a codex model the table does not list yet */
     }
     return m;
 }
