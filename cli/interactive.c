@@ -1461,7 +1461,11 @@ static void trust_dialog(struct ui *u)
         const char *l = line ? line : "";
         while (*l == ' ')
             l++;
-        if (strcmp(l, "y") == 0 || strcmp(l, "Y") == 0 || strcmp(l, "yes") == 0) {
+        bool yes = strcmp(l, "y") == 0 || strcmp(l, "Y") == 0 || strcmp(l, "yes") == 0;
+        if (yes && u->co->ephemeral) { /* nothing stored: trusted as --trust would */
+            u->base.trust_workspace = 1;
+            printf("trusted for this session only (--ephemeral stores nothing)\n");
+        } else if (yes) {
             if (hew_trust_grant(&u->base, rep, err, sizeof err) == 0)
                 printf("trusted: its servers start now and in later sessions, until the "
                        "files change (hew trust --revoke to undo)\n");
