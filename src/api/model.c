@@ -11,7 +11,23 @@
 
 /* id is matched as a prefix of the normalized model name; the longest match wins. */
 static const api_model table[] = {
-    /* Anthropic */
+    /* Anthropic (platform.claude.com/docs/en/models/<id>/overview, 2026). From Claude 5
+     * on, thinking is adaptive and a manual budget is refused (400): thinking = false, so
+     * hew sends none. Cache prices: reads 0.1x, 5-minute writes 1.25x of the input. */
+    { .id = "claude-opus-5-5", .context_window = 1000 * K, .max_output = 128000,
+      .price = { 4, 20, 0.4, 5 }, .images = true, .native_tools = true, .next_gen = true },
+    { .id = "claude-opus-5", .context_window = 1000 * K, .max_output = 128000,
+      .price = { 5, 25, 0.5, 6.25 }, .images = true, .native_tools = true, .next_gen = true },
+    { .id = "claude-sonnet-5-5", .context_window = 1000 * K, .max_output = 128000,
+      .price = { 2, 10, 0.2, 2.5 }, .images = true, .native_tools = true, .next_gen = true },
+    { .id = "claude-sonnet-5", .context_window = 1000 * K, .max_output = 128000,
+      .price = { 2, 10, 0.2, 2.5 }, .images = true, .native_tools = true, .next_gen = true },
+    { .id = "claude-opus-4-6", .context_window = 1000 * K, .max_output = 128000,
+      .price = { 5, 25, 0.5, 6.25 }, .images = true, .thinking = true, .native_tools = true,
+      .next_gen = true },
+    { .id = "claude-sonnet-4-6", .context_window = 1000 * K, .max_output = 128000,
+      .price = { 3, 15, 0.3, 3.75 }, .images = true, .thinking = true, .native_tools = true,
+      .next_gen = true },
     { .id = "claude-opus-4-5", .context_window = 200 * K, .max_output = 64000,
       .price = { 5, 25, 0.5, 6.25 }, .images = true, .thinking = true, .native_tools = true,
       .next_gen = true },

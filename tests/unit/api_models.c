@@ -142,6 +142,11 @@ static void test_responses_only(void)
     api_model m = api_model_lookup("openai", "gpt-5.1-codex-mini");
     CHECK(m.known && m.context_window == 400000 && near(m.price.input, 0.25));
     CHECK(!api_model_lookup("openai", "gpt-7-codex").known);
+    /* Claude 5 thinks adaptively and refuses a budget: the table offers none */
+    m = api_model_lookup("anthropic", "claude-sonnet-5-5");
+    CHECK(m.known && !m.thinking && m.context_window == 1000000 && near(m.price.input, 2));
+    CHECK(near(api_model_lookup("anthropic", "claude-opus-5-5").price.output, 20));
+    CHECK(api_model_lookup("anthropic", "claude-opus-4-6-20260205").thinking);
 
     api_provider p;
     hew_err err = HEW_ERR_INIT;
