@@ -66,6 +66,9 @@ int cli_options_check(const cli_options *co);
  * stays there for cli_parse_options): the log is then not enabled. 0, or -1 with why in
  * err (exit 2). */
 int cli_data_dir_setup(int *argc, char **argv, int *ephemeral, char *err, size_t errlen);
+/* Where the data folder in HEW_DATA_DIR came from ("flag --data-dir", "environment
+ * HEW_DATA_DIR"), or NULL when neither set it (the library's default): `hew config`. */
+const char *cli_data_dir_source(void);
 /* -o FILE (outfile.c). cli_outfile_check: before the task runs, that FILE can be written
  * (its folder exists and is writable, it is not a folder): 0, or 2 after printing why.
  * cli_outfile_finish: after the run, with the last task (NULL: none started) and the exit

@@ -1007,6 +1007,10 @@ int cli_config_show(const cli_options *co, int as_json)
                             json_pack("{s:o, s:s}", "value",
                                       *masked ? json_string(masked) : json_null(), "source",
                                       from));
+        const char *dd = cli_data_dir_source() ? getenv("HEW_DATA_DIR") : NULL;
+        json_object_set_new(o, "data_dir",
+                            json_pack("{s:o, s:s}", "value", dd ? json_string(dd) : json_null(),
+                                      "source", dd ? cli_data_dir_source() : "default"));
         json_object_set_new(o, "files",
                             json_pack("{s:o, s:o}", "user",
                                       c.user_path ? json_string(c.user_path) : json_null(),
@@ -1048,6 +1052,9 @@ int cli_config_show(const cli_options *co, int as_json)
             printf("%-33s %-30s %s\n", defs[k].path, val, c.source[k][0] ? c.source[k] : "default");
         }
         printf("%-33s %-30s %s\n", "api_key", *masked ? masked : "(not set)", from);
+        const char *dd = cli_data_dir_source() ? getenv("HEW_DATA_DIR") : NULL;
+        printf("%-33s %-30s %s\n", "data_dir", dd ? dd : "(~/.local/share/hew)",
+               dd ? cli_data_dir_source() : "default ($XDG_DATA_HOME/hew)");
     }
     cli_config_release(&c);
     return 0;

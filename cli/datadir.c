@@ -15,6 +15,13 @@
 
 #include "cli.h"
 
+static const char *data_dir_from; /* "flag --data-dir", "environment HEW_DATA_DIR" */
+
+const char *cli_data_dir_source(void)
+{
+    return data_dir_from;
+}
+
 /* mkdir -p dir, new folders 0700. 0, or -1 with errno. */
 static int mkdirs(const char *dir)
 {
@@ -105,5 +112,7 @@ int cli_data_dir_setup(int *argc, char **argv, int *ephemeral, char *err, size_t
         return -1;
     }
     free(real);
+    data_dir_from =
+        strcmp(from, "--data-dir") == 0 ? "flag --data-dir" : "environment HEW_DATA_DIR";
     return 0;
 }

@@ -54,6 +54,12 @@ n=$(HEW_DATA_DIR=$work/data "$HEW_BIN" history --json | jq length)
 n=$("$HEW_BIN" history --json | jq length)
 [[ $n == 0 ]] || fail "the default store has the task: $n"
 rm -rf "$work/home"; mkdir -p "$work/home"
+# `hew config` says which data folder is used, and why
+cfg=$("$HEW_BIN" config --json --data-dir "$work/data")
+[[ $(jq -r .data_dir.value <<<"$cfg") == "$(realpath "$work/data")" &&
+   $(jq -r .data_dir.source <<<"$cfg") == "flag --data-dir" ]] || fail "hew config: $(jq -c .data_dir <<<"$cfg")"
+[[ $(HEW_DATA_DIR=$work/data "$HEW_BIN" config --json | jq -r .data_dir.source) == "environment HEW_DATA_DIR" ]] ||
+    fail "hew config: HEW_DATA_DIR not named"
 
 # 1b. HEW_DATA_DIR alone moves a run's writes too (a relative one is made absolute).
 fresh_home; fresh_ws
