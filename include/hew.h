@@ -190,8 +190,12 @@ typedef struct hew_options {
                                        of dropping older messages: -1 (default) for the
                                        model families that do it well (Claude 4+, GPT-5,
                                        Gemini 2.5, Grok 4, ...), 1 for any model, 0 never */
-    const char *data_dir;           /* hew's data (checkpoints, tasks); NULL:
-                                       $XDG_DATA_HOME/hew, else ~/.local/share/hew */
+    const char *data_dir;           /* hew's data (checkpoints, tasks, trust); NULL:
+                                       $HEW_DATA_DIR when set (the `hew --data-dir`
+                                       folder: the log goes there too), else
+                                       $XDG_DATA_HOME/hew, else ~/.local/share/hew.
+                                       persist = 0 and checkpoints = 0 write nothing
+                                       there (`hew --ephemeral`) */
     int mcp;                        /* connect the MCP servers of the settings files when
                                        the session starts (default 1) */
     const char *mcp_settings;       /* the user's MCP settings file; NULL:
@@ -221,7 +225,9 @@ typedef struct hew_options {
     const char *const *command_deny;
     /* The wire protocol: "anthropic", "openai-chat", "openai-responses" or "gemini";
      * NULL (default): the provider's own (an OpenAI-compatible server that speaks the
-     * Responses API, say). hew_session_new refuses another word. */
+     * Responses API, say) — for provider "openai", the Responses API for the models OpenAI
+     * serves only there (gpt-5-codex, gpt-5.1-codex…, codex-mini, o3-pro, o1-pro,
+     * gpt-5-pro). hew_session_new refuses another word. */
     const char *protocol;
 } hew_options;
 
@@ -431,9 +437,9 @@ HEW_API hew_code hew_checkpoint_restore(const hew_options *o, const char *task_i
 HEW_API hew_code hew_probe_provider(const hew_options *o, long *http_status, char *detail,
                                     size_t n);
 
-/* hew's data directory (o->data_dir, else $XDG_DATA_HOME/hew; o may be NULL) can be
- * written and its task store opens (created when missing) and passes SQLite's
- * quick_check. HEW_OK; HEW_E_IO when the directory cannot be made or written;
+/* hew's data directory (o->data_dir, else $HEW_DATA_DIR, else $XDG_DATA_HOME/hew; o may
+ * be NULL) can be written and its task store opens (created when missing) and passes
+ * SQLite's quick_check. HEW_OK; HEW_E_IO when the directory cannot be made or written;
  * HEW_E_CORRUPT when the store does not open or is damaged. detail says what was found,
  * either way. */
 HEW_API hew_code hew_check_store(const hew_options *o, char *detail, size_t n);
@@ -578,7 +584,8 @@ HEW_API hew_code hew_trust_list(const hew_options *o, char **out, char *err, siz
 /* ---- The log ---------------------------------------------------------------------------
  *
  * hew's diagnostic log (MCP servers' stderr, reconnects, checkpoints, warnings): one file,
- * $XDG_STATE_HOME/hew/hew.log (by default ~/.local/state/hew/hew.log), created 0600 in a
+ * $XDG_STATE_HOME/hew/hew.log (by default ~/.local/state/hew/hew.log; with HEW_DATA_DIR
+ * set, $HEW_DATA_DIR/log/hew.log), created 0600 in a
  * 0700 folder, rotated at 5 MB (hew.log.1 … hew.log.3), every line redacted (API keys,
  * tokens, passwords). The level comes from HEW_LOG (error, warn, info — the default —,
  * debug). A library that does not call hew_log_enable writes no log. */

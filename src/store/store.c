@@ -22,6 +22,7 @@
 #include "base/json.h"
 #include "base/utf8.h"
 #include "sys/clock.h"
+#include "sys/datadir.h"
 #include "sys/path.h"
 #include "store/jload.h"
 #include "store/store_internal.h"
@@ -346,26 +347,11 @@ hew_code store_new_id(store *s, char out[STORE_ID_MAX + 1], hew_err *err)
 
 char *store_default_path(hew_err *err)
 {
-    const char *xdg = getenv("XDG_DATA_HOME");
-    if (xdg && xdg[0] == '/') {
-        char *dir = path_join(xdg, "hew/hew.db");
-        if (!dir)
-            hew_err_set(err, HEW_E_NOMEM, "out of memory");
-        return dir;
-    }
-    const char *home = getenv("HOME");
-    if (!home || !*home) {
-        struct passwd *pw = getpwuid(getuid());
-        home = pw ? pw->pw_dir : NULL;
-    }
-    if (!home || !*home) {
-        hew_err_set(err, HEW_E_NOTFOUND,
-                    "cannot find hew's data directory: neither XDG_DATA_HOME nor HOME is set");
-        return NULL;
-    }
-    char *p = path_join(home, ".local/share/hew/hew.db");
-    if (!p)
+    char *dir = datadir_default(err);
+    char *p = dir ? path_join(dir, "hew.db") : NULL;
+    if (dir && !p)
         hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    free(dir);
     return p;
 }
 
