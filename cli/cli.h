@@ -42,6 +42,8 @@ typedef struct cli_options {
     const char *allow_commands[CLI_MAX_RULES + 1];
     const char *deny_commands[CLI_MAX_RULES + 1];
     int nallow_commands, ndeny_commands;
+    const char *record_dir;          /* --record DIR: save every exchange (docs/replay.md) */
+    const struct hew_replay *replay; /* hew replay: the recording's options win (replay.c) */
 } cli_options;
 
 /* Parse argv (after the program name). Returns 0, or 2 after printing a usage error. */
@@ -70,6 +72,10 @@ char *cli_history_table(const char *search, int limit, char *err, size_t errlen)
 /* The task --resume ID (checked to exist) or --continue (the workspace's newest) means: a
  * new string, or NULL after printing why. */
 char *cli_resume_target(const cli_options *co);
+
+/* `hew replay DIR [--cwd WS] [--json] [-v]` (argv after "replay"); returns the exit
+ * status (replay.c). */
+int cli_replay(int argc, char **argv);
 
 /* `hew doctor [--json] [options]` (argv after "doctor"); returns the exit status. */
 int cli_doctor(int argc, char **argv);

@@ -48,6 +48,9 @@ typedef struct task_settings {
                                    none */
     char **command_deny;
     char *protocol;             /* NULL: the provider's */
+    long long (*clock_s)(void *ud); /* hew_options.clock_s: NULL the system clock */
+    void *clock_ud;
+    char *task_id;              /* hew_options.task_id: a new task's id; NULL: made */
 } task_settings;
 
 struct hew_session {
@@ -71,6 +74,7 @@ struct hew_session {
                               started and how to allow it (said once per session), or NULL */
     char *trust_notice_data; /* its data as JSON, or NULL */
     int trust_notice_said; /* set (atomically) by the task that said it */
+    int record_manifest_said; /* the recording's session.json was written (atomically) */
 };
 
 #endif

@@ -1,0 +1,88 @@
+/* replay — `hew replay DIR [--cwd WS] [--json] [-v]`: run a task recorded with --record
+ * again, offline, through the library's replay (hew.h, "Replay"): the recording's server
+ * answers, the task runs headless exactly as `hew -p` runs it (headless.c, with the
+ * recording's options), and the verdict is printed. Parses arguments and prints; the
+ * engine is in the library. Never contacts the recorded provider.
+ * Exit: the task's own status (headless.c) when every request matched the recording; 8
+ * when one differed (stderr names it); 2 for a recording that cannot be used or bad
+ * arguments. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "hew.h"
+
+#define EXIT_DIVERGED 8
+
+static void usage(FILE *out)
+{
+    fputs("usage: hew replay DIR [--cwd WS] [--json] [-v]\n"
+          "Run the task recorded in DIR (hew --record DIR -p TASK) again, offline: a server on\n"
+          "127.0.0.1 answers each request with the recorded answer once the request matches the\n"
+          "recorded one. Tools run for real in WS (default: the current directory). Exits 8\n"
+          "naming the first request that differs from the recording (man hew: REPLAY).\n",
+          out);
+}
+
+int cli_replay(int argc, char **argv)
+{
+    const char *dir = NULL, *cwd = NULL;
+    int json = 0, verbose = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            verbose = 1;
+        } else if (strcmp(a, "--cwd") == 0 && i + 1 < argc) {
+            cwd = argv[++i];
+        } else if (a[0] != '-' && !dir) {
+            dir = a;
+        } else {
+            fprintf(stderr, "hew: replay: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!dir) {
+        fprintf(stderr, "hew: replay: which recording? give its folder\n");
+        usage(stderr);
+        return 2;
+    }
+    char err[2048] = "";
+    hew_replay *r = NULL;
+    if (hew_replay_open(dir, &r, err, sizeof err) != HEW_OK) {
+        fprintf(stderr, "hew: replay: %s\n", err);
+        return 2;
+    }
+    /* The clock's time zone as recorded: the time the model is told reads the same. */
+    const char *tz = hew_replay_tz(r);
+    if (*tz) {
+        setenv("TZ", tz, 1);
+        tzset();
+    }
+    cli_options co;
+    cli_parse_options(0, NULL, &co); /* the defaults */
+    co.headless = 1;
+    co.json = json;
+    co.verbose = verbose;
+    co.cwd = cwd;
+    co.task = hew_replay_task_text(r);
+    co.no_config = 1; /* the recording says how to run, not this machine's config */
+    co.replay = r;
+    int rc = cli_headless(&co);
+    long matched = 0;
+    if (hew_replay_finish(r, &matched, err, sizeof err) != HEW_OK) {
+        fprintf(stderr, "hew: replay diverged: %s\n", err);
+        rc = EXIT_DIVERGED;
+    } else if (!json) {
+        fprintf(stderr, "hew: replay: all %ld requests matched the recording\n", matched);
+    }
+    hew_replay_free(r);
+    return rc;
+}

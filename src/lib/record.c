@@ -1,0 +1,92 @@
+/* record — a session's recording and its manifest (see lib_record.h). Writes only into
+ * the recording's folder, through net/record. */
+#include "lib/lib_record.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/chunk.h"
+#include "base/log.h"
+#include "base/redact.h"
+#include "net/record.h"
+#include "prompt/env_details.h"
+#include "sys/clock.h"
+#include "tools/mode.h"
+#include "hew.h"
+
+hew_code lib_record_open(hew_session *s, const char *dir, hew_err *err)
+{
+    net_record *r = NULL;
+    hew_code rc = net_record_open(dir, &r, err);
+    if (rc == HEW_OK)
+        s->provider.record = r;
+    return rc;
+}
+
+void lib_record_close(hew_session *s)
+{
+    net_record_free(s->provider.record);
+    s->provider.record = NULL;
+}
+
+void lib_record_manifest(hew_session *s, const char *text, const char *task_id, bool resumed)
+{
+    net_record *r = s->provider.record;
+    if (!r || __atomic_exchange_n(&s->record_manifest_said, 1, __ATOMIC_RELAXED))
+        return;
+    const task_settings *st = &s->settings;
+    const char *name = strrchr(st->cwd, '/');
+    name = name && name[1] ? name + 1 : st->cwd;
+    char *url = redact_dup(s->provider.base_url);
+    const struct { const char *key; bool on; } flags[] = {
+        { "yolo", st->yolo },
+        { "auto_approve_read", st->auto_approve_read },
+        { "auto_approve_read_outside", st->auto_approve_read_outside },
+        { "auto_approve_edit", st->auto_approve_edit },
+        { "auto_approve_edit_outside", st->auto_approve_edit_outside },
+        { "auto_approve_safe_commands", st->auto_approve_safe_commands },
+        { "auto_approve_all_commands", st->auto_approve_all_commands },
+        { "auto_approve_mcp", st->auto_approve_mcp },
+        { "parallel_tool_calls", st->parallel_tool_calls },
+        { "strict_plan", st->strict_plan },
+        { "rules_global", st->rules_global },
+        { "rules_clinerules", st->rules_clinerules },
+        { "rules_cursorrules", st->rules_cursorrules },
+        { "rules_windsurfrules", st->rules_windsurfrules },
+        { "rules_agents", st->rules_agents },
+        { "rules_clineignore", st->rules_clineignore },
+    };
+    const struct { const char *key; long long v; } numbers[] = {
+        { "native_tools", st->native_tools },
+        { "max_consecutive_mistakes", st->max_consecutive_mistakes },
+        { "thinking_budget", st->thinking_budget },
+        { "retry_base_delay_ms", st->retry_base_delay_ms },
+        { "auto_condense", st->auto_condense },
+    };
+    json_t *opts = json_object();
+    for (size_t i = 0; opts && i < sizeof flags / sizeof flags[0]; i++)
+        json_object_set_new(opts, flags[i].key, json_boolean(flags[i].on));
+    for (size_t i = 0; opts && i < sizeof numbers / sizeof numbers[0]; i++)
+        json_object_set_new(opts, numbers[i].key, json_integer((json_int_t)numbers[i].v));
+    if (opts)
+        json_object_set_new(opts, "language", st->language ? json_string(st->language) : json_null());
+    json_t *m = json_pack("{si ss ss ss ss ss ss ss ss ss sb ss sI ss so}", "format",
+                          NET_RECORD_FORMAT, "hew_version", hew_version(), "provider",
+                          st->provider, "model", s->provider.model, "protocol",
+                          api_protocol_name(s->provider.protocol), "base_url", url ? url : "",
+                          "mode", mode_name(st->mode), "tool_format",
+                          s->native_tools ? "native" : "xml", "task", text ? text : "",
+                          "task_id", task_id, "resumed", (int)resumed, "cwd_name", name,
+                          "started_ms", (json_int_t)clock_wall_ms(), "tz",
+                          env_details_tz_name(), "options", opts);
+    free(url);
+    char *json = m ? json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(m);
+    hew_err e = HEW_ERR_INIT;
+    if (!json)
+        hew_log(HEW_LOG_WARN, "record", "cannot write the recording's session.json: out of memory");
+    else if (net_record_manifest(r, json, strlen(json), &e) != HEW_OK)
+        hew_log(HEW_LOG_WARN, "record", "cannot write the recording's session.json: %s", e.msg);
+    free(json);
+}
