@@ -388,7 +388,7 @@ hew_code http_perform(const http_request *req, const http_sink *sink, http_respo
         t.rec = net_record_begin(req->record, req);
     rc = run_transfer(req, &t, curl_msg, err);
     if (t.rec) {
-        net_record_end(t.rec, rc, rc != HEW_OK && err ? err->msg : NULL);
+        net_record_end(t.rec, rc, t.stopped_by_sink != 0, rc != HEW_OK && err ? err->msg : NULL);
         t.rec = NULL;
     }
     if (req->abort)

@@ -245,7 +245,7 @@ static bool write_file(net_record *r, const char *name, const void *data, size_t
     return rc == HEW_OK;
 }
 
-void net_record_end(net_record_x *x, hew_code rc, const char *error)
+void net_record_end(net_record_x *x, hew_code rc, bool stopped, const char *error)
 {
     if (!x)
         return;
@@ -281,8 +281,8 @@ void net_record_end(net_record_x *x, hew_code rc, const char *error)
     r->nclock = 0;
     pthread_mutex_unlock(&r->mu);
     json_object_set_new(x->desc, "clock", clock ? clock : json_array());
-    bool ok = rc == HEW_OK && x->response.err == HEW_OK;
-    json_object_set_new(x->desc, "outcome", json_string(ok ? "ok" : "error"));
+    bool ok = (rc == HEW_OK || stopped) && x->response.err == HEW_OK;
+    json_object_set_new(x->desc, "outcome", json_string(!ok ? "error" : rc == HEW_OK ? "ok" : "stopped"));
     if (!ok) {
         char *why = redact_dup(x->response.err != HEW_OK ? "the response was too big to keep"
                                : error && *error     ? error

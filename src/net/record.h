@@ -10,7 +10,7 @@
  *                   "body_file", "body_bytes"}, "response": {"status", "http_version",
  *                   "headers", "body_file", "body_bytes"}, "timing": {"headers_ms",
  *                   "total_ms", "chunks": [[offset_ms, bytes], ...]}, "clock": [...],
- *                   "outcome": "ok" | "error", "error"}
+ *                   "outcome": "ok" | "stopped" | "error", "error"}
  * (NNNN is k with at least four digits.) A killed run leaves whole exchanges only: an
  * NNNN.json is there only when its bodies are complete. The manifest, session.json, is
  * written by whoever knows the task (net_record_manifest).
@@ -54,10 +54,12 @@ bool net_record_failed(const net_record *r);
 
 /* The life of one exchange, for net/http: begin when the request goes out (NULL when
  * memory ran out: then nothing is recorded), the response head, each piece of the body,
- * end with the request's outcome (writes the files and frees x). */
+ * end with the request's outcome (writes the files and frees x): stopped when the reader
+ * stopped reading (it had the whole answer, or the task was stopped) — "outcome":
+ * "stopped", not "error". */
 net_record_x *net_record_begin(net_record *r, const http_request *req);
 void net_record_response(net_record_x *x, const http_response *resp);
 void net_record_body(net_record_x *x, const char *bytes, size_t n);
-void net_record_end(net_record_x *x, hew_code rc, const char *error);
+void net_record_end(net_record_x *x, hew_code rc, bool stopped, const char *error);
 
 #endif

@@ -91,7 +91,7 @@ static hew_code load_exchange(const char *dir, size_t n, rec_exchange *x, hew_er
         return damaged(err, dir, name, "method, url, request or response missing");
     x->status = (long)json_integer_value(status);
     const char *outcome = json_string_value(json_object_get(x->desc, "outcome"));
-    x->ok = outcome && strcmp(outcome, "ok") == 0;
+    x->ok = outcome && (strcmp(outcome, "ok") == 0 || strcmp(outcome, "stopped") == 0);
     rc = read_body(dir, req, REQUEST_MAX, &x->request, &x->request_len, name, err);
     if (rc == HEW_OK)
         rc = read_body(dir, resp, NET_RECORD_BODY_MAX, &x->response, &x->response_len, name, err);

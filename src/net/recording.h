@@ -24,7 +24,7 @@ typedef struct rec_exchange {
     json_t *headers;          /* [["name", "value"], ...] of the response, borrowed from desc */
     char *response;           /* the body as received */
     size_t response_len;
-    bool ok;                  /* outcome "ok": the response ended cleanly */
+    bool ok;                  /* outcome "ok" or "stopped": not cut off by an error */
     json_t *clock;            /* the clock values read before it (array), borrowed */
     json_t *desc;             /* the whole NNNN.json */
 } rec_exchange;
