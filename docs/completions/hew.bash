@@ -37,6 +37,9 @@ _hew() {
         --cwd)
             COMPREPLY=($(compgen -d -- "$cur"))
             return ;;
+        --record|replay)
+            COMPREPLY=($(compgen -d -- "$cur"))
+            return ;;
         --auto-approve)
             local words="read read-outside edit edit-outside commands all-commands mcp all none"
             local prefix=${cur%,*}
@@ -56,9 +59,10 @@ _hew() {
         COMPREPLY=($(compgen -W "-p --print --json -v --verbose --provider --model --base-url --protocol
             --cwd --plan --act --yolo --auto-approve --thinking --native-tools --xml-tools
             --timeout --retry-delay-ms --continue --resume --no-config --trust --allow-command
+            --record
             --deny-command --version --help" -- "$cur"))
     elif [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "config doctor mcp trust debug help" -- "$cur"))
+        COMPREPLY=($(compgen -W "config doctor mcp trust debug help replay" -- "$cur"))
     fi
 }
 complete -F _hew hew
