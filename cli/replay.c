@@ -1,8 +1,9 @@
-/* replay — `hew replay DIR [--cwd WS] [--json] [-v]`: run a task recorded with --record
- * again, offline, through the library's replay (hew.h, "Replay"): the recording's server
- * answers, the task runs headless exactly as `hew -p` runs it (headless.c, with the
- * recording's options), and the verdict is printed. Parses arguments and prints; the
- * engine is in the library. Never contacts the recorded provider.
+/* replay — `hew replay DIR [--cwd WS] [--json] [-v] [--pace]`: run a task recorded with
+ * --record again, offline, through the library's replay (hew.h, "Replay"): the
+ * recording's server answers, the task runs headless exactly as `hew -p` runs it
+ * (headless.c, with the recording's options), and the verdict is printed. Parses
+ * arguments and prints; the engine is in the library. Never contacts the recorded
+ * provider.
  * Exit: the task's own status (headless.c) when every request matched the recording; 8
  * when one differed (stderr names it); 2 for a recording that cannot be used or bad
  * arguments. */
@@ -18,18 +19,19 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: hew replay DIR [--cwd WS] [--json] [-v]\n"
+    fputs("usage: hew replay DIR [--cwd WS] [--json] [-v] [--pace]\n"
           "Run the task recorded in DIR (hew --record DIR -p TASK) again, offline: a server on\n"
           "127.0.0.1 answers each request with the recorded answer once the request matches the\n"
           "recorded one. Tools run for real in WS (default: the current directory). Exits 8\n"
-          "naming the first request that differs from the recording (man hew: REPLAY).\n",
+          "naming the first request that differs from the recording (man hew: REPLAY).\n"
+          "--pace streams each answer at the recorded pace instead of at once.\n",
           out);
 }
 
 int cli_replay(int argc, char **argv)
 {
     const char *dir = NULL, *cwd = NULL;
-    int json = 0, verbose = 0;
+    int json = 0, verbose = 0, pace = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -37,6 +39,8 @@ int cli_replay(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
+        } else if (strcmp(a, "--pace") == 0) {
+            pace = 1;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             verbose = 1;
         } else if (strcmp(a, "--cwd") == 0 && i + 1 < argc) {
@@ -60,6 +64,7 @@ int cli_replay(int argc, char **argv)
         fprintf(stderr, "hew: replay: %s\n", err);
         return 2;
     }
+    hew_replay_set_paced(r, pace);
     /* The clock's time zone as recorded: the time the model is told reads the same. */
     const char *tz = hew_replay_tz(r);
     if (*tz) {

@@ -353,6 +353,9 @@ HEW_API void hew_replay_apply(const hew_replay *r, hew_options *o);
 /* The recorded task's text, and the time zone its clock was read in (TZ's form, "" when
  * the recording does not say); valid until hew_replay_free. */
 HEW_API const char *hew_replay_task_text(const hew_replay *r);
+/* Stream each answer at the recorded pace (the head after the recorded wait, each piece
+ * of the body at its recorded offset) instead of at once (paced 0, the default). */
+HEW_API void hew_replay_set_paced(hew_replay *r, int paced);
 HEW_API const char *hew_replay_tz(const hew_replay *r);
 /* Stop the server and judge the run (call after the task ended): HEW_OK when every
  * recorded request came and matched; HEW_E_STALE when one differed, came beyond the

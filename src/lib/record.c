@@ -70,7 +70,8 @@ void lib_record_manifest(hew_session *s, const char *text, const char *task_id, 
     for (size_t i = 0; opts && i < sizeof numbers / sizeof numbers[0]; i++)
         json_object_set_new(opts, numbers[i].key, json_integer((json_int_t)numbers[i].v));
     if (opts)
-        json_object_set_new(opts, "language", st->language ? json_string(st->language) : json_null());
+        json_object_set_new(opts, "language",
+                            st->language ? json_string(st->language) : json_null());
     json_t *m = json_pack("{si ss ss ss ss ss ss ss ss ss sb ss sI ss so}", "format",
                           NET_RECORD_FORMAT, "hew_version", hew_version(), "provider",
                           st->provider, "model", s->provider.model, "protocol",

@@ -34,6 +34,7 @@ struct hew_replay {
     size_t nclock, clock_at;
     long long clock_last;
     buf refusal;             /* the body of the answer to a request that differs */
+    int paced;               /* stream at the recorded pace (hew_replay_set_paced) */
 };
 
 /* The path and query of url ("/v1/messages?x"), "/" when it has none. */
@@ -100,7 +101,8 @@ static void serve(void *ud, const loopback_request *rq, loopback_answer *ans)
     jdiff d;
     if (!r->report[0] && x &&
         (strcmp(rq->method, x->method) != 0 || strcmp(rq->target, target_of(x->url)) != 0))
-        diverged(r, "request %zu differs from the recording: hew sent %s %s, the recording has %s %s",
+        diverged(r,
+                 "request %zu differs from the recording: hew sent %s %s, the recording has %s %s",
                  k + 1, rq->method, rq->target, x->method, target_of(x->url));
     if (!r->report[0] && x && !jdiff_text(x->request, x->request_len, rq->body, rq->body_len, &d))
         diverged(r, "request %zu differs from the recording at %s: recorded %s, sent %s", k + 1,
@@ -124,6 +126,11 @@ static void serve(void *ud, const loopback_request *rq, loopback_answer *ans)
     ans->body = x->response;
     ans->body_len = x->response_len;
     ans->cut = !x->ok; /* it broke off then: it breaks off now */
+    if (__atomic_load_n(&r->paced, __ATOMIC_RELAXED)) {
+        ans->head_ms = x->headers_ms;
+        ans->pieces = (const long long(*)[2])x->chunks;
+        ans->npieces = x->nchunks;
+    }
     pthread_mutex_unlock(&r->mu);
 }
 
@@ -251,6 +258,11 @@ void hew_replay_apply(const hew_replay *r, hew_options *o)
     o->clock_s = replay_clock;
     o->clock_ud = (void *)r;
     o->task_id = mstr(r, "task_id");
+}
+
+void hew_replay_set_paced(hew_replay *r, int paced)
+{
+    __atomic_store_n(&r->paced, paced != 0, __ATOMIC_RELAXED);
 }
 
 const char *hew_replay_task_text(const hew_replay *r)

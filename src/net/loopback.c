@@ -3,6 +3,8 @@
  * read waits at most IO_WAIT_MS, and the stop pipe wakes the accept wait). */
 #include "net/loopback.h"
 
+#include "sys/clock.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +45,20 @@ static bool wait_in(const loopback *lb, int fd, int ms)
         if (n < 0 && errno == EINTR)
             continue;
         return n > 0 && !(p[1].revents & POLLIN) && (p[0].revents & (POLLIN | POLLHUP));
+    }
+}
+
+/* Wait until start + at_ms on the monotonic clock; false when the server is stopping. */
+static bool wait_until(const loopback *lb, long long start, long long at_ms)
+{
+    for (;;) {
+        long long left = start + at_ms - clock_now_ms();
+        if (left <= 0)
+            return true;
+        struct pollfd p = { lb->wake[0], POLLIN, 0 };
+        int n = poll(&p, 1, left > 1000 ? 1000 : (int)left);
+        if (n > 0)
+            return false;
     }
 }
 
@@ -95,7 +111,8 @@ static void answer_plain(int fd, long status, const char *text)
 static bool header_value(const char *head, const char *name, char *v, size_t cap)
 {
     size_t nl = strlen(name);
-    for (const char *line = strstr(head, "\r\n"); line && line[2]; line = strstr(line + 2, "\r\n")) {
+    for (const char *line = strstr(head, "\r\n"); line && line[2];
+         line = strstr(line + 2, "\r\n")) {
         const char *h = line + 2;
         if (strncasecmp(h, name, nl) == 0 && h[nl] == ':') {
             const char *s = h + nl + 1;
@@ -175,7 +192,10 @@ static void serve(loopback *lb, int fd)
     loopback_answer ans;
     memset(&ans, 0, sizeof ans);
     buf_init(&ans.headers, HEAD_MAX);
+    long long start = clock_now_ms();
     lb->fn(lb->ud, &rq, &ans);
+    if (ans.status > 0 && ans.pieces && !wait_until(lb, start, ans.head_ms))
+        ans.status = 0; /* stopping */
     if (ans.status > 0) {
         buf out = BUF_INIT(HEAD_MAX * 2);
         buf_printf(&out, "HTTP/1.1 %ld %s\r\n", ans.status, reason(ans.status));
@@ -183,8 +203,17 @@ static void serve(loopback *lb, int fd)
             buf_append(&out, ans.headers.data, ans.headers.len);
         buf_printf(&out, "Content-Length: %zu\r\nConnection: close\r\n\r\n",
                    ans.body_len + (ans.cut ? 1 : 0));
-        if (out.err == HEW_OK && send_all(fd, out.data, out.len) && ans.body_len)
-            send_all(fd, ans.body, ans.body_len);
+        bool sent = out.err == HEW_OK && send_all(fd, out.data, out.len);
+        size_t at = 0;
+        for (size_t i = 0; sent && ans.pieces && i < ans.npieces && at < ans.body_len; i++) {
+            size_t n = (size_t)ans.pieces[i][1];
+            if (n > ans.body_len - at)
+                n = ans.body_len - at;
+            sent = wait_until(lb, start, ans.pieces[i][0]) && send_all(fd, ans.body + at, n);
+            at += n;
+        }
+        if (sent && at < ans.body_len)
+            send_all(fd, ans.body + at, ans.body_len - at);
         buf_release(&out);
     }
     buf_release(&ans.headers);

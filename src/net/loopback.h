@@ -36,6 +36,12 @@ typedef struct loopback_answer {
     size_t body_len;
     bool cut;             /* announce one byte more than body_len and close after body: the
                              client sees a connection that dropped mid-body */
+    /* Paced: the head at head_ms after the request was read, then piece i of the body
+     * (pieces[i][1] bytes, in order) at pieces[i][0] ms; what the pieces do not cover
+     * goes last. NULL: everything at once. Borrowed like body. A stop cuts the waits. */
+    long long head_ms;
+    const long long (*pieces)[2];
+    size_t npieces;
 } loopback_answer;
 
 typedef void (*loopback_fn)(void *ud, const loopback_request *rq, loopback_answer *ans);

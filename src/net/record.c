@@ -282,7 +282,8 @@ void net_record_end(net_record_x *x, hew_code rc, bool stopped, const char *erro
     pthread_mutex_unlock(&r->mu);
     json_object_set_new(x->desc, "clock", clock ? clock : json_array());
     bool ok = (rc == HEW_OK || stopped) && x->response.err == HEW_OK;
-    json_object_set_new(x->desc, "outcome", json_string(!ok ? "error" : rc == HEW_OK ? "ok" : "stopped"));
+    const char *outcome = !ok ? "error" : rc == HEW_OK ? "ok" : "stopped";
+    json_object_set_new(x->desc, "outcome", json_string(outcome));
     if (!ok) {
         char *why = redact_dup(x->response.err != HEW_OK ? "the response was too big to keep"
                                : error && *error     ? error

@@ -57,6 +57,39 @@ static hew_code read_body(const char *dir, const json_t *part, size_t max, char 
     return HEW_OK;
 }
 
+/* The timing of x's description: headers_ms and the chunks; false when it is malformed
+ * (absent is fine: no timing). */
+static bool load_timing(rec_exchange *x)
+{
+    json_t *timing = json_object_get(x->desc, "timing");
+    if (!timing)
+        return true;
+    json_t *head = json_object_get(timing, "headers_ms");
+    json_t *chunks = json_object_get(timing, "chunks");
+    if (!json_is_object(timing) || (head && !json_is_integer(head)) ||
+        (chunks && !json_is_array(chunks)))
+        return false;
+    x->headers_ms = head && json_integer_value(head) > 0 ? json_integer_value(head) : 0;
+    size_t n = json_array_size(chunks);
+    if (!n)
+        return true;
+    x->chunks = calloc(n, sizeof *x->chunks);
+    if (!x->chunks)
+        return false;
+    size_t i;
+    json_t *c;
+    json_array_foreach(chunks, i, c) {
+        json_t *at = json_array_get(c, 0), *bytes = json_array_get(c, 1);
+        if (json_array_size(c) != 2 || !json_is_integer(at) || !json_is_integer(bytes) ||
+            json_integer_value(at) < 0 || json_integer_value(bytes) < 0)
+            return false;
+        x->chunks[i][0] = json_integer_value(at);
+        x->chunks[i][1] = json_integer_value(bytes);
+    }
+    x->nchunks = n;
+    return true;
+}
+
 static hew_code load_exchange(const char *dir, size_t n, rec_exchange *x, hew_err *err)
 {
     char name[64];
@@ -89,6 +122,8 @@ static hew_code load_exchange(const char *dir, size_t n, rec_exchange *x, hew_er
         !json_is_integer(status) || !json_is_array(x->headers) ||
         (x->clock && !json_is_array(x->clock)))
         return damaged(err, dir, name, "method, url, request or response missing");
+    if (!load_timing(x))
+        return damaged(err, dir, name, "timing is not {headers_ms, chunks: [[offset_ms, bytes]]}");
     x->status = (long)json_integer_value(status);
     const char *outcome = json_string_value(json_object_get(x->desc, "outcome"));
     x->ok = outcome && (strcmp(outcome, "ok") == 0 || strcmp(outcome, "stopped") == 0);
@@ -184,6 +219,7 @@ void recording_release(recording *r)
     for (size_t i = 0; i < r->n; i++) {
         free(r->x[i].request);
         free(r->x[i].response);
+        free(r->x[i].chunks);
         json_decref(r->x[i].desc);
     }
     free(r->x);

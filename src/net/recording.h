@@ -1,7 +1,8 @@
 /* recording — reads a folder `hew --record DIR` wrote (net/record.h; docs/replay.md):
  * the manifest (session.json) and exchanges 1..N with their bodies, checked whole before
  * anything is served. A damaged folder is refused with the file and what is wrong with it
- * (a missing or cut body, a gap in the numbers, a description that is not the format),
+ * (a missing or cut body, a gap in the numbers, a description that is not the format, a
+ * timing that is not [offset_ms, bytes] pairs),
  * never read halfway. Reads only; never writes. */
 #ifndef HEW_NET_RECORDING_H
 #define HEW_NET_RECORDING_H
@@ -26,6 +27,9 @@ typedef struct rec_exchange {
     size_t response_len;
     bool ok;                  /* outcome "ok" or "stopped": not cut off by an error */
     json_t *clock;            /* the clock values read before it (array), borrowed */
+    long long headers_ms;     /* timing: the head's arrival (0 when none was recorded) */
+    long long (*chunks)[2];   /* timing: [offset_ms, bytes] of each piece of the body */
+    size_t nchunks;
     json_t *desc;             /* the whole NNNN.json */
 } rec_exchange;
 

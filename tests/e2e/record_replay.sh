@@ -7,7 +7,7 @@
 #   2. replay in the same workspace exits 0 with the same events as the recorded run
 #      (timestamps aside; checkpoints are off in a replay) and the same task id — and it
 #      never contacts the recorded URL: session.json is pointed at a second fake provider,
-#      which must see no request (the first one is stopped by then);
+#      which must see no request (the first one is stopped by then); --pace too;
 #   3. with the file the tool reads changed, replay exits 8 naming request 2 and the JSON
 #      path of the difference, with both values;
 #   4. a damaged recording (a cut body) is refused with exit 2 naming the file; a run
@@ -101,6 +101,9 @@ diff <(norm "$work/recorded.jsonl") <(norm "$work/replayed.jsonl") >"$work/event
     fail "plain replay exited $?: $(cat "$work/replay.err")"
 grep -q 'all 2 requests matched the recording' "$work/replay.err" || fail "verdict: $(cat "$work/replay.err")"
 [[ $(cat "$work/out") == "The word is in notes.txt." ]] || fail "result: $(cat "$work/out")"
+# --pace: the answers at the recorded pace, the same verdict
+"$HEW_BIN" replay "$rec" --cwd "$work/ws" --pace >/dev/null 2>"$work/replay.err" ||
+    fail "paced replay exited $?: $(cat "$work/replay.err")"
 [[ -s $work/sentinel.jsonl ]] && fail "the replay contacted the recorded URL"
 
 # ---- 2b. the clock and its zone come from the recording ----

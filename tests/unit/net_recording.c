@@ -8,9 +8,13 @@
  *     exchange before a present one, a description that is not JSON, another format,
  *     no session.json, no exchange at all;
  *   - the loopback server listens on 127.0.0.1 only, serves what the handler gives
- *     (status, headers, bytes), and a "cut" answer is a dropped connection to the client. */
+ *     (status, headers, bytes), and a "cut" answer is a dropped connection to the client;
+ *   - a paced answer (hew replay --pace) delivers exactly the body, the bytes its pieces do
+ *     not cover last, and a stop cuts a paced wait short (the client sees a drop, and the
+ *     test does not wait the ten minutes the piece asks for). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +39,11 @@ struct served {
     char target[256];
     char body[256];
     int cut;
+    int paced;  /* 1: pieces at 0 and 20 ms; 2: the second piece ten minutes later */
 };
+
+static const long long short_pieces[][2] = { { 0, 5 }, { 20, 5 } };
+static const long long long_pieces[][2] = { { 0, 5 }, { 600000, 5 } };
 
 static const char sse[] = "event: a\ndata: {\"x\":1}\n\nevent: b\ndata: {\"y\":2}\n\n";
 
@@ -50,6 +58,10 @@ static void handler(void *ud, const loopback_request *rq, loopback_answer *ans)
     ans->body = sse;
     ans->body_len = sizeof sse - 1;
     ans->cut = s->cut;
+    if (s->paced) {
+        ans->pieces = s->paced == 1 ? short_pieces : long_pieces;
+        ans->npieces = 2;
+    }
 }
 
 static char *path2(const char *dir, const char *name)
@@ -73,7 +85,8 @@ static bool folder_holds(const char *dir, const char *needle)
     for (const char **n = names; *n; n++) {
         char *p = path2(dir, *n), *text = NULL;
         size_t len = 0;
-        if (fs_read_file(p, 1 << 24, &text, &len, NULL) == HEW_OK && memmem(text, len, needle, strlen(needle))) {
+        if (fs_read_file(p, 1 << 24, &text, &len, NULL) == HEW_OK &&
+            memmem(text, len, needle, strlen(needle))) {
             free(text);
             free(p);
             return true;
@@ -193,10 +206,11 @@ static void damaged(void)
     refused(dir, HEW_E_NOTFOUND, "no session.json");
     put(dir, "session.json", "{\"format\":1,\"task\":\"t\"}");
     refused(dir, HEW_E_CORRUPT, "holds no exchange");
-    const char desc[] = "{\"format\":1,\"n\":1,\"method\":\"POST\",\"url\":\"http://h/v1/messages\","
-                        "\"request\":{\"headers\":[],\"body_file\":\"0001.request\",\"body_bytes\":2},"
-                        "\"response\":{\"status\":200,\"headers\":[],\"body_file\":\"0001.response\","
-                        "\"body_bytes\":10},\"clock\":[],\"outcome\":\"ok\"}";
+    const char desc[] =
+        "{\"format\":1,\"n\":1,\"method\":\"POST\",\"url\":\"http://h/v1/messages\","
+        "\"request\":{\"headers\":[],\"body_file\":\"0001.request\",\"body_bytes\":2},"
+        "\"response\":{\"status\":200,\"headers\":[],\"body_file\":\"0001.response\","
+        "\"body_bytes\":10},\"clock\":[],\"outcome\":\"ok\"}";
     put(dir, "0001.json", desc);
     put(dir, "0001.request", "{}");
     put(dir, "0001.response", "0123456789");
@@ -261,10 +275,84 @@ static void loopback_only_and_cut(void)
     loopback_stop(lb);
 }
 
+static void paced_whole(void)
+{
+    struct served s;
+    memset(&s, 0, sizeof s);
+    s.paced = 1;
+    loopback *lb = NULL;
+    hew_err err = HEW_ERR_INIT;
+    REQUIRE(loopback_start(handler, &s, &lb, &err) == HEW_OK);
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/x", loopback_port(lb));
+    http_request req = http_request_defaults();
+    req.url = url;
+    buf got = BUF_INIT(1 << 20);
+    CHECK(http_perform_collect(&req, NULL, &got, &err) == HEW_OK);
+    CHECK_MEM(got.data, got.len, sse, sizeof sse - 1);
+    buf_release(&got);
+    loopback_stop(lb);
+}
+
+struct stalled_client {
+    const char *url;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t got;
+    hew_code rc;
+};
+
+static int stalled_body(void *ud, const char *bytes, size_t n)
+{
+    (void)bytes;
+    struct stalled_client *c = ud;
+    pthread_mutex_lock(&c->mu);
+    c->got += n;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    return 0;
+}
+
+static void *stalled_main(void *arg)
+{
+    struct stalled_client *c = arg;
+    http_request req = http_request_defaults();
+    req.url = c->url;
+    http_sink sink = { NULL, stalled_body, c };
+    c->rc = http_perform(&req, &sink, NULL, NULL);
+    return NULL;
+}
+
+static void paced_stop(void)
+{
+    struct served s;
+    memset(&s, 0, sizeof s);
+    s.paced = 2;
+    loopback *lb = NULL;
+    hew_err err = HEW_ERR_INIT;
+    REQUIRE(loopback_start(handler, &s, &lb, &err) == HEW_OK);
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/x", loopback_port(lb));
+    struct stalled_client c = { url, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0,
+                                HEW_OK };
+    pthread_t th;
+    REQUIRE(pthread_create(&th, NULL, stalled_main, &c) == 0);
+    pthread_mutex_lock(&c.mu);
+    while (c.got < 5) /* the first piece came; the second waits ten minutes */
+        pthread_cond_wait(&c.cv, &c.mu);
+    pthread_mutex_unlock(&c.mu);
+    loopback_stop(lb); /* must not wait for the piece */
+    pthread_join(th, NULL);
+    CHECK_INT(c.got, 5);
+    CHECK_INT(c.rc, HEW_E_NET);
+}
+
 int main(void)
 {
     RUN(round_trip);
     RUN(damaged);
     RUN(loopback_only_and_cut);
+    RUN(paced_whole);
+    RUN(paced_stop);
     return check_report();
 }
