@@ -221,11 +221,15 @@ typedef struct hew_options {
      * clock_s: the wall clock, in seconds since the epoch, for what the model is told (the
      * environment details' time), called on the task's thread; NULL: the system clock
      * (hew_replay_apply sets the recorded values). task_id: the id of a new task instead of
-     * one made from the clock (a replay's: the recorded one); NULL: made. */
+     * one made from the clock (a replay's: the recorded one); NULL: made. machine_os,
+     * machine_shell, machine_home: what the system prompt tells the model about the
+     * machine ("Linux 6.1", "/bin/bash", "/home/me"); NULL: this machine's (uname, $SHELL,
+     * $HOME). Only what the model is told changes: commands run in the real shell. */
     const char *record_dir;
     long long (*clock_s)(void *ud);
     void *clock_ud;
     const char *task_id;
+    const char *machine_os, *machine_shell, *machine_home;
 } hew_options;
 
 /* Fill o with the defaults above. */

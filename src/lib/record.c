@@ -11,6 +11,7 @@
 #include "base/redact.h"
 #include "net/record.h"
 #include "prompt/env_details.h"
+#include "prompt/prompt.h"
 #include "sys/clock.h"
 #include "tools/mode.h"
 #include "hew.h"
@@ -82,6 +83,16 @@ void lib_record_manifest(hew_session *s, const char *text, const char *task_id, 
                           "started_ms", (json_int_t)clock_wall_ms(), "tz",
                           env_details_tz_name(), "options", opts);
     free(url);
+    /* what the system prompt told the model about the machine */
+    prompt_ctx pc;
+    prompt_ctx_init(&pc);
+    prompt_ctx_machine(&pc);
+    if (m)
+        json_object_set_new(m, "machine",
+                            json_pack("{ss ss ss}", "os",
+                                      st->machine_os ? st->machine_os : pc.os, "shell",
+                                      st->machine_shell ? st->machine_shell : pc.shell,
+                                      "home", st->machine_home ? st->machine_home : pc.home));
     char *json = m ? json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(m);
     hew_err e = HEW_ERR_INIT;

@@ -258,6 +258,10 @@ void hew_replay_apply(const hew_replay *r, hew_options *o)
     o->clock_s = replay_clock;
     o->clock_ud = (void *)r;
     o->task_id = mstr(r, "task_id");
+    const json_t *machine = json_object_get(r->rec.manifest, "machine");
+    o->machine_os = json_string_value(json_object_get(machine, "os"));
+    o->machine_shell = json_string_value(json_object_get(machine, "shell"));
+    o->machine_home = json_string_value(json_object_get(machine, "home"));
 }
 
 void hew_replay_set_paced(hew_replay *r, int paced)

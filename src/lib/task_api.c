@@ -90,6 +90,9 @@ static void settings_release(task_settings *s)
     free_list(s->command_deny);
     free(s->protocol);
     free(s->task_id);
+    free(s->machine_os);
+    free(s->machine_shell);
+    free(s->machine_home);
 }
 
 /* The model description of hew_options.model_info on top of the table's entry. */
@@ -215,6 +218,9 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
     st->clock_s = o->clock_s;
     st->clock_ud = o->clock_ud;
     st->task_id = dup_opt(o->task_id && *o->task_id ? o->task_id : NULL);
+    st->machine_os = dup_opt(o->machine_os);
+    st->machine_shell = dup_opt(o->machine_shell);
+    st->machine_home = dup_opt(o->machine_home);
     if (!dup_list(o->env_allow, &st->env_allow) ||
         !dup_list(o->command_allow, &st->command_allow) ||
         !dup_list(o->command_deny, &st->command_deny)) {

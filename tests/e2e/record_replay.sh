@@ -7,7 +7,10 @@
 #   2. replay in the same workspace exits 0 with the same events as the recorded run
 #      (timestamps aside; checkpoints are off in a replay) and the same task id — and it
 #      never contacts the recorded URL: session.json is pointed at a second fake provider,
-#      which must see no request (the first one is stopped by then); --pace too;
+#      which must see no request (the first one is stopped by then); --pace too; the
+#      clock, time zone, shell and home folder the model is told come from the recording
+#      (a copy moved to 2001 in Asia/Tokyo replays under another TZ, HOME and SHELL; without
+#      the machine facts recorded, another SHELL differs at request 1's $.system);
 #   3. with the file the tool reads changed, replay exits 8 naming request 2 and the JSON
 #      path of the difference, with both values;
 #   4. a damaged recording (a cut body) is refused with exit 2 naming the file; a run
@@ -110,7 +113,8 @@ grep -q 'all 2 requests matched the recording' "$work/replay.err" || fail "verdi
 # A copy whose clock reads are moved to 2001 (the time in each request body rewritten to
 # match, the descriptions' clock values and sizes too) and whose zone is Asia/Tokyo:
 # replayed under another TZ, hours later, it matches only if the replay tells the model
-# the recorded time in the recorded zone.
+# the recorded time in the recorded zone. The same for the shell and home folder the
+# system prompt names.
 cp -r "$rec" "$work/moved"
 python3 - "$work/moved" <<'PY' || fail "could not move the recording's clock"
 import json, re, sys
@@ -129,8 +133,20 @@ m = json.load(open(f"{d}/session.json"))
 m["tz"] = "Asia/Tokyo"
 json.dump(m, open(f"{d}/session.json", "w"))
 PY
-TZ=America/New_York "$HEW_BIN" replay "$work/moved" --cwd "$work/ws" >/dev/null 2>"$work/replay.err" ||
-    fail "a replay with the recorded clock and zone exited $?: $(cat "$work/replay.err")"
+# ... and as another user's shell and home: the machine facts come from the recording
+mkdir -p "$work/elsewhere"
+TZ=America/New_York HOME=$work/elsewhere SHELL=/bin/another-shell \
+    "$HEW_BIN" replay "$work/moved" --cwd "$work/ws" >/dev/null 2>"$work/replay.err" ||
+    fail "a replay with the recorded clock, zone and machine exited $?: $(cat "$work/replay.err")"
+jq -e '.machine.shell and .machine.home and .machine.os' "$rec/session.json" >/dev/null ||
+    fail "session.json has no machine facts"
+# without them in the recording, another shell is told to the model: request 1 differs
+jq 'del(.machine)' "$work/moved/session.json" >"$work/m.json" && mv "$work/m.json" "$work/moved/session.json"
+TZ=America/New_York SHELL=/bin/another-shell \
+    "$HEW_BIN" replay "$work/moved" --cwd "$work/ws" >/dev/null 2>"$work/replay.err"
+rc=$?
+[[ $rc -eq 8 ]] && grep -q 'request 1 differs from the recording at \$\.system' "$work/replay.err" ||
+    fail "a replay told another shell: exit $rc: $(cat "$work/replay.err")"
 
 # ---- 3. a changed workspace: request 2 differs ----
 printf 'the secret word is banana\n' >"$work/ws/notes.txt"
