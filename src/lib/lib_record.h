@@ -11,11 +11,13 @@
 #include "base/err.h"
 #include "task/settings.h"
 
-/* Open dir for s (s->provider.record). HEW_E_INVALID when dir holds a recording already. */
+/* Open dir for s (s->provider.record), or share the recording of dir another session of
+ * this process has open. HEW_E_INVALID when dir holds a recording already (of another
+ * run). */
 hew_code lib_record_open(hew_session *s, const char *dir, hew_err *err);
 /* Close it (NULL recording: nothing). */
 void lib_record_close(hew_session *s);
-/* Write session.json for the task of id task_id and text, once per session (the first
+/* Write session.json for the task of id task_id and text, once per recording (its first
  * task). A problem is logged; the task goes on. */
 void lib_record_manifest(hew_session *s, const char *text, const char *task_id, bool resumed);
 

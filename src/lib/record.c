@@ -1,8 +1,14 @@
 /* record — a session's recording and its manifest (see lib_record.h). Writes only into
- * the recording's folder, through net/record. */
+ * the recording's folder, through net/record.
+ *
+ * The recordings open in this process are shared by folder: sessions that name the same
+ * one use it together (the terminal replaces its session when the model or the mode
+ * changes; the exchanges go on in the same recording, numbered on), and its manifest is
+ * written once, for the first task. */
 #include "lib/lib_record.h"
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,25 +22,84 @@
 #include "tools/mode.h"
 #include "hew.h"
 
+struct open_rec {
+    char *dir;
+    net_record *r;
+    int refs;
+    bool manifest_said;
+    struct open_rec *next;
+};
+
+static pthread_mutex_t open_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct open_rec *open_list;
+
 hew_code lib_record_open(hew_session *s, const char *dir, hew_err *err)
 {
-    net_record *r = NULL;
-    hew_code rc = net_record_open(dir, &r, err);
-    if (rc == HEW_OK)
-        s->provider.record = r;
+    pthread_mutex_lock(&open_mu);
+    struct open_rec *o = open_list;
+    while (o && strcmp(o->dir, dir) != 0)
+        o = o->next;
+    hew_code rc = HEW_OK;
+    if (o) {
+        o->refs++;
+    } else if (!(o = calloc(1, sizeof *o)) || !(o->dir = strdup(dir))) {
+        free(o);
+        o = NULL;
+        rc = hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    } else if ((rc = net_record_open(dir, &o->r, err)) != HEW_OK) {
+        free(o->dir);
+        free(o);
+        o = NULL;
+    } else {
+        o->refs = 1;
+        o->next = open_list;
+        open_list = o;
+    }
+    if (o)
+        s->provider.record = o->r;
+    pthread_mutex_unlock(&open_mu);
     return rc;
 }
 
 void lib_record_close(hew_session *s)
 {
-    net_record_free(s->provider.record);
+    if (!s->provider.record)
+        return;
+    pthread_mutex_lock(&open_mu);
+    for (struct open_rec **p = &open_list; *p; p = &(*p)->next) {
+        struct open_rec *o = *p;
+        if (o->r != s->provider.record)
+            continue;
+        if (--o->refs == 0) {
+            *p = o->next;
+            net_record_free(o->r);
+            free(o->dir);
+            free(o);
+        }
+        break;
+    }
+    pthread_mutex_unlock(&open_mu);
     s->provider.record = NULL;
+}
+
+/* True the first time it is asked for r (its manifest is then to be written). */
+static bool manifest_first(const net_record *r)
+{
+    bool first = false;
+    pthread_mutex_lock(&open_mu);
+    for (struct open_rec *o = open_list; o; o = o->next)
+        if (o->r == r) {
+            first = !o->manifest_said;
+            o->manifest_said = true;
+        }
+    pthread_mutex_unlock(&open_mu);
+    return first;
 }
 
 void lib_record_manifest(hew_session *s, const char *text, const char *task_id, bool resumed)
 {
     net_record *r = s->provider.record;
-    if (!r || __atomic_exchange_n(&s->record_manifest_said, 1, __ATOMIC_RELAXED))
+    if (!r || !manifest_first(r))
         return;
     const task_settings *st = &s->settings;
     const char *name = strrchr(st->cwd, '/');

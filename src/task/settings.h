@@ -75,7 +75,6 @@ struct hew_session {
                               started and how to allow it (said once per session), or NULL */
     char *trust_notice_data; /* its data as JSON, or NULL */
     int trust_notice_said; /* set (atomically) by the task that said it */
-    int record_manifest_said; /* the recording's session.json was written (atomically) */
 };
 
 #endif

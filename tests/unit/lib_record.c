@@ -1,0 +1,113 @@
+/* Tests for --record through the library (hew_options.record_dir) across sessions of one
+ * process, as the terminal uses it: it replaces its session when the model or the mode
+ * changes, the new one made while the old still lives. Both sessions share the
+ * recording: the second task's exchanges are numbered on (0002 after 0001, nothing
+ * written over) and session.json describes the first task only. A session of a later
+ * run naming the same folder is refused. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "check.h"
+#include "fakeprov.h"
+#include "hew.h"
+#include "tmpdir.h"
+
+static void on_event(void *ud, hew_task *task, const hew_event *ev)
+{
+    (void)ud;
+    if (ev->is_ask && !ev->partial && ev->kind == HEW_EV_COMPLETION_RESULT)
+        hew_task_respond(task, HEW_ANSWER_YES, NULL);
+}
+
+static hew_session *session(const char *url, const char *ws, const char *rec, char *err,
+                            size_t errlen)
+{
+    hew_options o;
+    hew_options_init(&o);
+    o.provider = "anthropic";
+    o.model = "claude-sonnet-4-5";
+    o.api_key = "sk-ant-unit-record-0123456789abcdef";
+    o.base_url = url;
+    o.cwd = ws;
+    o.native_tools = 0;
+    o.persist = 0;
+    o.checkpoints = 0;
+    o.mcp = 0;
+    o.record_dir = rec;
+    o.on_event = on_event;
+    hew_session *s = NULL;
+    return hew_session_new(&o, &s, err, errlen) == HEW_OK ? s : NULL;
+}
+
+static void run(hew_session *s, const char *text)
+{
+    hew_task *t = NULL;
+    char err[512] = "";
+    REQUIRE(hew_task_start(s, text, &t, err, sizeof err) == HEW_OK);
+    CHECK_INT(hew_task_wait(t), HEW_TASK_COMPLETED);
+    hew_task_free(t);
+}
+
+static char *read_in(const char *dir, const char *name)
+{
+    char path[1024], *text = NULL;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return fs_read_file(path, 1 << 24, &text, NULL, NULL) == HEW_OK ? text : NULL;
+}
+
+static void sessions_share_a_recording(void)
+{
+    fakeprov fp;
+    const char *scenario =
+        "{\"responses\": ["
+        "{\"protocol\": \"anthropic\", \"text\": \"<attempt_completion>\\n<result>one</result>\\n</attempt_completion>\"},"
+        "{\"protocol\": \"anthropic\", \"text\": \"<attempt_completion>\\n<result>two</result>\\n</attempt_completion>\"}]}";
+    REQUIRE(fakeprov_start(&fp, scenario) == 0);
+    char *dir = tmpdir_make("lib-record");
+    char ws[512], rec[512], err[512] = "";
+    snprintf(ws, sizeof ws, "%s/ws", dir);
+    snprintf(rec, sizeof rec, "%s/rec", dir);
+    CHECK(fs_mkdirs(ws, 0700, NULL) == HEW_OK);
+
+    hew_session *a = session(fp.url, ws, rec, err, sizeof err);
+    REQUIRE(a);
+    run(a, "first task");
+    hew_session *b = session(fp.url, ws, rec, err, sizeof err); /* while a lives */
+    if (!b)
+        check_fail(__FILE__, __LINE__, "a second session on the same recording: %s", err);
+    check_count++;
+    hew_session_free(a);
+    if (b) {
+        run(b, "second task");
+        hew_session_free(b);
+    }
+
+    char *m = read_in(rec, "session.json"), *one = read_in(rec, "0001.request"),
+         *two = read_in(rec, "0002.request"), *three = read_in(rec, "0003.json");
+    CHECK(m && strstr(m, "\"task\": \"first task\"") != NULL);
+    CHECK(one && strstr(one, "first task") != NULL);
+    CHECK(two && strstr(two, "second task") != NULL);
+    CHECK(three == NULL);
+    free(m);
+    free(one);
+    free(two);
+    free(three);
+
+    /* a later run: the folder holds a recording */
+    hew_session *c = session(fp.url, ws, rec, err, sizeof err);
+    CHECK(c == NULL);
+    CHECK(strstr(err, "already holds a recording") != NULL);
+    hew_session_free(c);
+
+    fakeprov_stop(&fp);
+    tmpdir_remove(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    RUN(sessions_share_a_recording);
+    return check_report();
+}
