@@ -73,7 +73,7 @@ char *cli_history_table(const char *search, int limit, char *err, size_t errlen)
  * new string, or NULL after printing why. */
 char *cli_resume_target(const cli_options *co);
 
-/* `hew replay DIR [--cwd WS] [--json] [-v]` (argv after "replay"); returns the exit
+/* `hew replay DIR [--cwd WS] [--json] [-v] [--pace]` (argv after "replay"); returns the exit
  * status (replay.c). */
 int cli_replay(int argc, char **argv);
 

@@ -349,8 +349,9 @@ typedef struct hew_replay hew_replay;
  * folder, not a recording), HEW_E_CORRUPT (a file missing or cut: which), HEW_E_INVALID
  * (another format version), with why in err. */
 HEW_API hew_code hew_replay_open(const char *dir, hew_replay **out, char *err, size_t errlen);
-/* Set o up to run the recorded task against the server: provider, model, protocol, mode,
- * tool format and the approval and prompt options as recorded; base_url the server's;
+/* Set o up to run the recorded task against the server: provider, model (and its
+ * model_info when one was given), protocol, mode, tool format, the approval and prompt
+ * options and the machine facts as recorded; base_url the server's;
  * api_key a dummy; clock_s, clock_ud and task_id the recorded ones; persist, checkpoints
  * and mcp off. Leaves cwd, on_event and event_ud alone. o borrows strings from r. */
 HEW_API void hew_replay_apply(const hew_replay *r, hew_options *o);

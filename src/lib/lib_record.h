@@ -13,8 +13,10 @@
 
 /* Open dir for s (s->provider.record), or share the recording of dir another session of
  * this process has open. HEW_E_INVALID when dir holds a recording already (of another
- * run). */
-hew_code lib_record_open(hew_session *s, const char *dir, hew_err *err);
+ * run). model_info: the session's hew_options.model_info (NULL: none), kept for the
+ * manifest. */
+hew_code lib_record_open(hew_session *s, const char *dir, const char *model_info,
+                         hew_err *err);
 /* Close it (NULL recording: nothing). */
 void lib_record_close(hew_session *s);
 /* Write session.json for the task of id task_id and text, once per recording (its first

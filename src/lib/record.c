@@ -27,13 +27,15 @@ struct open_rec {
     net_record *r;
     int refs;
     bool manifest_said;
+    char *model_info;   /* the first session's hew_options.model_info, or NULL */
     struct open_rec *next;
 };
 
 static pthread_mutex_t open_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct open_rec *open_list;
 
-hew_code lib_record_open(hew_session *s, const char *dir, hew_err *err)
+hew_code lib_record_open(hew_session *s, const char *dir, const char *model_info,
+                         hew_err *err)
 {
     pthread_mutex_lock(&open_mu);
     struct open_rec *o = open_list;
@@ -46,7 +48,11 @@ hew_code lib_record_open(hew_session *s, const char *dir, hew_err *err)
         free(o);
         o = NULL;
         rc = hew_err_set(err, HEW_E_NOMEM, "out of memory");
-    } else if ((rc = net_record_open(dir, &o->r, err)) != HEW_OK) {
+    } else if ((model_info && !(o->model_info = strdup(model_info))) ||
+               (rc = net_record_open(dir, &o->r, err)) != HEW_OK) {
+        if (rc == HEW_OK)
+            rc = hew_err_set(err, HEW_E_NOMEM, "out of memory");
+        free(o->model_info);
         free(o->dir);
         free(o);
         o = NULL;
@@ -73,6 +79,7 @@ void lib_record_close(hew_session *s)
         if (--o->refs == 0) {
             *p = o->next;
             net_record_free(o->r);
+            free(o->model_info);
             free(o->dir);
             free(o);
         }
@@ -82,15 +89,19 @@ void lib_record_close(hew_session *s)
     s->provider.record = NULL;
 }
 
-/* True the first time it is asked for r (its manifest is then to be written). */
-static bool manifest_first(const net_record *r)
+/* True the first time it is asked for r (its manifest is then to be written), with a
+ * copy of its model_info (NULL: none; the caller frees it). */
+static bool manifest_first(const net_record *r, char **model_info)
 {
     bool first = false;
+    *model_info = NULL;
     pthread_mutex_lock(&open_mu);
     for (struct open_rec *o = open_list; o; o = o->next)
         if (o->r == r) {
             first = !o->manifest_said;
             o->manifest_said = true;
+            if (first && o->model_info)
+                *model_info = strdup(o->model_info);
         }
     pthread_mutex_unlock(&open_mu);
     return first;
@@ -99,7 +110,8 @@ static bool manifest_first(const net_record *r)
 void lib_record_manifest(hew_session *s, const char *text, const char *task_id, bool resumed)
 {
     net_record *r = s->provider.record;
-    if (!r || !manifest_first(r))
+    char *model_info = NULL;
+    if (!r || !manifest_first(r, &model_info))
         return;
     const task_settings *st = &s->settings;
     const char *name = strrchr(st->cwd, '/');
@@ -158,6 +170,14 @@ void lib_record_manifest(hew_session *s, const char *text, const char *task_id, 
                                       st->machine_os ? st->machine_os : pc.os, "shell",
                                       st->machine_shell ? st->machine_shell : pc.shell,
                                       "home", st->machine_home ? st->machine_home : pc.home));
+    /* the model as the user described it (the table's own entry is not pinned: a replay
+     * under a newer table reports what that changes) */
+    json_t *info = model_info ? json_loads(model_info, 0, NULL) : NULL;
+    free(model_info);
+    if (m && info)
+        json_object_set_new(m, "model_info", info);
+    else
+        json_decref(info);
     char *json = m ? json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(m);
     hew_err e = HEW_ERR_INIT;

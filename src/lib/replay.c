@@ -33,6 +33,7 @@ struct hew_replay {
     long long *clock;        /* every recorded clock value, in order */
     size_t nclock, clock_at;
     long long clock_last;
+    char *model_info;        /* the recorded model_info as text, or NULL */
     buf refusal;             /* the body of the answer to a request that differs */
     int paced;               /* stream at the recorded pace (hew_replay_set_paced) */
 };
@@ -191,6 +192,9 @@ hew_code hew_replay_open(const char *dir, hew_replay **out, char *err, size_t er
                          "start only",
                          dir);
     }
+    json_t *info = rc == HEW_OK ? json_object_get(r->rec.manifest, "model_info") : NULL;
+    if (info && !(r->model_info = json_dumps(info, JSON_COMPACT)))
+        rc = hew_err_set(&e, HEW_E_NOMEM, "out of memory");
     if (rc == HEW_OK && collect_clock(r) != HEW_OK)
         rc = hew_err_set(&e, HEW_E_NOMEM, "out of memory");
     if (rc == HEW_OK)
@@ -224,6 +228,7 @@ void hew_replay_apply(const hew_replay *r, hew_options *o)
     const json_t *m = r->rec.manifest, *op = json_object_get(m, "options");
     o->provider = mstr(r, "provider");
     o->model = mstr(r, "model");
+    o->model_info = r->model_info;
     o->protocol = mstr(r, "protocol");
     o->mode = mstr(r, "mode");
     const char *tools = mstr(r, "tool_format");
@@ -303,6 +308,7 @@ void hew_replay_free(hew_replay *r)
     loopback_stop(r->server);
     recording_release(&r->rec);
     free(r->clock);
+    free(r->model_info);
     buf_release(&r->refusal);
     pthread_mutex_destroy(&r->mu);
     free(r);

@@ -252,7 +252,7 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
     s->native_tools = st->native_tools < 0 ? s->model.native_tools : st->native_tools != 0;
     s->auto_condense = st->auto_condense < 0 ? s->model.next_gen : st->auto_condense != 0;
     session_thinking(s);
-    if (o->record_dir && lib_record_open(s, o->record_dir, &e) != HEW_OK) {
+    if (o->record_dir && lib_record_open(s, o->record_dir, o->model_info, &e) != HEW_OK) {
         settings_release(st);
         free(s);
         return lib_fail(e.code, err, errlen, e.msg);

@@ -3,7 +3,9 @@
  * changes, the new one made while the old still lives. Both sessions share the
  * recording: the second task's exchanges are numbered on (0002 after 0001, nothing
  * written over) and session.json describes the first task only. A session of a later
- * run naming the same folder is refused. */
+ * run naming the same folder is refused. A model the session described (model_info) is
+ * kept in session.json, and hew_replay_apply gives it back with the recorded task id,
+ * clock and a base URL on 127.0.0.1. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@ static hew_session *session(const char *url, const char *ws, const char *rec, ch
     o.checkpoints = 0;
     o.mcp = 0;
     o.record_dir = rec;
+    o.model_info = "{\"context_window\": 1234567, \"max_output\": 4321}";
     o.on_event = on_event;
     hew_session *s = NULL;
     return hew_session_new(&o, &s, err, errlen) == HEW_OK ? s : NULL;
@@ -87,6 +90,7 @@ static void sessions_share_a_recording(void)
     char *m = read_in(rec, "session.json"), *one = read_in(rec, "0001.request"),
          *two = read_in(rec, "0002.request"), *three = read_in(rec, "0003.json");
     CHECK(m && strstr(m, "\"task\": \"first task\"") != NULL);
+    CHECK(m && strstr(m, "\"context_window\": 1234567") != NULL);
     CHECK(one && strstr(one, "first task") != NULL);
     CHECK(two && strstr(two, "second task") != NULL);
     CHECK(three == NULL);
@@ -94,6 +98,22 @@ static void sessions_share_a_recording(void)
     free(one);
     free(two);
     free(three);
+
+    /* what a replay of it runs with */
+    hew_replay *r = NULL;
+    REQUIRE(hew_replay_open(rec, &r, err, sizeof err) == HEW_OK);
+    hew_options o;
+    hew_options_init(&o);
+    hew_replay_apply(r, &o);
+    CHECK(o.model_info && strstr(o.model_info, "1234567") != NULL);
+    CHECK(o.base_url && strncmp(o.base_url, "http://127.0.0.1:", 17) == 0);
+    CHECK(o.clock_s != NULL && o.task_id != NULL && o.persist == 0 && o.checkpoints == 0);
+    CHECK_STR(hew_replay_task_text(r), "first task");
+    long matched = -1;
+    CHECK(hew_replay_finish(r, &matched, err, sizeof err) == HEW_E_STALE); /* nothing ran */
+    CHECK_INT(matched, 0);
+    CHECK(strstr(err, "request 1 was never sent") != NULL);
+    hew_replay_free(r);
 
     /* a later run: the folder holds a recording */
     hew_session *c = session(fp.url, ws, rec, err, sizeof err);
