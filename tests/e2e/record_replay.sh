@@ -13,6 +13,8 @@
 #      the machine facts recorded, another SHELL differs at request 1's $.system);
 #   3. with the file the tool reads changed, replay exits 8 naming request 2 and the JSON
 #      path of the difference, with both values;
+#   3b. a recording that approves edits or commands (or --yolo) is refused (exit 2)
+#      unless --trust-recording: its replay would run the recorded calls for real;
 #   4. a damaged recording (a cut body) is refused with exit 2 naming the file; a run
 #      killed in the middle of request 2 leaves a valid recording of request 1 (no
 #      partial exchange 2), whose replay says request 2 goes beyond the recording.
@@ -161,6 +163,21 @@ verdict=$(grep '^hew: replay diverged:' "$work/replay.err")
 kill "$sentinel_pid" && wait "$sentinel_pid" 2>/dev/null
 sentinel_pid=
 printf 'the secret word is apple\n' >"$work/ws/notes.txt"
+
+# ---- 3b. a recording that approves edits or commands runs only when trusted ----
+cp -r "$rec" "$work/edits"
+jq '.options.auto_approve_edit = true' "$rec/session.json" >"$work/edits/session.json"
+"$HEW_BIN" replay "$work/edits" --cwd "$work/ws" >/dev/null 2>"$work/replay.err"
+rc=$?
+[[ $rc -eq 2 ]] && grep -q 'recorded approving file edits' "$work/replay.err" &&
+    grep -q 'pass --trust-recording' "$work/replay.err" ||
+    fail "an untrusted recording approving edits: exit $rc: $(cat "$work/replay.err")"
+"$HEW_BIN" replay "$work/edits" --cwd "$work/ws" --trust-recording >/dev/null 2>"$work/replay.err" ||
+    fail "a trusted recording approving edits exited $?: $(cat "$work/replay.err")"
+jq '.options.yolo = true' "$rec/session.json" >"$work/edits/session.json"
+"$HEW_BIN" replay "$work/edits" --cwd "$work/ws" >/dev/null 2>"$work/replay.err"
+[[ $? -eq 2 ]] && grep -q 'recorded approving everything (--yolo)' "$work/replay.err" ||
+    fail "an untrusted yolo recording: $(cat "$work/replay.err")"
 
 # ---- 4. damaged and killed recordings ----
 cp -r "$rec" "$work/cut"
