@@ -65,8 +65,10 @@ static void refuse(hew_replay *r, loopback_answer *ans)
     buf *body = &r->refusal; /* kept until the answer is written (one server thread) */
     buf_release(body);
     buf_init(body, REPORT_MAX * 8);
+    char msg[REPORT_MAX + 32];
+    snprintf(msg, sizeof msg, "hew replay: %s", r->report); /* who refused, in hew's message */
     json_t *e = json_pack("{ss s{ss ss}}", "type", "error", "error", "type",
-                          "invalid_request_error", "message", r->report);
+                          "invalid_request_error", "message", msg);
     char *text = e ? json_dumps(e, JSON_COMPACT) : NULL;
     json_decref(e);
     buf_puts(body, text ? text : "{\"error\":{\"message\":\"hew replay: diverged\"}}");

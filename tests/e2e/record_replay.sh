@@ -17,14 +17,18 @@
 #      unless --trust-recording: its replay would run the recorded calls for real;
 #   4. a damaged recording (a cut body) is refused with exit 2 naming the file; a run
 #      killed in the middle of request 2 leaves a valid recording of request 1 (no
-#      partial exchange 2), whose replay says request 2 goes beyond the recording.
+#      partial exchange 2), whose replay says request 2 goes beyond the recording;
+#   5. the interactive terminal records too (through tmux, when there is one), and its
+#      recording replays headless.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v jq >/dev/null || { echo "skip: no jq command"; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-replay.XXXXXX")
 sentinel_pid= hew_pid=
+sock=
 cleanup() {
+    [[ -n $sock ]] && tmux -L "$sock" kill-server 2>/dev/null
     [[ -n $hew_pid ]] && kill -9 "$hew_pid" 2>/dev/null
     [[ -n $sentinel_pid ]] && kill "$sentinel_pid" 2>/dev/null && wait "$sentinel_pid" 2>/dev/null
     fake_stop
@@ -217,4 +221,34 @@ rc=$?
 [[ $rc -eq 8 ]] || fail "replay of a killed recording exited $rc: $(cat "$work/replay.err")"
 grep -q 'request 2 goes beyond the recording, which has 1' "$work/replay.err" ||
     fail "killed: $(cat "$work/replay.err")"
+# ---- 5. the terminal records too (through tmux, when there is one) ----
+if command -v tmux >/dev/null; then
+    sock=hew-e2e-replay-$$
+    fake_start "$work/scenario.json" || fail "fake_start (terminal)"
+    tmux -L "$sock" -f /dev/null new-session -d -s t -x 100 -y 40 \
+        "env ANTHROPIC_API_KEY=$KEY XDG_CONFIG_HOME='$work/cfg' XDG_STATE_HOME='$work/state' \
+         XDG_DATA_HOME='$work/data' TERM=xterm-256color '$HEW_BIN' --provider anthropic \
+         --model claude-sonnet-4-5 --xml-tools --base-url '$FAKE_URL' --cwd '$work/ws' \
+         --record '$work/tty'; echo \"EXIT=\$?\"; sleep 60" || fail "tmux"
+    screen() { tmux -L "$sock" capture-pane -p -t t -S -200; }
+    wait_for() {
+        local i
+        for ((i = 0; i < 30 * 20; i++)); do
+            screen | grep -Eq -- "$1" && return 0
+            sleep 0.05
+        done
+        return 1
+    }
+    wait_for 'Ctrl-D to leave' || { screen >&2; fail "no banner"; }
+    tmux -L "$sock" send-keys -t t "$TASK" Enter
+    wait_for 'The word is in notes.txt' || { screen >&2; fail "the terminal's task did not end"; }
+    tmux -L "$sock" send-keys -t t C-d
+    wait_for 'EXIT=0' || { screen >&2; fail "the terminal did not leave cleanly"; }
+    tmux -L "$sock" kill-server 2>/dev/null
+    fake_stop
+    [[ -f $work/tty/session.json && -f $work/tty/0002.json ]] || fail "terminal: $(ls "$work/tty")"
+    grep -rq "e2eREPLAY" "$work/tty" && fail "the API key reached the terminal's recording"
+    "$HEW_BIN" replay "$work/tty" --cwd "$work/ws" >/dev/null 2>"$work/replay.err" ||
+        fail "replay of the terminal's recording exited $?: $(cat "$work/replay.err")"
+fi
 exit 0
