@@ -5,12 +5,15 @@
  * written over) and session.json describes the first task only. A session of a later
  * run naming the same folder is refused. A model the session described (model_info) is
  * kept in session.json, and hew_replay_apply gives it back with the recorded task id,
- * clock and a base URL on 127.0.0.1. */
+ * clock and a base URL on 127.0.0.1. Its server answers a request to another path with
+ * a 400 naming the request and both paths, and every later request the same (the first
+ * difference sticks), and the verdict says so. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/fs.h"
+#include "net/http.h"
 #include "check.h"
 #include "fakeprov.h"
 #include "hew.h"
@@ -113,6 +116,32 @@ static void sessions_share_a_recording(void)
     CHECK(hew_replay_finish(r, &matched, err, sizeof err) == HEW_E_STALE); /* nothing ran */
     CHECK_INT(matched, 0);
     CHECK(strstr(err, "request 1 was never sent") != NULL);
+    hew_replay_free(r);
+
+    /* a request to another path than the recorded one is refused, and so is the next */
+    REQUIRE(hew_replay_open(rec, &r, err, sizeof err) == HEW_OK);
+    hew_options_init(&o);
+    hew_replay_apply(r, &o);
+    char url[600];
+    snprintf(url, sizeof url, "%s/v1/elsewhere", o.base_url);
+    for (int i = 0; i < 2; i++) {
+        http_request req = http_request_defaults();
+        req.url = url;
+        req.body = "{}";
+        req.body_len = 2;
+        buf body = BUF_INIT(1 << 20);
+        http_response resp = HTTP_RESPONSE_INIT;
+        CHECK(http_perform_collect(&req, &resp, &body, NULL) == HEW_OK);
+        CHECK_INT(resp.status, 400);
+        CHECK(body.data && strstr(body.data, "hew replay: request 1 differs from the recording: "
+                                             "hew sent POST /v1/elsewhere, the recording has "
+                                             "POST /v1/messages") != NULL);
+        http_response_release(&resp);
+        buf_release(&body);
+    }
+    CHECK(hew_replay_finish(r, &matched, err, sizeof err) == HEW_E_STALE);
+    CHECK_INT(matched, 0);
+    CHECK(strstr(err, "hew sent POST /v1/elsewhere") != NULL);
     hew_replay_free(r);
 
     /* a later run: the folder holds a recording */
