@@ -79,13 +79,19 @@ static void refuse(hew_replay *r, loopback_answer *ans)
     ans->body_len = body->len;
 }
 
-/* Headers the server writes itself, or that no longer describe the bytes served. */
-static bool own_header(const char *name)
+/* Headers the server writes itself, or that no longer describe the bytes served; and,
+ * unless paced, the waits a provider asked for before a retry (they change no request:
+ * a replay need not sit them out). */
+static bool own_header(const char *name, bool paced)
 {
     static const char *const own[] = { "content-length", "transfer-encoding", "connection",
                                        "keep-alive", "content-encoding", NULL };
+    static const char *const waits[] = { "retry-after", "retry-after-ms", NULL };
     for (const char *const *o = own; *o; o++)
         if (strcasecmp(name, *o) == 0)
+            return true;
+    for (const char *const *w = waits; !paced && *w; w++)
+        if (strcasecmp(name, *w) == 0)
             return true;
     return false;
 }
@@ -116,20 +122,21 @@ static void serve(void *ud, const loopback_request *rq, loopback_answer *ans)
         return;
     }
     r->matched++;
+    bool paced = __atomic_load_n(&r->paced, __ATOMIC_RELAXED);
     ans->status = x->status;
     size_t i;
     json_t *h;
     json_array_foreach(x->headers, i, h) {
         const char *name = json_string_value(json_array_get(h, 0));
         const char *value = json_string_value(json_array_get(h, 1));
-        if (name && value && !own_header(name) && !strpbrk(name, "\r\n") &&
+        if (name && value && !own_header(name, paced) && !strpbrk(name, "\r\n") &&
             !strpbrk(value, "\r\n"))
             buf_printf(&ans->headers, "%s: %s\r\n", name, value);
     }
     ans->body = x->response;
     ans->body_len = x->response_len;
     ans->cut = !x->ok; /* it broke off then: it breaks off now */
-    if (__atomic_load_n(&r->paced, __ATOMIC_RELAXED)) {
+    if (paced) {
         ans->head_ms = x->headers_ms;
         ans->pieces = (const long long(*)[2])x->chunks;
         ans->npieces = x->nchunks;

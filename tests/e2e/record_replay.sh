@@ -18,6 +18,8 @@
 #   4. a damaged recording (a cut body) is refused with exit 2 naming the file; a run
 #      killed in the middle of request 2 leaves a valid recording of request 1 (no
 #      partial exchange 2), whose replay says request 2 goes beyond the recording;
+#   4b. a 429 with retry-after and its retry are recorded as two exchanges and replay
+#      with the provider's wait left out (the retry's delay is the base delay);
 #   5. the interactive terminal records too (through tmux, when there is one), and its
 #      recording replays headless.
 set -uo pipefail
@@ -221,6 +223,29 @@ rc=$?
 [[ $rc -eq 8 ]] || fail "replay of a killed recording exited $rc: $(cat "$work/replay.err")"
 grep -q 'request 2 goes beyond the recording, which has 1' "$work/replay.err" ||
     fail "killed: $(cat "$work/replay.err")"
+# ---- 4b. a rate limit and its retry replay, without the wait the provider asked for ----
+cat >"$work/limit.json" <<'JSON'
+{"responses": [
+  {"status": 429, "headers": {"retry-after": "1"},
+   "body": {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}},
+  {"protocol": "anthropic", "text": "<attempt_completion>\n<result>done</result>\n</attempt_completion>"}
+]}
+JSON
+fake_start "$work/limit.json" || fail "fake_start (limit)"
+ANTHROPIC_API_KEY=$KEY "$HEW_BIN" -p "$TASK" --json --xml-tools --provider anthropic \
+    --model claude-sonnet-4-5 --base-url "$FAKE_URL" --cwd "$work/ws" --retry-delay-ms 10 \
+    --record "$work/limit" >"$work/limit.jsonl" 2>"$work/record.err" ||
+    fail "recording a retried request exited $?: $(cat "$work/record.err")"
+fake_stop
+jq -e '.response.status == 429 and ([.response.headers[] | select(.[0] == "retry-after")] | length == 1)' \
+    "$work/limit/0001.json" >/dev/null || fail "0001.json: $(cat "$work/limit/0001.json")"
+delay() { jq -s '[.[] | select(.type == "error_retry" and .partial == false) | .data.delaySeconds] | max' "$1"; }
+[[ $(delay "$work/limit.jsonl") == 1 ]] || fail "the recorded retry did not wait 1 s: $(delay "$work/limit.jsonl")"
+"$HEW_BIN" replay "$work/limit" --cwd "$work/ws" --json >"$work/limit2.jsonl" 2>"$work/replay.err" ||
+    fail "replay of a retried request exited $?: $(cat "$work/replay.err")"
+jq -e -n --argjson d "$(delay "$work/limit2.jsonl")" '$d < 1' >/dev/null ||
+    fail "the replay waited as the provider asked: $(delay "$work/limit2.jsonl") s"
+
 # ---- 5. the terminal records too (through tmux, when there is one) ----
 if command -v tmux >/dev/null; then
     sock=hew-e2e-replay-$$
