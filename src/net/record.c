@@ -173,7 +173,7 @@ net_record_x *net_record_begin(net_record *r, const http_request *req)
     }
     char *url = redact_dup(req->url);
     const char *method = req->method ? req->method : req->body ? "POST" : "GET";
-    x->desc = json_pack("{si si ss ss s{so}}", "format", NET_RECORD_FORMAT, "n", (json_int_t)x->n,
+    x->desc = json_pack("{si sI ss ss s{so}}", "format", NET_RECORD_FORMAT, "n", (json_int_t)x->n,
                         "method", method, "url", url ? url : "", "request", "headers",
                         request_headers(req->headers));
     free(url);
