@@ -49,6 +49,8 @@ typedef struct cli_options {
     int no_mcp;               /* --no-mcp: no MCP server started */
     const char *output;       /* -o FILE: the result written there, or NULL */
     const char *api_key_file; /* --api-key-file FILE, or NULL */
+    const char *record_dir;          /* --record DIR: save every exchange (docs/replay.md) */
+    const struct hew_replay *replay; /* hew replay: the recording's options win (replay.c) */
 } cli_options;
 
 /* Parse argv (after the program name). Returns 0, or 2 after printing a usage error. */
@@ -109,6 +111,10 @@ char *cli_history_table(const char *search, int limit, char *err, size_t errlen)
 /* The task --resume ID (checked to exist) or --continue (the workspace's newest) means: a
  * new string, or NULL after printing why. */
 char *cli_resume_target(const cli_options *co);
+
+/* `hew replay DIR [--cwd WS] [--json] [-v] [--pace]` (argv after "replay"); returns the exit
+ * status (replay.c). */
+int cli_replay(int argc, char **argv);
 
 /* `hew doctor [--json] [options]` (argv after "doctor"); returns the exit status. */
 int cli_doctor(int argc, char **argv);

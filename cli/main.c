@@ -40,6 +40,7 @@ static void usage(FILE *out)
           "       hew diff ID N [M]            changes from checkpoint N to M (or now)\n"
           "       hew restore ID N [files|task|both]   back to checkpoint N (default files)\n"
           "       hew debug <what> ...         look inside hew's machinery\n"
+          "       hew replay DIR [--cwd WS] [--json]   run a --record'ed task again, offline\n"
           "\n"
           "options:\n"
           "  -p, --print [TASK]    run TASK to the end, no terminal needed (piped standard\n"
@@ -75,6 +76,7 @@ static void usage(FILE *out)
           "  --no-mcp              start no MCP server (neither yours nor the project's)\n"
           "  -o, --output FILE     also write the result to FILE (removed when the task fails)\n"
           "  --api-key-file FILE   read the API key from FILE (or HEW_API_KEY_FILE)\n"
+          "  --record DIR          save every exchange with the provider in DIR, for hew replay\n"
           "  --version, --help\n"
           "\n"
           "config files: $XDG_CONFIG_HOME/hew/config.json (~/.config/hew/config.json), then\n"
@@ -206,6 +208,8 @@ int main(int argc, char **argv)
         return cli_export(argc - 2, argv + 2);
     if (strcmp(cmd, "import") == 0)
         return cli_import(argc - 2, argv + 2);
+    if (strcmp(cmd, "replay") == 0)
+        return cli_replay(argc - 2, argv + 2);
     int skip = 1; /* hew resume ID [options]: ID then the options of a task */
     const char *resume_word = NULL;
     if (strcmp(cmd, "resume") == 0) {

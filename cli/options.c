@@ -96,6 +96,8 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
             co->no_config = 1;
         } else if (strcmp(a, "--trust") == 0) {
             co->trust = 1;
+        } else if (strcmp(a, "--record") == 0) {
+            TAKE(record_dir);
         } else if (strcmp(a, "--allow-command") == 0 || strcmp(a, "--deny-command") == 0) {
             int deny = a[2] == 'd';
             int *n = deny ? &co->ndeny_commands : &co->nallow_commands;
@@ -191,6 +193,10 @@ int cli_setup_options(const cli_options *co, hew_options *o, cli_config *cfg_out
         cli_config_release(&cfg);
         return 2;
     }
+    if (co->record_dir)
+        o->record_dir = co->record_dir;
+    if (co->replay) /* hew replay: run as recorded, against the replay's server */
+        hew_replay_apply(co->replay, o);
     if (cfg.notes[0])
         fputs(cfg.notes, stderr);
     *cfg_out = cfg; /* o borrows its strings */

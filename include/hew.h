@@ -229,6 +229,21 @@ typedef struct hew_options {
      * serves only there (gpt-5-codex, gpt-5.1-codex…, codex-mini, o3-pro, o1-pro,
      * gpt-5-pro). hew_session_new refuses another word. */
     const char *protocol;
+    /* Record and replay (docs/replay.md). record_dir: save every exchange with the
+     * provider (request body, response bytes, status, headers, timing; never the key)
+     * into this folder, which must not hold a recording yet (`--record DIR`); NULL: none.
+     * clock_s: the wall clock, in seconds since the epoch, for what the model is told (the
+     * environment details' time), called on the task's thread; NULL: the system clock
+     * (hew_replay_apply sets the recorded values). task_id: the id of a new task instead of
+     * one made from the clock (a replay's: the recorded one); NULL: made. machine_os,
+     * machine_shell, machine_home: what the system prompt tells the model about the
+     * machine ("Linux 6.1", "/bin/bash", "/home/me"); NULL: this machine's (uname, $SHELL,
+     * $HOME). Only what the model is told changes: commands run in the real shell. */
+    const char *record_dir;
+    long long (*clock_s)(void *ud);
+    void *clock_ud;
+    const char *task_id;
+    const char *machine_os, *machine_shell, *machine_home;
 } hew_options;
 
 /* Fill o with the defaults above. */
@@ -331,6 +346,42 @@ HEW_API void hew_task_totals(const hew_task *t, hew_totals *task, hew_totals *ru
  * with hew_task_start(session, text) (the new task's first message is the context), or
  * ignores it to stop there. NULL for every other ending. Valid until hew_task_free. */
 HEW_API const char *hew_task_successor(const hew_task *t);
+
+/* ---- Replay ---------------------------------------------------------------------------
+ *
+ * `hew replay DIR`: run a recorded task again (hew_options.record_dir wrote DIR) offline,
+ * through hew's real HTTP and decoding path: a server on 127.0.0.1 (an ephemeral port)
+ * answers request k with the recorded response k — status, headers, bytes — after checking
+ * that the body hew sent is the recorded body k (compared as JSON). The first request that
+ * differs (or one beyond the recording) is answered with an HTTP 400 naming the request and
+ * the first differing JSON path with both values, and every later one the same, so the task
+ * stops there. Tools run for real in the workspace: a changed workspace changes the tool
+ * results and so the next request. docs/replay.md describes the recording. */
+typedef struct hew_replay hew_replay;
+
+/* Read and check the recording in dir and start its server. HEW_E_NOTFOUND (no such
+ * folder, not a recording), HEW_E_CORRUPT (a file missing or cut: which), HEW_E_INVALID
+ * (another format version), with why in err. */
+HEW_API hew_code hew_replay_open(const char *dir, hew_replay **out, char *err, size_t errlen);
+/* Set o up to run the recorded task against the server: provider, model (and its
+ * model_info when one was given), protocol, mode, tool format, the approval and prompt
+ * options and the machine facts as recorded; base_url the server's;
+ * api_key a dummy; clock_s, clock_ud and task_id the recorded ones; persist, checkpoints
+ * and mcp off. Leaves cwd, on_event and event_ud alone. o borrows strings from r. */
+HEW_API void hew_replay_apply(const hew_replay *r, hew_options *o);
+/* The recorded task's text, and the time zone its clock was read in (TZ's form, "" when
+ * the recording does not say); valid until hew_replay_free. */
+HEW_API const char *hew_replay_task_text(const hew_replay *r);
+/* Stream each answer at the recorded pace (the head after the recorded wait, each piece
+ * of the body at its recorded offset) instead of at once (paced 0, the default). */
+HEW_API void hew_replay_set_paced(hew_replay *r, int paced);
+HEW_API const char *hew_replay_tz(const hew_replay *r);
+/* Stop the server and judge the run (call after the task ended): HEW_OK when every
+ * recorded request came and matched; HEW_E_STALE when one differed, came beyond the
+ * recording, or the task ended before the recording did — err says which request and
+ * where. *matched (may be NULL) gets the number of requests that matched. */
+HEW_API hew_code hew_replay_finish(hew_replay *r, long *matched, char *err, size_t errlen);
+HEW_API void hew_replay_free(hew_replay *r);
 
 /* ---- Task history --------------------------------------------------------------------
  *

@@ -40,6 +40,9 @@ _hew() {
         -o|--output|--api-key-file)
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
+        --record|replay)
+            COMPREPLY=($(compgen -d -- "$cur"))
+            return ;;
         --auto-approve)
             local words="read read-outside edit edit-outside commands all-commands mcp all none"
             local prefix=${cur%,*}
@@ -60,9 +63,9 @@ _hew() {
             --cwd --plan --act --yolo --auto-approve --thinking --native-tools --xml-tools
             --timeout --retry-delay-ms --continue --resume --no-config --trust --allow-command
             --deny-command --data-dir --ephemeral --no-checkpoints --no-mcp -o --output
-            --api-key-file --version --help" -- "$cur"))
+            --api-key-file --record --version --help" -- "$cur"))
     elif [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "config doctor mcp trust debug help" -- "$cur"))
+        COMPREPLY=($(compgen -W "config doctor mcp trust debug help replay" -- "$cur"))
     fi
 }
 complete -F _hew hew
