@@ -48,6 +48,9 @@ typedef struct task_settings {
                                    none */
     char **command_deny;
     char *protocol;             /* NULL: the provider's */
+    double max_cost_usd;        /* budgets (hew_options; 0: none) */
+    long max_requests;
+    bool unattended;            /* a "no" to an approval is a denial for want of one */
 } task_settings;
 
 struct hew_session {
