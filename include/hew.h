@@ -350,7 +350,7 @@ typedef struct hew_outcome {
     hew_exit_class exit_code;  /* HEW_EXIT_COMPLETED while running */
     const char *reason;        /* the class as a word: "completed", "failed", "config",
                                   "refused", "unavailable", "budget", "denied",
-                                  "interrupted" (static) */
+                                  "interrupted"; "running" before the end (static) */
     const char *error_category; /* the provider error the task failed on
                                    (docs/events.md api_req_failed categories), or "" */
     long long tool_calls;      /* tool calls that reached their tool: run, or refused
