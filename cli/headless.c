@@ -97,7 +97,8 @@ static void answer_by_policy(struct headless *h, hew_task *task, const hew_event
                 fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
             fprintf(stderr, " (%s; headless: only --yolo allows it)\n", control);
         } else if (!h->json) {
-            fprintf(stderr, "hew: denied %s (headless: pass --yolo to approve actions)\n", type);
+            fprintf(stderr, "hew: denied %s (nobody can approve it headless; the flag that "
+                            "allows it is listed at the end)\n", type);
         }
         json_decref(d);
         hew_task_respond(task, HEW_ANSWER_NO,
@@ -380,7 +381,15 @@ static void print_json_end(const hew_task *t, hew_task_status st, const char *re
         return;
     }
     json_t *r = json_string(result);
-    json_object_set_new(o, "result", r ? r : json_string("(the result is not valid UTF-8)"));
+    if (!r) { /* not valid UTF-8 (rare: the texts hew makes are): its ASCII, '?' for the rest */
+        char *ascii = strdup(result);
+        for (char *p = ascii; p && *p; p++)
+            if ((unsigned char)*p >= 0x80)
+                *p = '?';
+        r = json_string(ascii ? ascii : "");
+        free(ascii);
+    }
+    json_object_set_new(o, "result", r);
     if (next_id)
         json_object_set_new(o, "next_task", json_string(next_id));
     json_object_set_new(o, "totals",
