@@ -54,7 +54,7 @@ static hew_code env_ask(tool_env *env, const char *type, const char *text, json_
     hew_code rc = task_ask(t, type, text, data, partial_of(partial), answer);
     /* an ask of a tool that only approval answers no (new_task, condense); questions and
      * the completion are answered with a message or yes */
-    if (rc == HEW_OK && partial == 0 && answer && answer->kind == TOOL_ANSWER_NO)
+    if (rc == HEW_OK && partial != 1 && answer && answer->kind == TOOL_ANSWER_NO)
         note_denied(t, NULL, false, type, data);
     return rc;
 }
