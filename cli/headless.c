@@ -331,14 +331,16 @@ static void print_denied(const struct headless *h, json_t *list)
 
 /* ---- the end ---------------------------------------------------------------------------- */
 
-/* The exit status of a task that ended with st: the library's class, or 5 when this
- * run's --timeout stopped it (the library only knows it was stopped). */
+/* The exit status of a task that ended with st: the library's class, or 130 / 5 when a
+ * signal / this run's --timeout stopped it (the library only knows it was stopped). */
 static int exit_code_of(const struct headless *h, const hew_task *t, hew_task_status st)
 {
     hew_outcome oc;
     if (hew_task_outcome(t, &oc, NULL) != HEW_OK)
         return st == HEW_TASK_COMPLETED ? 0 : 1;
-    if (st != HEW_TASK_COMPLETED && h->timed_out && !h->interrupted)
+    if (st != HEW_TASK_COMPLETED && h->interrupted) /* a signal: whatever the task said */
+        return HEW_EXIT_INTERRUPTED;
+    if (st != HEW_TASK_COMPLETED && h->timed_out)
         return HEW_EXIT_TIMEOUT;
     return (int)oc.exit_code;
 }
