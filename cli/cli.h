@@ -32,6 +32,8 @@ typedef struct cli_options {
     const char *auto_approve; /* --auto-approve LIST, or NULL */
     int native_tools;      /* -1 auto, 0 --xml-tools, 1 --native-tools */
     long timeout_s;        /* -1: not given (0: none) */
+    double max_cost_usd;   /* --max-cost: 0 none */
+    long max_requests;     /* --max-requests: 0 none */
     long retry_delay_ms;   /* -1: default */
     long thinking;         /* --thinking BUDGET tokens; -1: not given */
     int cont;              /* --continue */

@@ -63,7 +63,9 @@ static void usage(FILE *out)
           "  --deny-command PATTERN    a command never to run, even with --yolo (\"rm -rf*\")\n"
           "  --thinking BUDGET     reasoning budget in tokens (0: off; models that think)\n"
           "  --native-tools, --xml-tools   how tools are offered (default: by model)\n"
-          "  --timeout SECONDS     give up after this long (exit 1)\n"
+          "  --timeout SECONDS     give up after this long (exit 5)\n"
+          "  --max-cost USD        stop before a request once the task cost this much (exit 6)\n"
+          "  --max-requests N      send at most N requests to the provider (exit 6)\n"
           "  --retry-delay-ms N    base delay of automatic retries (default 2000)\n"
           "  --continue, --resume ID   go on with the workspace's latest / a stored task\n"
           "  --no-config           ignore the config files\n"
@@ -82,7 +84,9 @@ static void usage(FILE *out)
           "config files: $XDG_CONFIG_HOME/hew/config.json (~/.config/hew/config.json), then\n"
           ".hew/config.json in the project; the environment and flags win (man hew)\n"
           "\n"
-          "exit status: 0 completed, 1 failed, 2 usage error, 130 interrupted\n"
+          "exit status: 0 completed, 1 failed, 2 usage or configuration error, 3 key or\n"
+          "account refused, 4 provider unavailable, 5 --timeout, 6 budget, 7 actions\n"
+          "denied for want of approval, 130 interrupted (man hew: EXIT STATUS)\n"
           "\n"
           "debug commands:\n",
           out);

@@ -244,6 +244,18 @@ typedef struct hew_options {
     void *clock_ud;
     const char *task_id;
     const char *machine_os, *machine_shell, *machine_home;
+    /* Budgets of a task (0, the default: none), counted over the whole task, a resumed
+     * task's earlier runs included: a request is not sent once max_requests requests were
+     * sent, nor once the reported cost reached max_cost_usd (the cost of a request is only
+     * known after it). The task then fails with an "error" event naming the budget and
+     * the figures, its conversation stored and resumable (with a larger budget it goes
+     * on); hew_task_outcome says HEW_EXIT_BUDGET. */
+    double max_cost_usd;
+    long max_requests;
+    /* Nobody is there to approve (a headless or CI front end): every approval it answers
+     * with no is recorded as denied for want of approval, with what would have allowed it
+     * (hew_task_outcome's denied list; class HEW_EXIT_DENIED). Default 0. */
+    int unattended;
 } hew_options;
 
 /* Fill o with the defaults above. */
@@ -338,6 +350,58 @@ typedef struct hew_totals {
  * hew_task_resume). They only grow. Either pointer may be NULL; any thread, any time
  * until hew_task_free; all zeros for t NULL. */
 HEW_API void hew_task_totals(const hew_task *t, hew_totals *task, hew_totals *run);
+
+/* How a task ended, as the exit status a headless front end gives (`hew -p`; the table
+ * and its precedence are in docs/events.md, "Exit status"): */
+typedef enum hew_exit_class {
+    HEW_EXIT_COMPLETED = 0,   /* completed, nothing denied */
+    HEW_EXIT_FAILED = 1,      /* the task failed (the model gave up, a request refused
+                                 as malformed, the mistake limit, ...) */
+    HEW_EXIT_CONFIG = 2,      /* a usage or configuration error (at run time: the provider
+                                 does not know the model or the URL, a 404) */
+    HEW_EXIT_REFUSED = 3,     /* credentials or account refused: 401, 403, billing, an
+                                 exhausted quota (not a rate limit that retries outlast) */
+    HEW_EXIT_UNAVAILABLE = 4, /* the provider stayed unavailable after the automatic
+                                 retries: 5xx, overloaded, rate limited, network, timeouts */
+    HEW_EXIT_TIMEOUT = 5,     /* the front end's own time limit stopped it (hew -p
+                                 --timeout; the library reports such a stop as
+                                 HEW_EXIT_INTERRUPTED: the front end knows why it aborted) */
+    HEW_EXIT_BUDGET = 6,      /* max_cost_usd or max_requests ran out */
+    HEW_EXIT_DENIED = 7,      /* it ended while actions were denied for want of approval
+                                 (hew_options.unattended) */
+    HEW_EXIT_INTERRUPTED = 130 /* stopped (hew_task_abort) */
+} hew_exit_class;
+
+/* The outcome of a task (of this hew_task's run: since hew_task_start or
+ * hew_task_resume), beside its totals (hew_task_totals). */
+typedef struct hew_outcome {
+    hew_task_status status;
+    hew_exit_class exit_code;  /* HEW_EXIT_COMPLETED while running */
+    const char *reason;        /* the class as a word: "completed", "failed", "config",
+                                  "refused", "unavailable", "budget", "denied",
+                                  "interrupted"; "running" before the end (static) */
+    const char *error_category; /* the provider error the task failed on
+                                   (docs/events.md api_req_failed categories), or "" */
+    long long tool_calls;      /* tool calls that reached their tool: run, or refused
+                                  (asked and denied); not those rejected before (an
+                                  unknown tool, a missing parameter, skipped after a
+                                  denial) */
+    long long retries;         /* requests sent again after a failure (automatic, or
+                                  the answer yes to api_req_failed) */
+    long long duration_ms;     /* from the start of this run to its end (or now) */
+    long long denied;          /* actions denied for want of approval */
+} hew_outcome;
+
+/* The task's outcome into *out, and, when denied_json is not NULL, the denied actions as
+ * a JSON array in *denied_json (hew_free): [{"type" (the ask: "tool", "command",
+ * "use_mcp_server", "new_task", "condense"), "tool" (the tool's name), "path" | "command"
+ * | "server" + "mcp_tool", "outside" (a path outside the workspace), "control" (one of
+ * hew's control files), "allow" (the auto-approve words that would have allowed it:
+ * "read-outside", "edit", "edit-outside", "commands", "all-commands", "mcp", or "yolo"
+ * when nothing narrower does), "rule" (for a command: the allow rule that would let it
+ * run with "commands", when one does)}]. Any thread, any time until hew_task_free.
+ * HEW_E_INVALID for a NULL t or out, HEW_E_NOMEM. */
+HEW_API hew_code hew_task_outcome(const hew_task *t, hew_outcome *out, char **denied_json);
 
 /* The task this one handed over to, or NULL. When the model proposes a new task (its
  * new_task tool: a new_task ask whose text is the context it prepared) and the user

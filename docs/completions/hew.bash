@@ -54,6 +54,8 @@ _hew() {
             return ;;
         --model|--base-url|--timeout|--retry-delay-ms|--thinking|--resume|--allow-command|--deny-command)
             return ;;
+        --max-cost|--max-requests)
+            return ;;
         debug)
             COMPREPLY=($(compgen -W "parse sse decode markdown" -- "$cur"))
             return ;;
@@ -62,6 +64,7 @@ _hew() {
         COMPREPLY=($(compgen -W "-p --print --json -v --verbose --provider --model --base-url --protocol
             --cwd --plan --act --yolo --auto-approve --thinking --native-tools --xml-tools
             --timeout --retry-delay-ms --continue --resume --no-config --trust --allow-command
+            --max-cost --max-requests
             --deny-command --data-dir --ephemeral --no-checkpoints --no-mcp -o --output
             --api-key-file --record --version --help" -- "$cur"))
     elif [[ $COMP_CWORD -eq 1 ]]; then

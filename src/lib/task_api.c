@@ -213,6 +213,9 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
     st->rules_clineignore = o->rules_clineignore != 0;
     st->persist = o->persist != 0;
     st->data_dir = dup_opt(o->data_dir);
+    st->max_cost_usd = o->max_cost_usd > 0 ? o->max_cost_usd : 0;
+    st->max_requests = o->max_requests > 0 ? o->max_requests : 0;
+    st->unattended = o->unattended != 0;
     st->on_event = o->on_event;
     st->event_ud = o->event_ud;
     st->clock_s = o->clock_s;
@@ -385,6 +388,15 @@ void hew_task_totals(const hew_task *t, hew_totals *task, hew_totals *run)
         return;
     }
     task_totals_get((hew_task *)t, task, run); /* only its mutex changes */
+}
+
+hew_code hew_task_outcome(const hew_task *t, hew_outcome *out, char **denied_json)
+{
+    if (denied_json)
+        *denied_json = NULL;
+    if (!t || !out)
+        return HEW_E_INVALID;
+    return task_totals_outcome((hew_task *)t, out, denied_json); /* only its mutex changes */
 }
 
 const char *hew_task_successor(const hew_task *t)

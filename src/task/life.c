@@ -49,6 +49,7 @@ static void release(hew_task *t)
     task_present_release(t);
     buf_release(&t->event_line);
     task_persist_release(t);
+    task_totals_release(t);
     free(t->loop_signature);
     free(t->task_text);
     free(t->resume_id);
