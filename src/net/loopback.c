@@ -127,21 +127,30 @@ static bool header_value(const char *head, const char *name, char *v, size_t cap
     return false;
 }
 
+/* What the client sent next, appended to in; false when it closed, stayed silent past the
+ * wait, failed, or in is full. */
+static bool recv_more(loopback *lb, int fd, buf *in)
+{
+    for (;;) {
+        if (!wait_in(lb, fd, IO_WAIT_MS))
+            return false;
+        char tmp[65536];
+        ssize_t n = recv(fd, tmp, sizeof tmp, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        buf_append(in, tmp, (size_t)n);
+        return in->err == HEW_OK;
+    }
+}
+
 static void serve(loopback *lb, int fd)
 {
     buf in = BUF_INIT(HEAD_MAX + BODY_MAX);
     char *end = NULL;
     while (!end) {
-        if (!wait_in(lb, fd, IO_WAIT_MS))
-            goto done;
-        char tmp[16384];
-        ssize_t n = recv(fd, tmp, sizeof tmp, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            goto done;
-        buf_append(&in, tmp, (size_t)n);
-        if (in.err != HEW_OK)
+        if (!recv_more(lb, fd, &in))
             goto done;
         buf_putc(&in, '\0'); /* keep it a string for the search, then take it off */
         in.len--;
@@ -171,19 +180,9 @@ static void serve(loopback *lb, int fd)
                      "hew replay: only a body with a Content-Length (at most 1 GiB) is read\n");
         goto done;
     }
-    while (in.len - head_len < want) {
-        if (!wait_in(lb, fd, IO_WAIT_MS))
+    while (in.len - head_len < want)
+        if (!recv_more(lb, fd, &in))
             goto done;
-        char tmp[65536];
-        ssize_t n = recv(fd, tmp, sizeof tmp, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            goto done;
-        buf_append(&in, tmp, (size_t)n);
-        if (in.err != HEW_OK)
-            goto done;
-    }
     buf_putc(&in, '\0');
     if (in.err != HEW_OK)
         goto done;

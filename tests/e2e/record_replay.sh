@@ -96,8 +96,9 @@ sentinel=$(head -n 1 "$work/sentinel.url")
 jq --arg u "$sentinel" '.base_url = $u' "$rec/session.json" >"$work/m.json" &&
     mv "$work/m.json" "$rec/session.json"
 
-# events as a comparable list: no timestamps, no checkpoints (a replay takes none)
-norm() { jq -c 'select(.type != "checkpoint_created") | del(.ts, .index)' "$1"; }
+# events as a comparable list: no timestamps and no durations (measured, not replayed), no
+# checkpoints (a replay takes none)
+norm() { jq -c 'select(.type != "checkpoint_created") | del(.ts, .index, .duration_ms)' "$1"; }
 (cd "$work/ws" && env -u ANTHROPIC_API_KEY "$HEW_BIN" replay "$rec" --json) \
     >"$work/replayed.jsonl" 2>"$work/replay.err"
 rc=$?
