@@ -21,7 +21,7 @@ root=$(cd "$here/../.." && pwd)
 source "$HEW_E2E_LIB/fakeprov.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-action.XXXXXX")
-trap 'fake_stop; rm -rf -- "$work"' EXIT
+trap 'fake_stop; [[ -n ${KEEP:-} ]] || rm -rf -- "$work"' EXIT
 export XDG_DATA_HOME=$work/data XDG_CONFIG_HOME=$work/cfg XDG_STATE_HOME=$work/state
 unset ANTHROPIC_API_KEY OPENAI_API_KEY HEW_PROVIDER HEW_MODEL HEW_BASE_URL
 KEY='Zq9-action-secret-0123456789'
@@ -205,7 +205,7 @@ if "$HEW_BIN" batch --help >/dev/null 2>&1; then
     } >"$work/batch.jsonl"
     (unset INPUT_PROMPT INPUT_ARGS
      export INPUT_TASKS=$work/batch.jsonl INPUT_JOBS=2 HEW_BASE_URL=$FAKE_URL
-     export INPUT_MODEL=claude-sonnet-4-5
+     export INPUT_MODEL=claude-e2e
      run_action batch
      [[ $rc -ne 0 ]] || fail "batch with a missing cwd: exit 0"
      python3 "$work/outputs.py" "$work/batch/output" >"$work/batch/outputs.json"
@@ -227,7 +227,7 @@ PY
         for i in 0 1 2 3; do printf '{"id":"s%d","prompt":"p","cwd":"%s"}\n' "$i" "$work/b$i"; done
     } >"$work/shard.jsonl"
     (unset INPUT_PROMPT INPUT_ARGS
-     export INPUT_TASKS=$work/shard.jsonl INPUT_SHARD=1/2 HEW_BASE_URL=$FAKE_URL
+     export INPUT_TASKS=$work/shard.jsonl INPUT_SHARD=1/2 HEW_BASE_URL=$FAKE_URL INPUT_MODEL=claude-e2e
      run_action shard
      [[ $rc -eq 0 ]] || fail "shard: exit $rc: $(cat "$work/shard/stderr")"
      python3 "$work/outputs.py" "$work/shard/output" >"$work/shard/outputs.json"
