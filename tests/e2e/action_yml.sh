@@ -11,7 +11,10 @@
 #   4. every output maps to steps.run.outputs.X that scripts/action-run writes; every
 #      steps.ID referenced is a step's id; every `uses:` is pinned to a version;
 #   5. scripts/action-build's packages cover the pkg-config modules CMakeLists.txt
-#      requires (dpkg -S on each .pc file) and are all listed in scripts/install-deps.
+#      requires (dpkg -S on each .pc file) and are all listed in scripts/install-deps;
+#   6. scripts/action-build refuses, before fetching or installing anything, a `ref` that
+#      git would read as an option or a path (--upload-pack=…, ../x) and a repository
+#      name it cannot vouch for, and an unknown argument.
 # Broken copies of action.yml are fed to the checker too and must each be refused for
 # their reason, so a check that cannot fail is caught.
 set -uo pipefail
@@ -152,4 +155,29 @@ broken output "never writes" "s.replace('steps.run.outputs.cost', 'steps.run.out
 broken unpinned "pin an action" "s.replace('actions/upload-artifact@v4', 'actions/upload-artifact@main')"
 broken no-shell "without \`shell:\`" "s.replace('      shell: bash\n', '', 1)"
 broken undeclared "inputs.ref is used but not declared" "s.replace('  ref:\n', '  reference:\n', 1)"
+# 6. action-build's inputs: refused with exit 2 before git or apt runs. A git on PATH
+#    that records its calls proves nothing was fetched.
+mkdir -p "$work/bin"
+printf '#!/bin/sh\necho "$@" >>"%s/git-called"\nexit 1\n' "$work" >"$work/bin/git"
+chmod +x "$work/bin/git"
+refuse() { # refuse WANT-IN-STDERR [VAR=VALUE...] [-- ARGS...]
+    local want=$1 vars=()
+    shift
+    while (($#)) && [[ $1 != -- ]]; do vars+=("$1"); shift; done
+    (($#)) && shift
+    env -u INPUT_REF -u HEW_REPOSITORY PATH="$work/bin:$PATH" RUNNER_TEMP="$work" \
+        GITHUB_OUTPUT="$work/ab-out" "${vars[@]}" \
+        "$root/scripts/action-build" "$@" >"$work/ab-stdout" 2>"$work/ab-stderr"
+    local rc=$?
+    [[ $rc -eq 2 ]] || fail "action-build ${vars[*]} $*: exit $rc, want 2: $(cat "$work/ab-stderr")"
+    grep -qF -- "$want" "$work/ab-stderr" || fail "action-build ${vars[*]} $*: $(cat "$work/ab-stderr")"
+    [[ ! -e $work/git-called ]] || fail "action-build ${vars[*]} $*: git ran: $(cat "$work/git-called")"
+    [[ ! -e $work/hew-src && ! -e $work/hew-build ]] || fail "action-build ${vars[*]} $*: started working"
+}
+refuse "is not a branch, tag or commit name" INPUT_REF=--upload-pack=touch HEW_REPOSITORY=o/hew
+refuse "is not a branch, tag or commit name" INPUT_REF=../../etc HEW_REPOSITORY=o/hew
+refuse "is not a branch, tag or commit name" INPUT_REF='v1 --force' HEW_REPOSITORY=o/hew
+refuse "cannot tell which repository" INPUT_REF=v1 HEW_REPOSITORY='o/hew@evil.example'
+refuse "cannot tell which repository" INPUT_REF=v1 GITHUB_REPOSITORY=
+refuse "usage: scripts/action-build" -- --bogus
 echo "action_yml: ok"
