@@ -9,6 +9,7 @@
 #      the summary or any file; it is masked (::add-mask::) and hew runs between
 #      ::stop-commands:: markers; `args` are split like quoted shell words (a folder with a
 #      space) and nothing in them is expanded ($(...) stays text, nothing runs);
+#      a result over 64 KiB is cut at a character and flagged, kept whole in result.txt;
 #   2. hew's own failure passes through: exit status and exit-code equal hew's;
 #   3. bad inputs exit 2 with an ::error:: that says what to do, before hew runs;
 #   4. the provider → key variable table agrees with cli/config.c;
@@ -127,6 +128,35 @@ grep -qE '^\| completed \| 0 \| 0\.0042 \| 1 \| 1200 \| 40 \|' "$work/one/summar
     fail "summary table: $(cat "$work/one/summary")"
 [[ -z $(fake_violations) ]] || fail "invalid request: $(fake_violations)"
 fake_stop
+
+# 1b. A result over the output's 64 KiB: the output is its first part cut at a character
+#     (the 65536th byte falls inside a 2-byte "é"), result-truncated says so, result.txt and
+#     the events keep it whole, and the summary shows only its first 4000 characters — 4-byte
+#     ones among them, across the 8 KiB where jq 1.6's raw input (-R) breaks characters.
+python3 - >"$work/long_scenario.json" <<'PY'
+import json
+text = "x" + "\U0001F600" * 2500 + "\u00e9" * 40000
+print(json.dumps({"responses": [{"protocol": "anthropic", "model": "m", "usage": {"input": 10, "output": 5},
+    "text": "<attempt_completion>\n<result>\n" + text + "\n</result>\n</attempt_completion>"}]}))
+PY
+fake_start "$work/long_scenario.json" || fail "fake provider"
+export INPUT_ARGS="--base-url $FAKE_URL --cwd '$work/ws dir' --xml-tools --retry-delay-ms 10"
+run_action long
+fake_stop
+[[ $rc -eq 0 ]] || fail "long result: exit $rc: $(cat "$work/long/stderr")"
+python3 "$work/outputs.py" "$work/long/output" >"$work/long/outputs.json" || fail "long: outputs file unreadable"
+python3 - "$work/long/outputs.json" "$work/long/summary" <<'PY' || fail "long result"
+import json, sys
+out = json.load(open(sys.argv[1]))
+whole = "x" + "\U0001F600" * 2500 + "\u00e9" * 40000
+assert out["result-truncated"] == "true", out["result-truncated"]
+r = out["result"]
+assert whole.startswith(r) and len(r.encode()) == 65535, len(r.encode())
+assert open(out["artifact-dir"] + "/result.txt", encoding="utf-8").read() == whole
+summary = open(sys.argv[2], encoding="utf-8").read()
+assert "<pre>\n" + whole[:4000] + "\n</pre>" in summary, "summary does not hold the first 4000 characters"
+assert "(the first 4000 characters; the whole result is result.txt" in summary
+PY
 
 # 2. hew fails: the script's status and exit-code are hew's own.
 fake_start "$here/data/headless_fail_scenario.json" || fail "fake provider"
