@@ -120,10 +120,14 @@ for p in pk:
     if p not in listed:
         bad(f"scripts/action-build installs {p}, which scripts/install-deps does not list")
 cm = open(os.path.join(root, "CMakeLists.txt")).read()
+pcs = {}
 for m in re.findall(r"pkg_check_modules\(\s*\w+\s+REQUIRED\s+IMPORTED_TARGET\s+([\w.+-]+)", cm):
     d = subprocess.run(["pkg-config", "--variable=pcfiledir", m], capture_output=True, text=True).stdout.strip()
-    r = subprocess.run(["dpkg", "-S", os.path.join(d, m + ".pc")], capture_output=True, text=True)
-    pkg = r.stdout.split(":")[0].strip() if r.returncode == 0 else None
+    pcs[m] = os.path.join(d, m + ".pc") if d else None
+r = subprocess.run(["dpkg", "-S"] + [p for p in pcs.values() if p], capture_output=True, text=True)
+owner = {l.partition(": ")[2].strip(): l.partition(": ")[0].split(":")[0] for l in r.stdout.splitlines()}
+for m, pc in pcs.items():
+    pkg = owner.get(pc)
     if not pkg:
         bad(f"pkg-config module {m}: no package on this machine")
     elif pkg not in pk:

@@ -113,46 +113,69 @@ for c in copies:
     if not c[0].startswith("--from="):
         bad(f"the final stage copies from the build context: COPY {' '.join(c)}")
 
-# -- 2. what the binary needs at run time
-def dpkg_owner(path):
-    for p in (path, os.path.realpath(path)):
-        r = subprocess.run(["dpkg", "-S", p], capture_output=True, text=True)
-        if r.returncode == 0:
-            return r.stdout.split(":")[0].strip()
-    return None
-def lib_path(soname):
-    out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout
-    for l in out.splitlines():
-        if l.strip().startswith(soname + " ") and "=>" in l:
-            return l.split("=>")[1].strip()
-    return None
-needed = re.findall(r"^\s*NEEDED\s+(\S+)", subprocess.run(
-    ["objdump", "-p", binary], capture_output=True, text=True, check=True).stdout, re.M)
-needed = [n for n in needed if not re.match(r"lib(asan|ubsan|lsan|tsan)\.", n)]
-curl_src = open(os.path.join(root, "src/net/curl_lib.c")).read()
-dl = re.search(r"sonames\[\]\s*=\s*\{\s*\"([^\"]+)\"", curl_src)
-if not dl:
-    bad("cannot find the dlopen'd libcurl soname in src/net/curl_lib.c")
+# What this machine says (objdump, ldconfig, pkg-config, dpkg), found once and kept in
+# the facts file the later runs of this checker (the broken copies) read back.
+def machine_facts():
+    needed = re.findall(r"^\s*NEEDED\s+(\S+)", subprocess.run(
+        ["objdump", "-p", binary], capture_output=True, text=True, check=True).stdout, re.M)
+    needed = [n for n in needed if not re.match(r"lib(asan|ubsan|lsan|tsan)\.", n)]
+    curl_src = open(os.path.join(root, "src/net/curl_lib.c")).read()
+    dl = re.search(r"sonames\[\]\s*=\s*\{\s*\"([^\"]+)\"", curl_src)
+    if dl:
+        needed.append(dl.group(1))
+    ldc = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout
+    so_path = {}
+    for l in ldc.splitlines():
+        name = l.strip().split(" ")[0]
+        if name in needed and "=>" in l and name not in so_path:
+            so_path[name] = l.split("=>")[1].strip()
+    cm = open(os.path.join(root, "CMakeLists.txt")).read()
+    mods = re.findall(r"pkg_check_modules\(\s*\w+\s+REQUIRED\s+IMPORTED_TARGET\s+([\w.+-]+)", cm)
+    mod_path = {}
+    for m in mods:
+        d = subprocess.run(["pkg-config", "--variable=pcfiledir", m], capture_output=True, text=True).stdout.strip()
+        if d:
+            mod_path[m] = os.path.join(d, m + ".pc")
+    paths = set()
+    for p in list(so_path.values()) + list(mod_path.values()):
+        paths |= {p, os.path.realpath(p)}
+    owner = {}
+    r = subprocess.run(["dpkg", "-S"] + sorted(paths), capture_output=True, text=True)
+    for l in r.stdout.splitlines():   # "pkg[:arch]: path"
+        pkg, _, path = l.partition(": ")
+        owner[path.strip()] = pkg.split(":")[0]
+    def own(p):
+        return owner.get(p) or owner.get(os.path.realpath(p))
+    return {"needed": needed, "dlopen": bool(dl), "mods": mods,
+            "so_pkg": {so: own(so_path[so]) if so in so_path else None for so in needed},
+            "mod_pkg": {m: own(mod_path[m]) if m in mod_path else None for m in mods}}
+facts_file = sys.argv[4] if len(sys.argv) > 4 else None
+if facts_file and os.path.exists(facts_file):
+    facts = json.load(open(facts_file))
 else:
-    needed.append(dl.group(1))
+    facts = machine_facts()
+    if facts_file:
+        json.dump(facts, open(facts_file, "w"))
+
+# -- 2. what the binary needs at run time
+needed = facts["needed"]
+if not facts["dlopen"]:
+    bad("cannot find the dlopen'd libcurl soname in src/net/curl_lib.c")
 if not needed or "libc.so.6" not in needed:
     bad(f"objdump found no sensible NEEDED list in {binary}: {needed}")
 for so in needed:
-    path = lib_path(so)
-    pkg = dpkg_owner(path) if path else None
+    pkg = facts["so_pkg"].get(so)
     if not pkg:
         bad(f"{so}: cannot tell which package holds it on this machine")
     elif pkg != "libc6" and pkg not in final_pkgs:
         bad(f"hew needs {so} (package {pkg}) but the final stage does not install {pkg}")
 
 # -- 3. the build stage: every pkg-config module CMakeLists.txt requires, nothing unlisted
-cm = open(os.path.join(root, "CMakeLists.txt")).read()
-mods = re.findall(r"pkg_check_modules\(\s*\w+\s+REQUIRED\s+IMPORTED_TARGET\s+([\w.+-]+)", cm)
+mods = facts["mods"]
 if len(mods) < 5:
     bad(f"found only {mods} in CMakeLists.txt's pkg_check_modules")
 for m in mods:
-    d = subprocess.run(["pkg-config", "--variable=pcfiledir", m], capture_output=True, text=True).stdout.strip()
-    pkg = dpkg_owner(os.path.join(d, m + ".pc")) if d else None
+    pkg = facts["mod_pkg"].get(m)
     if not pkg:
         bad(f"pkg-config module {m}: no package on this machine")
     elif pkg not in build_pkgs:
@@ -178,7 +201,7 @@ for p in problems:
 sys.exit(1 if problems else 0)
 PY
 
-check() { python3 "$work/check.py" "$1" "$root" "$HEW_BIN"; }
+check() { python3 "$work/check.py" "$1" "$root" "$HEW_BIN" "$work/facts.json"; }
 
 # 1–5: the real Dockerfile passes.
 check "$root/Dockerfile" || fail "the Dockerfile (see above)"
