@@ -14,7 +14,8 @@
 #      requires (dpkg -S on each .pc file) and are all listed in scripts/install-deps;
 #   6. scripts/action-build refuses, before fetching or installing anything, a `ref` that
 #      git would read as an option or a path (--upload-pack=…, ../x) and a repository
-#      name it cannot vouch for, and an unknown argument.
+#      name it cannot vouch for, and an unknown argument;
+#   7. docs/ci.md's input and output tables name exactly the action's inputs and outputs.
 # Broken copies of action.yml are fed to the checker too and must each be refused for
 # their reason, so a check that cannot fail is caught.
 set -uo pipefail
@@ -133,6 +134,22 @@ for m, pc in pcs.items():
     elif pkg not in pk:
         bad(f"CMakeLists.txt needs {m} (package {pkg}); scripts/action-build does not install it")
 
+# 7. docs/ci.md's tables name every input and output, and nothing else
+doc = open(os.path.join(root, "docs/ci.md")).read()
+for kind in ("input", "output"):
+    m = re.search(r"^\| %s \| meaning \|\n\| --- \| --- \|\n((?:\|.*\n)+)" % kind, doc, re.M)
+    if not m:
+        bad(f"docs/ci.md has no table of the action's {kind}s (| {kind} | meaning |)")
+        continue
+    documented = set()
+    for row in m.group(1).splitlines():
+        documented |= set(re.findall(r"`([a-z-]+)`", row.split("|")[1]))
+    have = set((a.get(kind + "s") or {}).keys())
+    for n in sorted(have - documented):
+        bad(f"docs/ci.md does not document the {kind} {n!r}")
+    for n in sorted(documented - have):
+        bad(f"docs/ci.md documents an {kind} {n!r} that action.yml does not have")
+
 for p in problems:
     print("FAIL:", p)
 sys.exit(1 if problems else 0)
@@ -158,6 +175,7 @@ broken key-in-with "uses the api-key input in with:" "s.replace('        if-no-f
 broken output "never writes" "s.replace('steps.run.outputs.cost', 'steps.run.outputs.price')"
 broken unpinned "pin an action" "s.replace('actions/upload-artifact@v4', 'actions/upload-artifact@main')"
 broken no-shell "without \`shell:\`" "s.replace('      shell: bash\n', '', 1)"
+broken doc-output "docs/ci.md does not document the output 'price'" "s.replace('  cost:\n', '  price:\n', 1).replace('steps.run.outputs.cost', 'steps.run.outputs.price')"
 broken undeclared "inputs.ref is used but not declared" "s.replace('  ref:\n', '  reference:\n', 1)"
 # 6. action-build's inputs: refused with exit 2 before git or apt runs. A git on PATH
 #    that records its calls proves nothing was fetched.

@@ -8,7 +8,8 @@
 #      unique), the key from a Secret (no literal key), and the image's user (the uid the
 #      Dockerfile creates);
 #   2. the matrix: its index list is exactly 0..N-1 for the N of `shard:`, fail-fast is off,
-#      the key comes from secrets, and the join job downloads the artifact names the
+#      the key comes from secrets, it passes only inputs action.yml declares and reads only
+#      its outputs, and the join job downloads the artifact names the
 #      action gives shards (hew-results-shard-*);
 #   3. the split: the Job's own arguments, with $(JOB_COMPLETION_INDEX) set to 0..N-1, run
 #      through the real `hew batch` against the fake provider (only when the binary knows
@@ -28,7 +29,7 @@ python3 -c 'import yaml' 2>/dev/null || fail "python3-yaml is missing (scripts/i
 cat >"$work/check.py" <<'PY'
 import json, re, sys, yaml
 
-job_file, matrix_file, dockerfile, out_dir = sys.argv[1:5]
+job_file, matrix_file, dockerfile, out_dir, action_file = sys.argv[1:6]
 problems = []
 bad = problems.append
 
@@ -134,6 +135,15 @@ else:
         bad("the api-key must come from secrets")
     if not w.get("tasks"):
         bad("the matrix step gives no tasks file")
+# the step that uses hew passes only inputs action.yml declares, reads only its outputs
+act = yaml.safe_load(open(action_file))
+if step:
+    for k in step["with"]:
+        if k not in act["inputs"]:
+            bad(f"the matrix passes {k!r}, which action.yml does not declare")
+    for o in re.findall(r"steps\.%s\.outputs\.([a-z-]+)" % re.escape(step.get("id", "")), open(matrix_file).read()):
+        if o not in act["outputs"]:
+            bad(f"the matrix reads output {o!r}, which action.yml does not declare")
 if mj["strategy"].get("fail-fast") is not False:
     bad("fail-fast must be false: one shard's failed task must not cancel the rest")
 pats = [s["with"].get("pattern") for j in jobs.values() for s in j.get("steps", [])
@@ -146,7 +156,7 @@ for p in problems:
 sys.exit(1 if problems else 0)
 PY
 
-check() { python3 "$work/check.py" "$1" "$2" "$root/Dockerfile" "$work"; }
+check() { python3 "$work/check.py" "$1" "$2" "$root/Dockerfile" "$work" "$root/action.yml"; }
 check "$root/examples/k8s/batch-job.yaml" "$root/examples/github/matrix.yml" || fail "the examples (see above)"
 
 # 3. The split, with the Job's own arguments.
@@ -221,5 +231,7 @@ broken bad-task "tasks.jsonl line 2" job "s.replace('{\"id\": \"todo\", ', '{\"i
 broken uid "is not the uid 10001" job "s.replace('runAsUser: 10001', 'runAsUser: 1000')"
 broken matrix-n "want 0..N-1" matrix "s.replace('index: [0, 1, 2, 3]', 'index: [0, 1, 2]')"
 broken fail-fast "fail-fast must be false" matrix "s.replace('fail-fast: false', 'fail-fast: true')"
+broken input "passes 'parallel', which action.yml does not declare" matrix "s.replace('          jobs: \"2\"', '          parallel: \"2\"')"
+broken output "reads output 'done'" matrix "s.replace('steps.hew.outputs.completed', 'steps.hew.outputs.done')"
 broken pattern "hew-results-shard-*" matrix "s.replace('pattern: hew-results-shard-*', 'pattern: results-*')"
 echo "fleet_examples: ok"
