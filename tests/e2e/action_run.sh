@@ -10,12 +10,15 @@
 #      ::stop-commands:: markers; `args` are split like quoted shell words (a folder with a
 #      space) and nothing in them is expanded ($(...) stays text, nothing runs);
 #      a result over 64 KiB is cut at a character and flagged, kept whole in result.txt;
+#      exit 7's denied actions are listed in the summary with the flag that allows each
+#      (when this hew's task_end has `denied`);
 #   2. hew's own failure passes through: exit status and exit-code equal hew's;
 #   3. bad inputs exit 2 with an ::error:: that says what to do, before hew runs;
 #   4. the provider → key variable table agrees with cli/config.c;
 #   5. `hew batch` (only when the binary knows it: `hew batch --help` exits 0) — a tasks
-#      file with a missing cwd, --jobs 2, then --shard 1/2: results.jsonl, the counts, the
-#      artifact name, the summary's table.
+#      file with a missing cwd, --jobs 2, then --shard 1/2: the command line (provider,
+#      model and args after `--`, for every task), results.jsonl, the counts, the artifact
+#      name, the summary's table.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -158,6 +161,25 @@ assert "<pre>\n" + whole[:4000] + "\n</pre>" in summary, "summary does not hold 
 assert "(the first 4000 characters; the whole result is result.txt" in summary
 PY
 
+# 1c. Actions denied for want of approval (exit 7, when this hew's task_end has `denied`):
+#     the summary lists each, HTML-escaped, with the flag that would allow it.
+if jq -e 'select(.type == "task_end") | has("denied")' "$(sed -n 's/^results=//p' "$work/one/output")" >/dev/null; then
+    echo "action_run: task_end has denied: testing the summary's list" >&2
+    printf '%s\n' '{"responses": [{"protocol": "anthropic", "text": "<write_to_file>\n<path>a<b>.txt</path>\n<content>\nmade\n</content>\n</write_to_file>"}, {"protocol": "anthropic", "text": "<attempt_completion>\n<result>\nnot written\n</result>\n</attempt_completion>"}]}' \
+        >"$work/denied_scenario.json"
+    fake_start "$work/denied_scenario.json" || fail "fake provider"
+    export INPUT_ARGS="--base-url $FAKE_URL --cwd '$work/ws dir' --xml-tools --retry-delay-ms 10"
+    run_action denied
+    fake_stop
+    [[ $rc -eq 7 ]] || fail "denied: exit $rc, want 7: $(cat "$work/denied/stderr")"
+    grep -qx 'exit-code=7' "$work/denied/output" || fail "denied: exit-code output"
+    grep -qF '<li>write_to_file a&lt;b&gt;.txt: allow with <code>--auto-approve read,edit</code></li>' \
+        "$work/denied/summary" || fail "denied: summary: $(cat "$work/denied/summary")"
+    [[ ! -e "$work/ws dir/a<b>.txt" ]] || fail "denied: the file was written"
+else
+    echo "action_run: this hew's task_end has no denied list: its summary is not tested" >&2
+fi
+
 # 2. hew fails: the script's status and exit-code are hew's own.
 fake_start "$here/data/headless_fail_scenario.json" || fail "fake provider"
 export INPUT_ARGS="--base-url $FAKE_URL --cwd '$work/ws dir' --retry-delay-ms 10"
@@ -233,15 +255,21 @@ if "$HEW_BIN" batch --help >/dev/null 2>&1; then
         printf '{"id":"t1","prompt":"two","cwd":"%s"}\n' "$work/no-such-folder"
         printf '{"id":"t2","prompt":"three","cwd":"%s"}\n' "$work/b2"
     } >"$work/batch.jsonl"
-    (unset INPUT_PROMPT INPUT_ARGS
+    (unset INPUT_PROMPT
      export INPUT_TASKS=$work/batch.jsonl INPUT_JOBS=2 HEW_BASE_URL=$FAKE_URL
-     export INPUT_MODEL=claude-e2e
+     export INPUT_MODEL=claude-e2e INPUT_ARGS="--retry-delay-ms 10 --allow-command 'make test'"
      run_action batch
      [[ $rc -ne 0 ]] || fail "batch with a missing cwd: exit 0"
      python3 "$work/outputs.py" "$work/batch/output" >"$work/batch/outputs.json"
-     python3 - "$work/batch/outputs.json" "$rc" <<'PY' || fail "batch outputs"
+     python3 - "$work/batch/outputs.json" "$rc" "$work/argv" "$work/batch.jsonl" <<'PY' || fail "batch outputs"
 import json, os, sys
 out = json.load(open(sys.argv[1]))
+# the batch's own options, the file, then after -- what every task's hew -p gets
+argv = [a.decode() for a in open(sys.argv[3], "rb").read().split(b"\0")]
+want = ["batch", "--events-dir", out["artifact-dir"] + "/events", "--jobs", "2", sys.argv[4], "--",
+        "--provider", "anthropic", "--model", "claude-e2e", "--retry-delay-ms", "10",
+        "--allow-command", "make test"]
+assert argv[:len(want)] == want, argv[:len(want)]
 assert out["exit-code"] == sys.argv[2] and out["status"] == "failed", out
 assert out["tasks"] == "3" and out["completed"] == "2", out
 assert out["results"] == out["artifact-dir"] + "/results.jsonl", out
