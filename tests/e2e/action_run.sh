@@ -10,8 +10,7 @@
 #      ::stop-commands:: markers; `args` are split like quoted shell words (a folder with a
 #      space) and nothing in them is expanded ($(...) stays text, nothing runs);
 #      a result over 64 KiB is cut at a character and flagged, kept whole in result.txt;
-#      exit 7's denied actions are listed in the summary with the flag that allows each
-#      (when this hew's task_end has `denied`);
+#      exit 7's denied actions are listed in the summary with the flag that allows each;
 #   2. hew's own failure passes through: exit status and exit-code equal hew's;
 #   3. bad inputs exit 2 with an ::error:: that says what to do, before hew runs;
 #   4. the provider → key variable table agrees with cli/config.c;
@@ -161,10 +160,11 @@ assert "<pre>\n" + whole[:4000] + "\n</pre>" in summary, "summary does not hold 
 assert "(the first 4000 characters; the whole result is result.txt" in summary
 PY
 
-# 1c. Actions denied for want of approval (exit 7, when this hew's task_end has `denied`):
-#     the summary lists each, HTML-escaped, with the flag that would allow it.
-if jq -e 'select(.type == "task_end") | has("denied")' "$(sed -n 's/^results=//p' "$work/one/output")" >/dev/null; then
-    echo "action_run: task_end has denied: testing the summary's list" >&2
+# 1c. Actions denied for want of approval (exit 7): the summary lists each, HTML-escaped,
+#     with the flag that would allow it.
+jq -e 'select(.type == "task_end") | has("denied")' "$(sed -n 's/^results=//p' "$work/one/output")" \
+    >/dev/null || fail "task_end has no denied list"
+{
     printf '%s\n' '{"responses": [{"protocol": "anthropic", "text": "<write_to_file>\n<path>a<b>.txt</path>\n<content>\nmade\n</content>\n</write_to_file>"}, {"protocol": "anthropic", "text": "<attempt_completion>\n<result>\nnot written\n</result>\n</attempt_completion>"}]}' \
         >"$work/denied_scenario.json"
     fake_start "$work/denied_scenario.json" || fail "fake provider"
@@ -176,9 +176,7 @@ if jq -e 'select(.type == "task_end") | has("denied")' "$(sed -n 's/^results=//p
     grep -qF '<li>write_to_file a&lt;b&gt;.txt: allow with <code>--auto-approve read,edit</code></li>' \
         "$work/denied/summary" || fail "denied: summary: $(cat "$work/denied/summary")"
     [[ ! -e "$work/ws dir/a<b>.txt" ]] || fail "denied: the file was written"
-else
-    echo "action_run: this hew's task_end has no denied list: its summary is not tested" >&2
-fi
+}
 
 # 2. hew fails: the script's status and exit-code are hew's own.
 fake_start "$here/data/headless_fail_scenario.json" || fail "fake provider"
