@@ -71,6 +71,10 @@ char *cli_history_table(const char *search, int limit, char *err, size_t errlen)
  * new string, or NULL after printing why. */
 char *cli_resume_target(const cli_options *co);
 
+/* `hew batch [options] TASKS.jsonl [-- FLAGS...]` (argv after "batch"; batch.c): the
+ * tasks of a JSON-lines file, each as a child `hew -p`; returns the exit status. */
+int cli_batch(int argc, char **argv);
+
 /* `hew doctor [--json] [options]` (argv after "doctor"); returns the exit status. */
 int cli_doctor(int argc, char **argv);
 

@@ -40,6 +40,7 @@ static void usage(FILE *out)
           "       hew diff ID N [M]            changes from checkpoint N to M (or now)\n"
           "       hew restore ID N [files|task|both]   back to checkpoint N (default files)\n"
           "       hew debug <what> ...         look inside hew's machinery\n"
+          "       hew batch [--jobs N] TASKS.jsonl   many tasks, one JSON line each (hew batch --help)\n"
           "\n"
           "options:\n"
           "  -p, --print [TASK]    run TASK (or standard input) to the end, no terminal needed\n"
@@ -178,6 +179,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "doctor") == 0)
         return cli_doctor(argc - 2, argv + 2);
+    if (strcmp(cmd, "batch") == 0)
+        return cli_batch(argc - 2, argv + 2);
     if (strcmp(cmd, "history") == 0)
         return cli_history(argc - 2, argv + 2);
     if (strcmp(cmd, "checkpoints") == 0 || strcmp(cmd, "diff") == 0 ||
