@@ -58,7 +58,7 @@ _hew() {
             --timeout --retry-delay-ms --continue --resume --no-config --trust --allow-command
             --deny-command --version --help" -- "$cur"))
     elif [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "config doctor mcp trust debug help" -- "$cur"))
+        COMPREPLY=($(compgen -W "config doctor mcp trust debug batch help" -- "$cur"))
     fi
 }
 complete -F _hew hew
