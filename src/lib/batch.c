@@ -400,14 +400,34 @@ static void scan_stdout(child *c, const char *d, size_t n)
     }
 }
 
+static char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *str_printf(const char *fmt, ...)
+{
+    buf b = BUF_INIT(1 << 20);
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    char *s = buf_detach(&b, NULL);
+    buf_release(&b);
+    return s;
+}
+
+/* DIR/<name>.<ext> for a task (a new string, NULL for want of memory). */
+static char *out_path(const hew_batch *b, const batch_item *it, const char *ext)
+{
+    return str_printf("%s/%s.%s", b->events_dir, it->name, ext);
+}
+
 static int open_out(const hew_batch *b, const batch_item *it, const char *ext, char *why,
                     size_t whylen)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.%s", b->events_dir, it->name, ext);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    char *path = out_path(b, it, ext);
+    int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
     if (fd < 0 && why)
-        snprintf(why, whylen, "cannot write %s: %s", path, strerror(errno));
+        snprintf(why, whylen, "cannot write %.300s: %s", path ? path : "the events file",
+                 path ? strerror(errno) : "out of memory");
+    free(path);
     return fd;
 }
 
@@ -477,18 +497,6 @@ typedef struct outcome {
     bool ran;
 } outcome;
 
-static char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *str_printf(const char *fmt, ...)
-{
-    buf b = BUF_INIT(8192);
-    va_list ap;
-    va_start(ap, fmt);
-    buf_vprintf(&b, fmt, ap);
-    va_end(ap);
-    char *s = buf_detach(&b, NULL);
-    buf_release(&b);
-    return s;
-}
 
 /* Start the child, feed it its prompt, wait for it; fills oc (and c). */
 static void run_child(hew_batch *b, int slot, const batch_item *it, child *c, outcome *oc)
@@ -625,9 +633,9 @@ static char *result_json(const hew_batch *b, const batch_item *it, const child *
     json_obj_put(o, "cost_usd", json_real(c->cost), &st);
     json_obj_put(o, "duration_ms", json_integer(oc->duration_ms), &st);
     if (b->events_dir && it->name && oc->ran) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s.jsonl", b->events_dir, it->name);
-        json_obj_put(o, "events", json_string_lossy(path, strlen(path)), &st);
+        char *path = out_path(b, it, "jsonl");
+        json_obj_put(o, "events", path ? json_string_lossy(path, strlen(path)) : NULL, &st);
+        free(path);
     }
     const char *error = oc->error ? oc->error : c->ev_failed ? c->ev_why : NULL;
     if (error) {
