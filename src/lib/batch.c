@@ -32,6 +32,7 @@
 #define BATCH_STDERR_TAIL 4096             /* what is kept of a child's stderr */
 #define BATCH_ERROR_MAX 1000               /* bytes of a result's "error" */
 #define BATCH_PROMPT_INLINE 4096           /* up to this, the prompt is written at once */
+#define BATCH_TIMEOUT_MAX_S (100L * 365 * 24 * 3600)
 
 typedef struct batch_item {
     batch_task task;
@@ -447,8 +448,11 @@ static void on_output(void *ud, int stream, const char *data, size_t len)
         scan_stdout(c, data, len);
         return;
     }
-    if (c->b->events_dir && c->err_fd == -1) /* made only when there is something */
+    if (c->b->events_dir && c->err_fd == -1) { /* made only when there is something */
         c->err_fd = open_out(c->b, c->it, "stderr", NULL, 0);
+        if (c->err_fd < 0)
+            c->err_fd = -2; /* tried: not again */
+    }
     if (c->err_fd >= 0 && fs_write_all(c->err_fd, data, len, "stderr", NULL) != HEW_OK) {
         close(c->err_fd);
         c->err_fd = -2;
@@ -536,7 +540,10 @@ static void run_child(hew_batch *b, int slot, const batch_item *it, child *c, ou
     po.envp = proc_env_list(&b->env);
     po.separate_stderr = true;
     po.stdin_pipe = true;
-    po.timeout_ms = timeout_s > 0 ? (timeout_s + HEW_BATCH_TIMEOUT_GRACE_S) * 1000L : 0;
+    /* A timeout beyond a century is none (and its milliseconds could not be counted). */
+    po.timeout_ms = timeout_s > 0 && timeout_s <= BATCH_TIMEOUT_MAX_S
+                        ? (timeout_s + HEW_BATCH_TIMEOUT_GRACE_S) * 1000L
+                        : 0;
     po.on_output = on_output;
     po.ud = c;
     proc *p = NULL;

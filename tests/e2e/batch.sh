@@ -232,16 +232,17 @@ print(json.dumps({"id": "noend", "prompt": "noend"}))
 print(json.dumps({"id": "crash", "prompt": "crash"}))
 print(json.dumps({"id": "hang", "prompt": "hang", "timeout": 1}))
 print(json.dumps({"id": "big", "prompt": "okbig " + "x" * 300000}))
+print(json.dumps({"id": "huge", "prompt": "okhuge", "timeout": 9000000000000000000}))
 ' "$work/ws5" >"$work/tasks5.jsonl"
-"$HEW_BIN" batch --jobs 6 --timeout 50 --program "$child" "$work/tasks5.jsonl" \
-    -- --provider anthropic >"$work/out5.jsonl" 2>"$work/err5"
+"$HEW_BIN" batch --jobs 7 --timeout 50 --events-dir "$work/ev5" --program "$child" \
+    "$work/tasks5.jsonl" -- --provider anthropic >"$work/out5.jsonl" 2>"$work/err5"
 rc=$?
 [[ $rc == 1 ]] || fail "5: exit $rc, want 1"
 python3 -c '
-import json, sys
+import json, os, sys
 by = {json.loads(l)["id"]: json.loads(l) for l in open(sys.argv[1])}
 log, ws = sys.argv[2], sys.argv[3]
-assert len(by) == 6, by
+assert len(by) == 7, by
 ok = by["ok"]
 assert ok["status"] == "completed" and ok["exit_code"] == 0, ok
 assert ok["usage"] == {"input_tokens": 7, "output_tokens": 3, "cache_read_tokens": 1,
@@ -272,7 +273,14 @@ assert "--timeout of 1 s" in h["error"], h
 b = by["big"]
 assert b["status"] == "completed", b
 assert len(open(log + "/okbig.prompt").read()) == 6 + 300000
-' "$work/out5.jsonl" "$BATCH_LOG" "$work/ws5" || fail "5: the children: $(cat "$work/out5.jsonl")"
+# a timeout too long to count: the child gets it, the runner sets none
+assert by["huge"]["status"] == "completed", by["huge"]
+assert "9000000000000000000" in open(log + "/okhuge.args").read().split("\n")
+# what a child wrote on stderr is kept beside its events; nothing when it wrote nothing
+ev = sys.argv[4]
+assert open(ev + "/noend.stderr").read() == "hew: first line\nhew: the provider said no\n"
+assert not os.path.exists(ev + "/ok.stderr") and os.path.exists(ev + "/ok.jsonl")
+' "$work/out5.jsonl" "$BATCH_LOG" "$work/ws5" "$work/ev5" || fail "5: the children: $(cat "$work/out5.jsonl")"
 
 # ---- 6. SIGINT stops the batch ------------------------------------------------------------
 export BATCH_LOG=$work/log6
