@@ -3,7 +3,8 @@
  * does the running: a child process per task), prints one JSON line per task on stdout as
  * each ends and, when standard error is a terminal, a progress line redrawn in place.
  * SIGINT/SIGTERM stop the batch: no new task starts, the running ones are told to stop
- * and their lines still come; exit 130. Exit 0 only when every task completed, 1
+ * and their lines still come; exit 130. A standard output that cannot be written (a
+ * closed pipe) stops it too (exit 1): never a death by SIGPIPE that orphans children. Exit 0 only when every task completed, 1
  * otherwise, 2 for a usage error. It must never fork (the library starts the children)
  * and never print anything but result lines on stdout. */
 #include <errno.h>
@@ -40,6 +41,7 @@ typedef struct batch_cli {
     hew_batch *batch;
     pthread_mutex_t lock;
     int interrupted;
+    int out_failed;   /* standard output cannot be written: the batch was stopped */
 } batch_cli;
 
 static void clear_progress(batch_cli *c)
@@ -55,9 +57,18 @@ static void on_result(void *ud, const hew_batch_result *r)
 {
     batch_cli *c = ud;
     clear_progress(c);
+    if (c->out_failed)
+        return;
     fputs(r->json, stdout); /* JSON: nothing in it can drive a terminal */
     fputc('\n', stdout);
-    fflush(stdout);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        /* Nobody reads the results (a closed pipe): running on would spend tokens for
+         * nothing, and dying of SIGPIPE would leave the children running. */
+        c->out_failed = 1;
+        fprintf(stderr, "\nhew batch: cannot write the results (%s): stopping\n",
+                strerror(errno));
+        hew_batch_stop(c->batch);
+    }
 }
 
 static void on_progress(void *ud, const hew_batch_progress *p)
@@ -212,6 +223,7 @@ int cli_batch(int argc, char **argv)
     }
     free(text);
 
+    signal(SIGPIPE, SIG_IGN); /* a closed standard output is an error, not a death */
     sigset_t set, old;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -238,7 +250,7 @@ int cli_batch(int argc, char **argv)
             fprintf(stderr, "hew batch: %ld of %ld completed, %ld failed%s (%lld s)\n",
                     sum.completed, sum.total, sum.failed,
                     c.interrupted ? ", interrupted" : "", sum.elapsed_ms / 1000);
-        code = c.interrupted ? 130 : sum.completed == sum.total ? 0 : 1;
+        code = c.interrupted ? 130 : c.out_failed ? 1 : sum.completed == sum.total ? 0 : 1;
     }
     hew_batch_free(c.batch);
     pthread_mutex_destroy(&c.lock);

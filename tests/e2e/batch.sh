@@ -16,6 +16,8 @@
 #   7. Usage errors exit 2; `-` reads the tasks from stdin.
 #   8. On a terminal (script(1) gives one), the progress line is drawn on stderr and
 #      cleared before each result line; the summary closes it. (Test 1: none off one.)
+#   9. A standard output nobody can write to stops the batch (exit 1) rather than
+#      killing it and leaving its children running.
 # Files are written with printf/python, never a here-document holding another.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -339,4 +341,13 @@ assert "\r\x1b[Khew batch: 1/2 done, 0 running, 0 failed, 0:0" in t, repr(t)
 assert "\r\x1b[Khew batch: 2/2 done, 0 running, 0 failed" in t, repr(t)
 assert "\r\x1b[Khew batch: 2 of 2 completed, 0 failed (" in t, repr(t)
 ' "$work/tty8" "$work/out8.jsonl" || fail "8: the progress line: $(od -c "$work/tty8" | head -20)"
+
+# ---- 9. nobody reads the results: the batch stops, its children too ---------------------
+export BATCH_LOG=$work/log9
+mkdir -p "$BATCH_LOG"
+printf '%s\n' '{"id":"k1","prompt":"ok1"}' '{"id":"k2","prompt":"wait9"}' >"$work/tasks9.jsonl"
+timeout 60 "$HEW_BIN" batch --jobs 2 --program "$child" "$work/tasks9.jsonl" >&- 2>"$work/err9"
+rc=$?
+[[ $rc == 1 ]] || fail "9: exit $rc, want 1 ($(<"$work/err9"))"
+grep -q 'cannot write the results' "$work/err9" || fail "9: stderr: $(<"$work/err9")"
 echo "batch: all passed"
