@@ -22,13 +22,13 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "lib/batch_end.h"
 #include "lib/batch_line.h"
 #include "sys/clock.h"
 #include "sys/proc.h"
 
 #define BATCH_MAX_JOBS 1024
 #define BATCH_NAME_MAX 100                 /* bytes of an id in a file name */
-#define BATCH_END_LINE_MAX ((size_t)64 << 20) /* a task_end line (it holds the result) */
 #define BATCH_STDERR_TAIL 4096             /* what is kept of a child's stderr */
 #define BATCH_ERROR_MAX 1000               /* bytes of a result's "error" */
 #define BATCH_PROMPT_INLINE 4096           /* up to this, the prompt is written at once */
@@ -301,8 +301,6 @@ void hew_batch_free(hew_batch *b)
 
 /* ---- one child ---------------------------------------------------------------------- */
 
-enum line_state { LINE_UNDECIDED, LINE_KEEP, LINE_SKIP };
-
 /* What a child's output told, as it came. */
 typedef struct child {
     hew_batch *b;
@@ -310,96 +308,9 @@ typedef struct child {
     int ev_fd, err_fd;
     bool ev_failed;       /* writing the events file failed: said in the result */
     char ev_why[HEW_ERR_MSG_MAX + 64];
-    buf line;             /* the stdout line being read, while it may be a task_end */
-    enum line_state state;
+    batch_end end;        /* its task_end lines */
     buf tail;             /* the end of stderr */
-    int ends;             /* task_end lines seen */
-    char *status;         /* the last one's status */
-    char *result;         /* the last one's result (cut), for a failure's error */
-    long long in, out, cache_read, cache_write, requests;
-    double cost;
 } child;
-
-static const json_t *num_at(const json_t *o, const char *key, const json_t *alt,
-                            const char *alt_key)
-{
-    const json_t *v = json_object_get(o, key);
-    if (!json_is_number(v) && alt)
-        v = json_object_get(alt, alt_key);
-    return json_is_number(v) ? v : NULL;
-}
-
-static long long int_at(const json_t *o, const char *key, const json_t *alt, const char *alt_key)
-{
-    const json_t *v = num_at(o, key, alt, alt_key);
-    return v ? (long long)json_number_value(v) : 0;
-}
-
-/* A whole stdout line that may be a task_end: its status and totals (the task_end
- * fields of docs/events.md — usage, cost_usd, requests — or, from a hew that has only
- * the older "totals" object, those). A task that handed over to a new one ends twice:
- * the totals add up, the last status wins. */
-static void end_line(child *c, const char *s, size_t n)
-{
-    json_t *o = json_loadb(s, n, 0, NULL);
-    if (!json_is_object(o) || !json_is_string(json_object_get(o, "kind")) ||
-        strcmp(json_string_value(json_object_get(o, "kind")), "end") != 0) {
-        json_decref(o);
-        return;
-    }
-    const json_t *usage = json_object_get(o, "usage");
-    const json_t *totals = json_object_get(o, "totals");
-    if (!json_is_object(usage))
-        usage = NULL;
-    c->in += int_at(usage, "input_tokens", totals, "tokens_in");
-    c->out += int_at(usage, "output_tokens", totals, "tokens_out");
-    c->cache_read += int_at(usage, "cache_read_tokens", totals, "cache_reads");
-    c->cache_write += int_at(usage, "cache_write_tokens", totals, "cache_writes");
-    c->requests += int_at(o, "requests", totals, "requests");
-    const json_t *cost = num_at(o, "cost_usd", totals, "cost");
-    c->cost += cost ? json_number_value(cost) : 0;
-    c->ends++;
-    const char *status = json_string_value(json_object_get(o, "status"));
-    free(c->status);
-    c->status = status ? strdup(status) : NULL;
-    const char *result = json_string_value(json_object_get(o, "result"));
-    free(c->result);
-    c->result = result ? strndup(result, BATCH_ERROR_MAX) : NULL;
-    json_decref(o);
-}
-
-static void line_done(child *c)
-{
-    if (c->state != LINE_SKIP && c->line.len && c->line.err == HEW_OK)
-        end_line(c, c->line.data, c->line.len);
-    buf_reset(&c->line);
-    c->state = LINE_UNDECIDED;
-}
-
-/* Keep only the lines that say "kind":"end" near their start (the end line's first
- * keys); the rest of the events are never held. */
-static void scan_stdout(child *c, const char *d, size_t n)
-{
-    while (n) {
-        const char *nl = memchr(d, '\n', n);
-        size_t k = nl ? (size_t)(nl - d) : n;
-        if (c->state != LINE_SKIP)
-            buf_append(&c->line, d, k);
-        if (c->state == LINE_UNDECIDED && (c->line.len >= 64 || nl)) {
-            size_t head = c->line.len < 64 ? c->line.len : 64;
-            bool end = c->line.data && memmem(c->line.data, head, "\"kind\":\"end\"", 11);
-            c->state = end ? LINE_KEEP : LINE_SKIP;
-            if (!end)
-                buf_reset(&c->line);
-        }
-        if (nl) {
-            line_done(c);
-            k++;
-        }
-        d += k;
-        n -= k;
-    }
-}
 
 static char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *str_printf(const char *fmt, ...)
@@ -445,7 +356,7 @@ static void on_output(void *ud, int stream, const char *data, size_t len)
                 c->ev_fd = -1;
             }
         }
-        scan_stdout(c, data, len);
+        batch_end_feed(&c->end, data, len);
         return;
     }
     if (c->b->events_dir && c->err_fd == -1) { /* made only when there is something */
@@ -579,8 +490,7 @@ static void run_child(hew_batch *b, int slot, const batch_item *it, child *c, ou
     proc_wait(p, &st);
     if (threaded)
         pthread_join(feeder, NULL);
-    if (c->line.len)
-        line_done(c); /* a last line without a newline */
+    batch_end_finish(&c->end); /* a last line without a newline */
 
     pthread_mutex_lock(&b->mu);
     b->slots[slot] = NULL;
@@ -607,18 +517,20 @@ static void run_child(hew_batch *b, int slot, const batch_item *it, child *c, ou
     case PROC_ABORTED:
     case PROC_KILLED: /* hew_batch_stop */
         oc->exit_code = st.exit_code >= 0 ? st.exit_code : 130;
-        oc->status = c->status ? c->status : oc->exit_code == 0 ? "completed" : "interrupted";
+        oc->status = c->end.status              ? c->end.status
+                     : oc->exit_code == 0 ? "completed"
+                                          : "interrupted";
         break;
     default:
         oc->exit_code = st.exit_code;
-        oc->status = c->status                ? c->status
+        oc->status = c->end.status            ? c->end.status
                      : st.exit_code == 0      ? "completed"
                      : st.exit_code == 130    ? "interrupted"
                                               : "failed";
         break;
     }
-    if (oc->exit_code != 0 && c->ends && c->result && *c->result)
-        oc->error = strdup(c->result);
+    if (oc->exit_code != 0 && c->end.ends && c->end.result && *c->end.result)
+        oc->error = strdup(c->end.result);
     else if (oc->exit_code != 0)
         oc->error = last_stderr_line(c);
 }
@@ -632,12 +544,12 @@ static char *result_json(const hew_batch *b, const batch_item *it, const child *
     json_obj_put(o, "id", json_string_lossy(it->task.id, strlen(it->task.id)), &st);
     json_obj_put(o, "status", json_string(oc->status), &st);
     json_obj_put(o, "exit_code", json_integer(oc->exit_code), &st);
-    json_obj_put(usage, "input_tokens", json_integer(c->in), &st);
-    json_obj_put(usage, "output_tokens", json_integer(c->out), &st);
-    json_obj_put(usage, "cache_read_tokens", json_integer(c->cache_read), &st);
-    json_obj_put(usage, "cache_write_tokens", json_integer(c->cache_write), &st);
+    json_obj_put(usage, "input_tokens", json_integer(c->end.input_tokens), &st);
+    json_obj_put(usage, "output_tokens", json_integer(c->end.output_tokens), &st);
+    json_obj_put(usage, "cache_read_tokens", json_integer(c->end.cache_read_tokens), &st);
+    json_obj_put(usage, "cache_write_tokens", json_integer(c->end.cache_write_tokens), &st);
     json_obj_put(o, "usage", usage, &st);
-    json_obj_put(o, "cost_usd", json_real(c->cost), &st);
+    json_obj_put(o, "cost_usd", json_real(c->end.cost_usd), &st);
     json_obj_put(o, "duration_ms", json_integer(oc->duration_ms), &st);
     if (b->events_dir && it->name && oc->ran) {
         char *path = out_path(b, it, "jsonl");
@@ -651,7 +563,7 @@ static char *result_json(const hew_batch *b, const batch_item *it, const child *
                      &st);
     }
     json_obj_put(o, "line", json_integer(it->task.line), &st);
-    json_obj_put(o, "requests", json_integer(c->requests), &st);
+    json_obj_put(o, "requests", json_integer(c->end.requests), &st);
     if (oc->ran)
         json_obj_put(o, "max_rss_kb", json_integer(oc->max_rss_kb), &st);
     char *s = st == HEW_OK ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
@@ -673,7 +585,7 @@ static void run_item(hew_batch *b, int slot, const batch_item *it)
     c.b = b;
     c.it = it;
     c.ev_fd = c.err_fd = -1;
-    buf_init(&c.line, BATCH_END_LINE_MAX);
+    batch_end_init(&c.end);
     buf_init(&c.tail, 4 * BATCH_STDERR_TAIL);
     outcome oc = { 0 };
     if (it->task.error) {
@@ -720,9 +632,7 @@ static void run_item(hew_batch *b, int slot, const batch_item *it)
 
     free(line);
     free(oc.error);
-    free(c.status);
-    free(c.result);
-    buf_release(&c.line);
+    batch_end_release(&c.end);
     buf_release(&c.tail);
 }
 
