@@ -589,7 +589,8 @@ typedef struct hew_batch_result {
     int exit_code;      /* the child's exit status; invalid 2, timeout 5, crashed 128+sig */
     const char *json;   /* the whole result line: compact JSON, no newline
                            (docs/batch.md: id, status, exit_code, usage, cost_usd,
-                           duration_ms, events, error, line, requests, max_rss_kb) */
+                           duration_ms, events, error, reason, denied, line,
+                           requests, max_rss_kb) */
 } hew_batch_result;
 
 /* Where the batch stands. */

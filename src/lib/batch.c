@@ -529,8 +529,11 @@ static void run_child(hew_batch *b, int slot, const batch_item *it, child *c, ou
                                               : "failed";
         break;
     }
-    if (oc->exit_code != 0 && c->end.ends && c->end.result && *c->end.result)
-        oc->error = strdup(c->end.result);
+    bool finished = c->end.status && strcmp(c->end.status, "completed") == 0;
+    if (oc->exit_code != 0 && c->end.ends && finished)
+        ; /* completed, yet not 0 (actions denied): reason and denied say why */
+    else if (oc->exit_code != 0 && c->end.ends && c->end.result && *c->end.result)
+        oc->error = strdup(c->end.result); /* why it failed or stopped */
     else if (oc->exit_code != 0)
         oc->error = last_stderr_line(c);
 }
@@ -562,6 +565,10 @@ static char *result_json(const hew_batch *b, const batch_item *it, const child *
         json_obj_put(o, "error", json_string_lossy(error, n > BATCH_ERROR_MAX ? BATCH_ERROR_MAX : n),
                      &st);
     }
+    if (c->end.reason)
+        json_obj_put(o, "reason", json_string_lossy(c->end.reason, strlen(c->end.reason)), &st);
+    if (c->end.denied && json_array_size(c->end.denied))
+        json_obj_put(o, "denied", json_incref(c->end.denied), &st);
     json_obj_put(o, "line", json_integer(it->task.line), &st);
     json_obj_put(o, "requests", json_integer(c->end.requests), &st);
     if (oc->ran)

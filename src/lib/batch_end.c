@@ -65,6 +65,12 @@ static void end_line(batch_end *e, const char *s, size_t n)
     const char *result = json_string_value(json_object_get(o, "result"));
     free(e->result);
     e->result = result ? strndup(result, BATCH_END_RESULT_MAX) : NULL;
+    const char *reason = json_string_value(json_object_get(o, "reason"));
+    free(e->reason);
+    e->reason = reason ? strdup(reason) : NULL;
+    json_t *denied = json_object_get(o, "denied");
+    json_decref(e->denied);
+    e->denied = json_is_array(denied) ? json_incref(denied) : NULL;
     json_decref(o);
 }
 
@@ -112,5 +118,8 @@ void batch_end_release(batch_end *e)
     buf_release(&e->line);
     free(e->status);
     free(e->result);
-    e->status = e->result = NULL;
+    free(e->reason);
+    json_decref(e->denied);
+    e->status = e->result = e->reason = NULL;
+    e->denied = NULL;
 }

@@ -9,12 +9,14 @@
  * cache_write}_tokens, cost_usd, requests) or, from a hew with only the older "totals"
  * object (tokens_in, tokens_out, cache_reads, cache_writes, cost, requests), those. A
  * task that handed over to a new one ends once per task: the totals add up, the last
- * status and result win.
+ * status, result, reason and denied win (docs/events.md: the exit class as a word, the
+ * actions refused for want of approval).
  *
  * Ownership: the reader owns status and result; batch_end_release frees everything. */
 #ifndef HEW_LIB_BATCH_END_H
 #define HEW_LIB_BATCH_END_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "base/buf.h"
@@ -26,6 +28,8 @@ typedef struct batch_end {
     int ends;      /* task_end lines read */
     char *status;  /* the last one's status, or NULL */
     char *result;  /* the last one's result, at most BATCH_END_RESULT_MAX bytes, or NULL */
+    char *reason;  /* the last one's "reason" (the exit class as a word), or NULL */
+    json_t *denied; /* the last one's "denied" array (a reference the reader holds), or NULL */
     long long input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, requests;
     double cost_usd;
     /* private */

@@ -262,7 +262,11 @@ assert args[-4:] == ["--timeout", "50", "--cwd", ws], args
 new = by["new"]
 assert new["usage"] == {"input_tokens": 11, "output_tokens": 13, "cache_read_tokens": 17,
                         "cache_write_tokens": 19} and new["cost_usd"] == 0.5, new
-assert new["requests"] == 4 and new["status"] == "completed", new
+assert new["requests"] == 4 and new["status"] == "completed" and new["exit_code"] == 7, new
+assert new["reason"] == "denied" and new["denied"] == [{"type": "tool", "tool": "write_to_file",
+                                                      "flag": "--auto-approve read,edit"}], new
+assert "reason" not in ok and "denied" not in ok, ok
+assert "error" not in new, new      # its result is no error; reason and denied say why
 n = by["noend"]
 assert n["status"] == "failed" and n["exit_code"] == 3, n
 assert n["error"] == "hew: the provider said no", n

@@ -22,7 +22,8 @@ static const char stream_old[] =
     "\"result\":\"it broke\",\"usage\":{\"input_tokens\":7,\"output_tokens\":3,"
     "\"cache_read_tokens\":2,\"cache_write_tokens\":4},\"cost_usd\":0.5,\"requests\":1,"
     "\"totals\":{\"tokens_in\":999,\"tokens_out\":999,\"cache_reads\":999,"
-    "\"cache_writes\":999,\"cost\":9,\"requests\":9}}\n";
+    "\"cache_writes\":999,\"cost\":9,\"requests\":9},\"reason\":\"denied\","
+    "\"denied\":[{\"type\":\"command\",\"command\":\"make\"}]}\n";
 
 static void check_both(const batch_end *e)
 {
@@ -36,6 +37,9 @@ static void check_both(const batch_end *e)
     CHECK_INT(e->cache_write_tokens, 5);
     CHECK_INT(e->requests, 3);
     CHECK(e->cost_usd > 0.7499 && e->cost_usd < 0.7501);
+    CHECK_STR(e->reason, "denied");
+    CHECK(json_is_array(e->denied) && json_array_size(e->denied) == 1);
+    CHECK_STR(json_string_value(json_object_get(json_array_get(e->denied, 0), "command")), "make");
 }
 
 static void test_cuts(void)
