@@ -18,9 +18,13 @@
 #include "fakeprov.h"
 #include "hew.h"
 
-/* 10 MiB by default; HEW_BENCH_MB=N for another size (profiling runs). */
+/* 10 MiB by default; HEW_BENCH_MB=N for another size (profiling runs), HEW_BENCH_KB=N for
+ * a small one (what the run costs without the answer: the base the answer adds to). */
 static size_t answer_bytes(void)
 {
+    const char *kb = getenv("HEW_BENCH_KB");
+    if (kb && strtol(kb, NULL, 10) > 0)
+        return (size_t)strtol(kb, NULL, 10) << 10;
     const char *mb = getenv("HEW_BENCH_MB");
     long n = mb ? strtol(mb, NULL, 10) : 10;
     return (size_t)(n > 0 ? n : 10) << 20;

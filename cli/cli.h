@@ -42,10 +42,49 @@ typedef struct cli_options {
     const char *allow_commands[CLI_MAX_RULES + 1];
     const char *deny_commands[CLI_MAX_RULES + 1];
     int nallow_commands, ndeny_commands;
+    /* isolation and control (issue #18; --data-dir is taken off the command line before,
+     * by cli_data_dir_setup) */
+    int ephemeral;            /* --ephemeral: nothing stored (no store, checkpoints, log) */
+    int no_checkpoints;       /* --no-checkpoints */
+    int no_mcp;               /* --no-mcp: no MCP server started */
+    const char *output;       /* -o FILE: the result written there, or NULL */
+    const char *api_key_file; /* --api-key-file FILE, or NULL */
 } cli_options;
 
 /* Parse argv (after the program name). Returns 0, or 2 after printing a usage error. */
 int cli_parse_options(int argc, char **argv, cli_options *co);
+/* Check what the flags mean together, once co is complete (after `hew resume ID` set
+ * resume_id): --ephemeral with --continue/--resume, -o on the interactive terminal.
+ * Returns 0, or 2 after printing a usage error. */
+int cli_options_check(const cli_options *co);
+
+/* ---- isolation and control (issue #18) ----------------------------------------------- */
+/* `--data-dir DIR` (or `--data-dir=DIR`) anywhere before a `--` is taken out of argv
+ * (*argc shrinks) and, like a set HEW_DATA_DIR, the folder is created 0700 when missing,
+ * checked to be a writable folder, made absolute and put in HEW_DATA_DIR, which every part
+ * of hew reads (datadir.c). *ephemeral is set when --ephemeral is on the command line (it
+ * stays there for cli_parse_options): the log is then not enabled. 0, or -1 with why in
+ * err (exit 2). */
+int cli_data_dir_setup(int *argc, char **argv, int *ephemeral, char *err, size_t errlen);
+/* Where the data folder in HEW_DATA_DIR came from ("flag --data-dir", "environment
+ * HEW_DATA_DIR"), or NULL when neither set it (the library's default): `hew config`. */
+const char *cli_data_dir_source(void);
+/* -o FILE (outfile.c). cli_outfile_check: before the task runs, that FILE can be written
+ * (its folder exists and is writable, it is not a folder): 0, or 2 after printing why.
+ * cli_outfile_finish: after the run, with the last task (NULL: none started) and the exit
+ * code so far: a completed task's result is written to FILE byte for byte, atomically (a
+ * temporary file beside it, renamed over it; a FILE that is not a regular file, such as
+ * /dev/stdout, is written in place); any other ending removes a regular FILE left from
+ * before, so FILE exists after a run only when that run completed. Returns code, or 1
+ * after printing why when FILE could not be written. path NULL: nothing, returns code. */
+int cli_outfile_check(const char *path);
+int cli_outfile_finish(const char *path, const hew_task *task, int code);
+/* The task text of a headless run (stdin_task.c): text (-p TEXT or `hew TEXT`, may be
+ * NULL), and when standard input is not a terminal, what it holds (read to its end, at
+ * most CLI_STDIN_MAX bytes), joined as TEXT, a blank line, the input. A new string, or
+ * NULL after printing why (no task at all, input too large or unreadable). */
+#define CLI_STDIN_MAX ((size_t)8 << 20)
+char *cli_stdin_task(const char *text);
 /* Load the configuration for co and fill library options o (hew_options_init first);
  * prints what is wrong and returns 2 on a usage or configuration error. *cfg_out receives
  * the merged configuration, which o borrows strings from: release it (cli_config_release)

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <limits.h>
@@ -614,6 +615,109 @@ void cli_config_release(cli_config *c)
     memset(c, 0, sizeof *c);
 }
 
+/* --api-key-file FILE / HEW_API_KEY_FILE: the key is the file's text without its
+ * trailing newline (and spaces); it must be one non-empty line of printable characters, at
+ * most 16 KiB. A file other users can read is used with a warning (as Kubernetes mounts
+ * secrets 0644 by default; ssh would refuse). The key is never put in a message. */
+#define KEY_FILE_MAX 16384
+static int take_key_file(cli_config *c, const char *path, const char *how, char *err,
+                         size_t errlen)
+{
+    char src[256];
+    snprintf(src, sizeof src, "%s %s", how, path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "cannot read the API key file %s (%s): %s", path, how,
+                 strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "the API key file %s (%s) is not a regular file — put the key "
+                 "alone in a file", path, how);
+        close(fd);
+        return -1;
+    }
+    char buf[KEY_FILE_MAX + 2];
+    size_t n = 0;
+    ssize_t got;
+    while (n < sizeof buf && (got = read(fd, buf + n, sizeof buf - n)) != 0) {
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            snprintf(err, errlen, "cannot read the API key file %s (%s): %s", path, how,
+                     strerror(errno));
+            close(fd);
+            return -1;
+        }
+        n += (size_t)got;
+    }
+    close(fd);
+    while (n > 0 && strchr(" \t\r\n", buf[n - 1]))
+        n--;
+    const char *what = n == 0 ? "is empty" : n > KEY_FILE_MAX ? "is larger than 16 KiB" : NULL;
+    for (size_t i = 0; !what && i < n; i++)
+        if ((unsigned char)buf[i] <= ' ' || buf[i] == 0x7f)
+            what = "holds more than the key (a space, a second line or a control character)";
+    if (what) {
+        snprintf(err, errlen, "the API key file %s (%s) %s — put only the key in it", path,
+                 how, what);
+        memset(buf, 0, sizeof buf);
+        return -1;
+    }
+    buf[n] = '\0';
+    set_str(c, CFG_API_KEY, buf, src);
+    memset(buf, 0, sizeof buf);
+    if (!c->str[CFG_API_KEY]) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (st.st_mode & (S_IRWXG | S_IRWXO))
+        note(c, "hew: warning: other users can read the API key file %s (mode %03o) — "
+                "chmod 600 %s\n", path, (unsigned)(st.st_mode & 0777), path);
+    return 0;
+}
+
+/* The SDKs' base URL variables, each for its provider, under the config files and
+ * HEW_BASE_URL: OpenAI's and Anthropic's take the URL as hew does; Google's
+ * (GOOGLE_GEMINI_BASE_URL, as @google/genai and gemini-cli read it) is the host, to which
+ * the API version goes. */
+static const struct {
+    const char *provider, *var, *version;
+} base_url_envs[] = {
+    { "anthropic", "ANTHROPIC_BASE_URL", NULL },
+    { "openai", "OPENAI_BASE_URL", NULL },
+    { "gemini", "GOOGLE_GEMINI_BASE_URL", "/v1beta" },
+};
+
+static int take_base_url_env(cli_config *c)
+{
+    if (c->source[CFG_BASE_URL][0])
+        return 0; /* the files, HEW_BASE_URL or --base-url said it */
+    for (size_t i = 0; i < sizeof base_url_envs / sizeof base_url_envs[0]; i++) {
+        const char *v = getenv(base_url_envs[i].var);
+        if (strcmp(base_url_envs[i].provider, c->str[CFG_PROVIDER]) != 0 || !v || !*v)
+            continue;
+        sbuf url = SBUF_INIT, src = SBUF_INIT;
+        size_t n = strlen(v);
+        while (n > 0 && v[n - 1] == '/')
+            n--;
+        const char *ver = base_url_envs[i].version;
+        int has_ver = ver && ((n >= 3 && strncmp(v + n - 3, "/v1", 3) == 0) ||
+                              (n >= 7 && strncmp(v + n - 7, "/v1beta", 7) == 0) ||
+                              (n >= 8 && strncmp(v + n - 8, "/v1alpha", 8) == 0));
+        sbuf_printf(&url, "%.*s%s", (int)n, v, ver && !has_ver ? ver : "");
+        sbuf_printf(&src, "environment %s", base_url_envs[i].var);
+        set_str(c, CFG_BASE_URL, url.data ? url.data : v, src.data ? src.data : "environment");
+        sbuf_release(&url);
+        sbuf_release(&src);
+        return c->str[CFG_BASE_URL] ? 0 : -1;
+    }
+    return 0;
+}
+
 static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
@@ -669,6 +773,10 @@ static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
             set_str(c, envs[i].key, v, src);
         }
     }
+    const char *key_file = getenv("HEW_API_KEY_FILE");
+    if (key_file && *key_file && !(co && co->api_key_file) &&
+        take_key_file(c, key_file, "environment HEW_API_KEY_FILE", err, errlen) != 0)
+        goto fail;
 
     /* the command line */
     if (co) {
@@ -703,6 +811,9 @@ static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
             }
             set_num(c, CFG_AUTO_APPROVE, bits, "flag --auto-approve");
         }
+        if (co->api_key_file &&
+            take_key_file(c, co->api_key_file, "flag --api-key-file", err, errlen) != 0)
+            goto fail;
         for (int i = 0; i < co->nallow_commands; i++)
             if (strs_add(c, CFG_COMMANDS_ALLOW, co->allow_commands[i], "flag --allow-command"))
                 goto oom;
@@ -749,12 +860,16 @@ static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
         }
     }
     free(file_provider);
+    file_provider = NULL;
+    if (take_base_url_env(c) != 0)
+        goto oom;
     take_model_info(c, user, project);
     json_decref(user);
     json_decref(project);
     return 0;
 oom:
     snprintf(err, errlen, "out of memory");
+fail:
     json_decref(user);
     json_decref(project);
     free(file_provider);
@@ -892,6 +1007,10 @@ int cli_config_show(const cli_options *co, int as_json)
                             json_pack("{s:o, s:s}", "value",
                                       *masked ? json_string(masked) : json_null(), "source",
                                       from));
+        const char *dd = cli_data_dir_source() ? getenv("HEW_DATA_DIR") : NULL;
+        json_object_set_new(o, "data_dir",
+                            json_pack("{s:o, s:s}", "value", dd ? json_string(dd) : json_null(),
+                                      "source", dd ? cli_data_dir_source() : "default"));
         json_object_set_new(o, "files",
                             json_pack("{s:o, s:o}", "user",
                                       c.user_path ? json_string(c.user_path) : json_null(),
@@ -933,6 +1052,9 @@ int cli_config_show(const cli_options *co, int as_json)
             printf("%-33s %-30s %s\n", defs[k].path, val, c.source[k][0] ? c.source[k] : "default");
         }
         printf("%-33s %-30s %s\n", "api_key", *masked ? masked : "(not set)", from);
+        const char *dd = cli_data_dir_source() ? getenv("HEW_DATA_DIR") : NULL;
+        printf("%-33s %-30s %s\n", "data_dir", dd ? dd : "(~/.local/share/hew)",
+               dd ? cli_data_dir_source() : "default ($XDG_DATA_HOME/hew)");
     }
     cli_config_release(&c);
     return 0;

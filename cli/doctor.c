@@ -154,8 +154,9 @@ static void check_store(doctor *d, const hew_options *o)
         add_check(d, "store", CHECK_OK, NULL, "%s", detail);
     else if (rc == HEW_E_IO)
         add_check(d, "data dir", CHECK_FAIL,
-                  "make it writable, or point XDG_DATA_HOME at a directory you own", "%s",
-                  detail);
+                  "make it writable, or pass --data-dir DIR (HEW_DATA_DIR) with a folder you "
+                  "own",
+                  "%s", detail);
     else
         add_check(d, "store", CHECK_FAIL,
                   "another hew may hold it busy; a damaged hew.db can be moved aside (its "

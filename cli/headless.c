@@ -97,7 +97,7 @@ static void on_event(void *ud, hew_task *task, const hew_event *ev)
 {
     struct headless *h = ud;
     if (h->json) {
-        fputs(ev->json, stdout);
+        fputs(hew_event_json(ev), stdout);
         fputc('\n', stdout);
         fflush(stdout);
     } else if (h->show) {
@@ -157,28 +157,6 @@ static void *signal_watch(void *arg)
         pthread_mutex_unlock(&h->lock);
         return NULL;
     }
-}
-
-static char *read_stdin_task(void)
-{
-    size_t cap = 4096, len = 0;
-    char *s = malloc(cap);
-    size_t n;
-    while (s && (n = fread(s + len, 1, cap - len - 1, stdin)) > 0) {
-        len += n;
-        if (len + 1 == cap) {
-            char *grown = realloc(s, cap * 2);
-            if (!grown) {
-                free(s);
-                return NULL;
-            }
-            s = grown;
-            cap *= 2;
-        }
-    }
-    if (s)
-        s[len] = '\0';
-    return s;
 }
 
 /* The task's totals as the end line's "totals" object, compact JSON (NULL: out of
@@ -302,8 +280,9 @@ int cli_headless(const cli_options *co)
     if (co->resume_id) {
         h.resuming = 1;
         h.resume_text = text && *text ? text : NULL;
-    } else if (!text || !*text) {
-        owned = read_stdin_task();
+    } else if (!(owned = cli_stdin_task(text))) { /* -p TEXT joined with stdin */
+        return 2;
+    } else {
         text = owned;
     }
     if (!co->resume_id && (!text || !*text)) {
@@ -354,6 +333,7 @@ int cli_headless(const cli_options *co)
     } else {
         code = run_tasks(&h, s);
     }
+    code = cli_outfile_finish(co->output, h.task, code); /* -o FILE */
     pthread_mutex_lock(&h.lock);
     hew_task *task = h.task;
     h.task = NULL;

@@ -142,7 +142,6 @@ static int show(const char *id, int as_json)
             continue;
         json_t *data = json_object_get(e, "data");
         char *data_json = data ? json_dumps(data, JSON_COMPACT) : NULL;
-        char *line = json_dumps(e, JSON_COMPACT | JSON_PRESERVE_ORDER);
         hew_event ev = { 0 };
         ev.version = (int)jint(e, "v");
         ev.index = (long)jint(e, "index");
@@ -156,10 +155,8 @@ static int show(const char *id, int as_json)
         ev.append_len = ev.text ? strlen(ev.text) : 0;
         ev.data_json = data_json;
         ev.partial = 0;
-        ev.json = line ? line : "{}";
         render_plain_event(r, &ev);
         free(data_json);
-        free(line);
     }
     render_plain_free(r);
     json_decref(t);

@@ -1410,12 +1410,17 @@ static int command(struct ui *u, const char *line)
 
 /* ---- the session ---------------------------------------------------------------------------- */
 
-static char *history_path(void)
+static char *history_path(const cli_options *co)
 {
     sbuf p = SBUF_INIT;
     const char *xdg = getenv("XDG_STATE_HOME");
     const char *home = getenv("HOME");
-    if (xdg && *xdg == '/')
+    const char *data = getenv("HEW_DATA_DIR"); /* --data-dir: everything under it */
+    if (co->ephemeral)
+        return NULL; /* --ephemeral: the typed lines are not kept either */
+    if (data && *data)
+        sbuf_printf(&p, "%s/history", data);
+    else if (xdg && *xdg == '/')
         sbuf_printf(&p, "%s/hew/history", xdg);
     else if (home && *home)
         sbuf_printf(&p, "%s/.local/state/hew/history", home);
@@ -1456,7 +1461,11 @@ static void trust_dialog(struct ui *u)
         const char *l = line ? line : "";
         while (*l == ' ')
             l++;
-        if (strcmp(l, "y") == 0 || strcmp(l, "Y") == 0 || strcmp(l, "yes") == 0) {
+        bool yes = strcmp(l, "y") == 0 || strcmp(l, "Y") == 0 || strcmp(l, "yes") == 0;
+        if (yes && u->co->ephemeral) { /* nothing stored: trusted as --trust would */
+            u->base.trust_workspace = 1;
+            printf("trusted for this session only (--ephemeral stores nothing)\n");
+        } else if (yes) {
             if (hew_trust_grant(&u->base, rep, err, sizeof err) == 0)
                 printf("trusted: its servers start now and in later sessions, until the "
                        "files change (hew trust --revoke to undo)\n");
@@ -1508,7 +1517,7 @@ int cli_interactive(const cli_options *co)
     u->color = want_color();
     u->q = evq_new();
     u->scr = screen_new(1, u->color);
-    char *hist = history_path();
+    char *hist = history_path(co);
     u->ed = lined_new(stdin, stdout, hist);
     if (u->ed)
         lined_set_complete(u->ed, slashcmd_complete_line, NULL);

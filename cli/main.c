@@ -43,7 +43,8 @@ static void usage(FILE *out)
           "       hew batch [--jobs N] TASKS.jsonl   many tasks, one JSON line each (hew batch --help)\n"
           "\n"
           "options:\n"
-          "  -p, --print [TASK]    run TASK (or standard input) to the end, no terminal needed\n"
+          "  -p, --print [TASK]    run TASK to the end, no terminal needed (piped standard\n"
+          "                        input is added after it, or is the task)\n"
           "  --json                print every event as one JSON line (docs/events.md)\n"
           "  -v, --verbose         show the conversation as it happens (on standard error)\n"
           "  --provider NAME       anthropic, openai, openai-compatible, openrouter, deepseek,\n"
@@ -68,6 +69,13 @@ static void usage(FILE *out)
           "  --no-config           ignore the config files\n"
           "  --trust               use the workspace's .hew/mcp.json for this run only,\n"
           "                        even though it is not trusted (see hew trust)\n"
+          "  --data-dir DIR        keep everything hew writes (tasks, checkpoints, log) in DIR\n"
+          "                        (or HEW_DATA_DIR; any command)\n"
+          "  --ephemeral           store nothing: no task history, checkpoints or log\n"
+          "  --no-checkpoints      no shadow repository of the workspace\n"
+          "  --no-mcp              start no MCP server (neither yours nor the project's)\n"
+          "  -o, --output FILE     also write the result to FILE (removed when the task fails)\n"
+          "  --api-key-file FILE   read the API key from FILE (or HEW_API_KEY_FILE)\n"
           "  --version, --help\n"
           "\n"
           "config files: $XDG_CONFIG_HOME/hew/config.json (~/.config/hew/config.json), then\n"
@@ -150,7 +158,14 @@ int main(int argc, char **argv)
     /* The log is opened at its first line only: commands that log nothing never touch it.
      * Without HOME there is no log, and hew works on. */
     char log_err[256];
-    (void)hew_log_enable(NULL, log_err, sizeof log_err);
+    int ephemeral = 0; /* --ephemeral: no log file either */
+    if (cli_data_dir_setup(&argc, argv, &ephemeral, log_err, sizeof log_err) != 0) {
+        fprintf(stderr, "hew: %s\n", log_err);
+        return 2;
+    }
+    cmd = argc > 1 ? argv[1] : "";
+    if (!ephemeral)
+        (void)hew_log_enable(NULL, log_err, sizeof log_err);
     if (strcmp(cmd, "debug") == 0 && argc >= 3) {
         for (size_t i = 0; i < sizeof debug_commands / sizeof debug_commands[0]; i++)
             if (strcmp(argv[2], debug_commands[i].name) == 0)
@@ -209,6 +224,8 @@ int main(int argc, char **argv)
         return 2;
     if (resume_word)
         co.resume_id = resume_word;
+    if (cli_options_check(&co) != 0)
+        return 2;
     char *resume = NULL;
     if (co.cont || co.resume_id) {
         resume = cli_resume_target(&co);

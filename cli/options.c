@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "config.h"
@@ -111,6 +112,26 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
             }
             (deny ? co->deny_commands : co->allow_commands)[(*n)++] = next;
             i++;
+        } else if (strcmp(a, "--ephemeral") == 0) {
+            co->ephemeral = 1;
+        } else if (strcmp(a, "--no-checkpoints") == 0) {
+            co->no_checkpoints = 1;
+        } else if (strcmp(a, "--no-mcp") == 0) {
+            co->no_mcp = 1;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (!next || !*next) {
+                fprintf(stderr, "hew: %s needs a file to write the result to\n", a);
+                return 2;
+            }
+            co->output = next;
+            i++;
+        } else if (strcmp(a, "--api-key-file") == 0) {
+            if (!next || !*next) {
+                fprintf(stderr, "hew: --api-key-file needs a file holding the key\n");
+                return 2;
+            }
+            co->api_key_file = next;
+            i++;
         } else if (strcmp(a, "--") == 0 && i + 1 < argc && !co->task) {
             co->task = argv[++i];
         } else if (a[0] != '-' && !co->task) {
@@ -120,6 +141,22 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
             return 2;
         }
 #undef TAKE
+    }
+    return 0;
+}
+
+int cli_options_check(const cli_options *co)
+{
+    if (co->ephemeral && (co->cont || co->resume_id)) {
+        fprintf(stderr, "hew: --ephemeral stores nothing, so there is no stored task to go on "
+                        "with: drop --ephemeral to use %s\n",
+                co->cont ? "--continue" : "--resume / hew resume");
+        return 2;
+    }
+    if (co->output && !co->headless && !co->json && isatty(0) && isatty(1)) {
+        fprintf(stderr, "hew: -o FILE writes the result of a headless run: add -p "
+                        "(hew -p \"task\" -o FILE)\n");
+        return 2;
     }
     return 0;
 }
@@ -144,6 +181,16 @@ int cli_setup_options(const cli_options *co, hew_options *o, cli_config *cfg_out
     if (co->cwd)
         o->cwd = co->cwd;
     o->trust_workspace = co->trust;
+    if (co->ephemeral) /* nothing stored: no task rows, no shadow repository */
+        o->persist = o->checkpoints = 0;
+    if (co->no_checkpoints)
+        o->checkpoints = 0;
+    if (co->no_mcp)
+        o->mcp = 0;
+    if (co->output && cli_outfile_check(co->output) != 0) {
+        cli_config_release(&cfg);
+        return 2;
+    }
     if (cfg.notes[0])
         fputs(cfg.notes, stderr);
     *cfg_out = cfg; /* o borrows its strings */

@@ -41,7 +41,7 @@ extern "C" {
  * (the same major and minor: while the major is 0, a minor release may change the ABI,
  * and the soname, libhew.so.0, names only the major). */
 #define HEW_VERSION_MAJOR 0
-#define HEW_VERSION_MINOR 1
+#define HEW_VERSION_MINOR 2
 #define HEW_VERSION_PATCH 0
 #define HEW_VERSION_STR2_(x) #x
 #define HEW_VERSION_STR_(a, b, c)                                                          \
@@ -112,14 +112,22 @@ typedef struct hew_event {
     const char *text;      /* plain text (the whole text so far), or NULL */
     const char *data_json; /* structured payload as compact JSON, or NULL */
     int partial;           /* 1 while the message is still growing */
-    const char *json;      /* the whole event as one JSON line (no newline), with the
-                              task's id ("task") */
     hew_event_kind kind;   /* the type as an enum */
     size_t append_offset;  /* text = previous text[0..append_offset) + append_text */
     const char *append_text; /* the bytes after append_offset ("" when none; NULL when
                                 the message has no text) */
     size_t append_len;
+    struct hew_event_line *line_; /* hew's own, for hew_event_json (NULL in an event a
+                                     front end made itself) */
 } hew_event;
+
+/* The whole event as one JSON line (no newline), with the task's id ("task"), as
+ * docs/events.md describes it. Built on the first call for this event and kept until
+ * the callback returns: a front end that never asks (it reads the fields) pays nothing
+ * for it — not even for a final message of megabytes, whose line would be a second copy
+ * of its text. Borrowed: valid during the callback. "{}" for an event made by hand
+ * (line_ NULL) or when out of memory. (Before 0.2 this was the field `json`.) */
+HEW_API const char *hew_event_json(const hew_event *ev);
 
 /* All pointers in ev are valid only during the call. */
 typedef void (*hew_event_fn)(void *ud, hew_task *task, const hew_event *ev);
@@ -182,8 +190,12 @@ typedef struct hew_options {
                                        of dropping older messages: -1 (default) for the
                                        model families that do it well (Claude 4+, GPT-5,
                                        Gemini 2.5, Grok 4, ...), 1 for any model, 0 never */
-    const char *data_dir;           /* hew's data (checkpoints, tasks); NULL:
-                                       $XDG_DATA_HOME/hew, else ~/.local/share/hew */
+    const char *data_dir;           /* hew's data (checkpoints, tasks, trust); NULL:
+                                       $HEW_DATA_DIR when set (the `hew --data-dir`
+                                       folder: the log goes there too), else
+                                       $XDG_DATA_HOME/hew, else ~/.local/share/hew.
+                                       persist = 0 and checkpoints = 0 write nothing
+                                       there (`hew --ephemeral`) */
     int mcp;                        /* connect the MCP servers of the settings files when
                                        the session starts (default 1) */
     const char *mcp_settings;       /* the user's MCP settings file; NULL:
@@ -213,7 +225,9 @@ typedef struct hew_options {
     const char *const *command_deny;
     /* The wire protocol: "anthropic", "openai-chat", "openai-responses" or "gemini";
      * NULL (default): the provider's own (an OpenAI-compatible server that speaks the
-     * Responses API, say). hew_session_new refuses another word. */
+     * Responses API, say) — for provider "openai", the Responses API for the models OpenAI
+     * serves only there (gpt-5-codex, gpt-5.1-codex…, codex-mini, o3-pro, o1-pro,
+     * gpt-5-pro). hew_session_new refuses another word. */
     const char *protocol;
 } hew_options;
 
@@ -423,9 +437,9 @@ HEW_API hew_code hew_checkpoint_restore(const hew_options *o, const char *task_i
 HEW_API hew_code hew_probe_provider(const hew_options *o, long *http_status, char *detail,
                                     size_t n);
 
-/* hew's data directory (o->data_dir, else $XDG_DATA_HOME/hew; o may be NULL) can be
- * written and its task store opens (created when missing) and passes SQLite's
- * quick_check. HEW_OK; HEW_E_IO when the directory cannot be made or written;
+/* hew's data directory (o->data_dir, else $HEW_DATA_DIR, else $XDG_DATA_HOME/hew; o may
+ * be NULL) can be written and its task store opens (created when missing) and passes
+ * SQLite's quick_check. HEW_OK; HEW_E_IO when the directory cannot be made or written;
  * HEW_E_CORRUPT when the store does not open or is damaged. detail says what was found,
  * either way. */
 HEW_API hew_code hew_check_store(const hew_options *o, char *detail, size_t n);
@@ -650,7 +664,8 @@ HEW_API void hew_batch_free(hew_batch *b);
 /* ---- The log ---------------------------------------------------------------------------
  *
  * hew's diagnostic log (MCP servers' stderr, reconnects, checkpoints, warnings): one file,
- * $XDG_STATE_HOME/hew/hew.log (by default ~/.local/state/hew/hew.log), created 0600 in a
+ * $XDG_STATE_HOME/hew/hew.log (by default ~/.local/state/hew/hew.log; with HEW_DATA_DIR
+ * set, $HEW_DATA_DIR/log/hew.log), created 0600 in a
  * 0700 folder, rotated at 5 MB (hew.log.1 … hew.log.3), every line redacted (API keys,
  * tokens, passwords). The level comes from HEW_LOG (error, warn, info — the default —,
  * debug). A library that does not call hew_log_enable writes no log. */

@@ -34,8 +34,11 @@ _hew() {
         --provider)
             COMPREPLY=($(compgen -W "anthropic openai openai-compatible openrouter deepseek gemini xai groq" -- "$cur"))
             return ;;
-        --cwd)
+        --cwd|--data-dir)
             COMPREPLY=($(compgen -d -- "$cur"))
+            return ;;
+        -o|--output|--api-key-file)
+            COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
         --auto-approve)
             local words="read read-outside edit edit-outside commands all-commands mcp all none"
@@ -56,7 +59,8 @@ _hew() {
         COMPREPLY=($(compgen -W "-p --print --json -v --verbose --provider --model --base-url --protocol
             --cwd --plan --act --yolo --auto-approve --thinking --native-tools --xml-tools
             --timeout --retry-delay-ms --continue --resume --no-config --trust --allow-command
-            --deny-command --version --help" -- "$cur"))
+            --deny-command --data-dir --ephemeral --no-checkpoints --no-mcp -o --output
+            --api-key-file --version --help" -- "$cur"))
     elif [[ $COMP_CWORD -eq 1 ]]; then
         COMPREPLY=($(compgen -W "config doctor mcp trust debug batch help" -- "$cur"))
     fi

@@ -11,7 +11,23 @@
 
 /* id is matched as a prefix of the normalized model name; the longest match wins. */
 static const api_model table[] = {
-    /* Anthropic */
+    /* Anthropic (platform.claude.com/docs/en/models/<id>/overview, 2026). From Claude 5
+     * on, thinking is adaptive and a manual budget is refused (400): thinking = false, so
+     * hew sends none. Cache prices: reads 0.1x, 5-minute writes 1.25x of the input. */
+    { .id = "claude-opus-5-5", .context_window = 1000 * K, .max_output = 128000,
+      .price = { 4, 20, 0.4, 5 }, .images = true, .native_tools = true, .next_gen = true },
+    { .id = "claude-opus-5", .context_window = 1000 * K, .max_output = 128000,
+      .price = { 5, 25, 0.5, 6.25 }, .images = true, .native_tools = true, .next_gen = true },
+    { .id = "claude-sonnet-5-5", .context_window = 1000 * K, .max_output = 128000,
+      .price = { 2, 10, 0.2, 2.5 }, .images = true, .native_tools = true, .next_gen = true },
+    { .id = "claude-sonnet-5", .context_window = 1000 * K, .max_output = 128000,
+      .price = { 2, 10, 0.2, 2.5 }, .images = true, .native_tools = true, .next_gen = true },
+    { .id = "claude-opus-4-6", .context_window = 1000 * K, .max_output = 128000,
+      .price = { 5, 25, 0.5, 6.25 }, .images = true, .thinking = true, .native_tools = true,
+      .next_gen = true },
+    { .id = "claude-sonnet-4-6", .context_window = 1000 * K, .max_output = 128000,
+      .price = { 3, 15, 0.3, 3.75 }, .images = true, .thinking = true, .native_tools = true,
+      .next_gen = true },
     { .id = "claude-opus-4-5", .context_window = 200 * K, .max_output = 64000,
       .price = { 5, 25, 0.5, 6.25 }, .images = true, .thinking = true, .native_tools = true,
       .next_gen = true },
@@ -36,7 +52,43 @@ static const api_model table[] = {
       .next_gen = true },
     { .id = "claude-3-5-haiku", .context_window = 200 * K, .max_output = 8192,
       .price = { 0.8, 4, 0.08, 1 }, .images = true, .native_tools = true },
+    /* OpenAI: the models only the Responses API serves (developers.openai.com/api/docs/
+     * models/<id>: "available in the Responses API only"); a codex name not listed finds
+     * is Responses-only too (api_model_lookup) */
+    { .id = "gpt-5-codex", .context_window = 400 * K, .max_output = 128000,
+      .price = { 1.25, 10, 0.125, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true, .responses_only = true },
+    { .id = "gpt-5.1-codex-mini", .context_window = 400 * K, .max_output = 128000,
+      .price = { 0.25, 2, 0.025, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true, .responses_only = true },
+    { .id = "gpt-5.1-codex", .context_window = 400 * K, .max_output = 128000,
+      .price = { 1.25, 10, 0.125, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true, .responses_only = true },
+    { .id = "gpt-5.2-codex", .context_window = 400 * K, .max_output = 128000,
+      .price = { 1.75, 14, 0.175, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true, .responses_only = true },
+    { .id = "gpt-5.3-codex", .context_window = 400 * K, .max_output = 128000,
+      .price = { 1.75, 14, 0.175, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true, .responses_only = true },
+    { .id = "codex-mini", .context_window = 200 * K, .max_output = 100000,
+      .price = { 1.5, 6, 0.375, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .responses_only = true },
+    { .id = "gpt-5-pro", .context_window = 400 * K, .max_output = 272000,
+      .price = { 15, 120, 0, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true, .responses_only = true },
+    { .id = "o3-pro", .context_window = 200 * K, .max_output = 100000,
+      .price = { 20, 80, 0, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .responses_only = true },
+    { .id = "o1-pro", .context_window = 200 * K, .max_output = 100000,
+      .price = { 150, 600, 0, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .responses_only = true },
     /* OpenAI */
+    { .id = "gpt-5.2", .context_window = 400 * K, .max_output = 128000,
+      .price = { 1.75, 14, 0.175, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true },
+    { .id = "gpt-5.1", .context_window = 400 * K, .max_output = 128000,
+      .price = { 1.25, 10, 0.125, 0 }, .images = true, .thinking = true, .native_tools = true,
+      .reasoning_effort = true, .next_gen = true },
     { .id = "gpt-5-nano", .context_window = 400 * K, .max_output = 128000,
       .price = { 0.05, 0.4, 0.005, 0 }, .images = true, .thinking = true, .native_tools = true,
       .reasoning_effort = true,
@@ -73,6 +125,9 @@ static const api_model table[] = {
     { .id = "o1", .context_window = 200 * K, .max_output = 100000, .price = { 15, 60, 7.5, 0 },
       .images = true, .thinking = true, .native_tools = true, .reasoning_effort = true },
     /* Google */
+    { .id = "gemini-3-pro", .context_window = 1048576, .max_output = 65536,
+      .price = { 2, 12, 0.2, 0 }, .tier_above = 200 * K, .tier = { 4, 18, 0.4, 0 },
+      .images = true, .thinking = true, .native_tools = true, .next_gen = true },
     { .id = "gemini-2.5-pro", .context_window = 1048576, .max_output = 65536,
       .price = { 1.25, 10, 0.31, 0 }, .tier_above = 200 * K, .tier = { 2.5, 15, 0.625, 0 },
       .images = true, .thinking = true, .native_tools = true,
@@ -167,6 +222,8 @@ api_model api_model_lookup(const char *provider, const char *model)
     if (hit) {
         m = *hit;
         m.known = true;
+    } else if (strstr(norm, "codex")) {
+        m.responses_only = true; /* a codex model the table does not list yet */
     }
     return m;
 }

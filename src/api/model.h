@@ -6,7 +6,8 @@
  * Static data plus pure lookups: it never does I/O and never guesses a price (unknown is
  * 0, and cost.h then reports no cost rather than a wrong one).
  *
- * Prices are USD per million tokens, as the providers list them (checked 2025): input
+ * Prices are USD per million tokens, as the providers list them (checked 2025; the
+ * Responses-only OpenAI rows from developers.openai.com/api/docs/models, 2026): input
  * (uncached), output (reasoning included), cache read, cache write. A tier replaces them
  * when the prompt (input_total) is larger than tier_above (Anthropic's and Gemini's long
  * context prices). */
@@ -38,6 +39,9 @@ typedef struct api_model {
     bool next_gen;           /* a family that follows long instructions well (Cline's
                                 "next-gen": Claude 4+, GPT-5, Gemini 2.5, Grok 4, gpt-oss,
                                 DeepSeek V3.2): automatic condensing is on by default */
+    bool responses_only;     /* OpenAI serves it through the Responses API only (the
+                                codex and -pro models): the openai provider then speaks
+                                openai-responses unless a protocol was chosen */
     bool known;              /* found in the table (or described in config) */
 } api_model;
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/model.h"
+
 static const api_profile profiles[] = {
     { .name = "anthropic", .protocol = API_PROTO_ANTHROPIC,
       .base_url = "https://api.anthropic.com", .key_env = "ANTHROPIC_API_KEY",
@@ -108,6 +110,11 @@ hew_code api_provider_init(api_provider *p, const char *name, const api_provider
         return HEW_E_INVALID;
     if (!*p->model)
         return hew_err_set(err, HEW_E_INVALID, "provider %s needs a model name", prof->name);
+    /* OpenAI serves some models through the Responses API only (the codex and -pro ones:
+     * model.h, responses_only): they go there by themselves unless a protocol was chosen. */
+    if (!opts->protocol && strcmp(prof->name, "openai") == 0 &&
+        api_model_lookup(prof->name, p->model).responses_only)
+        p->protocol = API_PROTO_OPENAI_RESPONSES;
 
     const char *key = opts->api_key;
     const char *from = "the config";

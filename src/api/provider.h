@@ -2,7 +2,8 @@
  * how it authenticates and where its key comes from. One table row per profile
  * (provider.c): anthropic, openai, openai-compatible, openrouter, deepseek, gemini, xai,
  * groq. Every field can be overridden (the base URL is how tests point hew at the fake
- * provider; the protocol lets "openai" use the Responses API). Keys come from the usual
+ * provider; the protocol lets "openai" use the Responses API, which it also picks by itself
+ * for the models OpenAI serves only there: model.h, responses_only). Keys come from the usual
  * environment variables or are given explicitly. It must never log or print a key, and
  * never send one to a host other than the profile's (an explicit base URL counts). */
 #ifndef HEW_API_PROVIDER_H

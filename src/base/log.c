@@ -57,7 +57,10 @@ hew_code log_default_dir(char **out, hew_err *err)
     buf b = BUF_INIT(PATH_MAX);
     const char *xdg = getenv("XDG_STATE_HOME");
     const char *home = getenv("HOME");
-    if (xdg && xdg[0] == '/') {
+    const char *data = getenv("HEW_DATA_DIR"); /* sys/datadir.h's rule, from below sys */
+    if (data && *data) {
+        buf_printf(&b, "%s/log", data);
+    } else if (xdg && xdg[0] == '/') {
         buf_printf(&b, "%s/hew", xdg);
     } else if (home && home[0] == '/') {
         buf_printf(&b, "%s/.local/state/hew", home);

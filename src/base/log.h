@@ -56,9 +56,10 @@ hew_code log_open_lazy(const char *dir, hew_err *err);
 /* Close the log file; later hew_log calls do nothing. Safe to call when not open. */
 void log_close(void);
 
-/* The default log directory: $XDG_STATE_HOME/hew when XDG_STATE_HOME is an absolute path,
- * else $HOME/.local/state/hew. *out is a new string the caller frees. HEW_E_NOTFOUND when
- * neither variable is usable. */
+/* The default log directory: $HEW_DATA_DIR/log when HEW_DATA_DIR is set (everything hew
+ * writes then lives under that one folder: sys/datadir.h), else $XDG_STATE_HOME/hew when
+ * XDG_STATE_HOME is an absolute path, else $HOME/.local/state/hew. *out is a new string
+ * the caller frees. HEW_E_NOTFOUND when no variable is usable. */
 hew_code log_default_dir(char **out, hew_err *err);
 
 /* The path of the log file (open, or to be opened at the first line), copied into dst

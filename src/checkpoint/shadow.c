@@ -19,6 +19,7 @@
 #include "base/fs.h"
 #include "base/log.h"
 #include "sys/path.h"
+#include "sys/datadir.h"
 
 #define SHADOW_OUT_MAX ((size_t)64 << 20)
 #define SHADOW_ERR_MAX ((size_t)8 << 10)
@@ -105,14 +106,16 @@ static char *data_dir(const char *given, const char *home, hew_err *err)
     }
     const char *xdg = getenv("XDG_DATA_HOME");
     char *d = NULL;
-    if (xdg && xdg[0] == '/')
+    if (datadir_override())
+        d = strdup(datadir_override());
+    else if (xdg && xdg[0] == '/')
         d = path_join(xdg, "hew");
     else if (home)
         d = path_join(home, ".local/share/hew");
     else {
         hew_err_set(err, HEW_E_NOTFOUND,
-                    "checkpoints are off: cannot find hew's data directory (neither "
-                    "XDG_DATA_HOME nor HOME is set)");
+                    "checkpoints are off: cannot find hew's data directory (none of "
+                    "HEW_DATA_DIR, XDG_DATA_HOME and HOME is set)");
         return NULL;
     }
     if (!d)

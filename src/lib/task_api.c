@@ -241,7 +241,10 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
     s->native_tools = st->native_tools < 0 ? s->model.native_tools : st->native_tools != 0;
     s->auto_condense = st->auto_condense < 0 ? s->model.next_gen : st->auto_condense != 0;
     session_thinking(s);
-    lib_pending_start(st->data_dir); /* what killed writes left goes; this one's are listed */
+    /* what killed writes left goes; this one's are listed — unless the session keeps
+     * nothing in the data folder (hew --ephemeral): then it writes nothing there at all */
+    if (st->persist || st->checkpoints)
+        lib_pending_start(st->data_dir);
     lib_session_mcp_start(s, o);
     *out = s;
     return HEW_OK;

@@ -8,7 +8,8 @@
  *     content so far is always a prefix of its final content); a tool_use block may gain
  *     parameters and its values grow, except that a repeated parameter starts over and
  *     write_to_file's content can be replaced at the end (see parse/xmlcall.h);
- *   - partial goes from true to false exactly once, and a complete block never changes;
+ *   - partial goes from true to false exactly once, and a complete block never changes
+ *     (but for parser_release_text, which its reader asks for);
  *   - every change to block i sets its seq to a new, larger value of the list's counter
  *     and lowers the list's dirty mark to at most i.
  * So a reader that remembers blocklist_seq() (or calls blocklist_clean()) finds what

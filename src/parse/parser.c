@@ -219,6 +219,16 @@ const block *parser_block(const parser *p, size_t i)
     return i < p->blocks.n ? p->blocks.v[i] : NULL;
 }
 
+bool parser_release_text(parser *p, size_t i)
+{
+    block *b = i < p->blocks.n ? p->blocks.v[i] : NULL;
+    if (!b || b->partial || b->type == BLOCK_TOOL_USE)
+        return false;
+    buf_release(&b->content.text);
+    buf_release(&b->content.pend);
+    return true;
+}
+
 uint64_t parser_seq(const parser *p)
 {
     return p->blocks.seq;

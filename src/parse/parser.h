@@ -95,6 +95,14 @@ void parser_seal(parser *p);
 size_t parser_count(const parser *p);
 const block *parser_block(const parser *p, size_t i);
 
+/* The content of complete text or reasoning block i is not needed any more (the presenter
+ * has shown it whole): its memory is freed, so that a long answer is not held here beside
+ * the message made of it and the turn that goes to the history. block_text gives "" for
+ * it from then on; its type, index, seq and completeness stay. false (nothing done) for a
+ * partial block, a tool_use or no block i. The one exception to "a complete block never
+ * changes" (parse/block.h). */
+bool parser_release_text(parser *p, size_t i);
+
 /* A counter that grows with every change; block->seq is its value at that block's last
  * change, so "changed since I looked" is block->seq > the value I saw. */
 uint64_t parser_seq(const parser *p);

@@ -22,6 +22,7 @@
 #include "base/json.h"
 #include "base/utf8.h"
 #include "sys/clock.h"
+#include "sys/datadir.h"
 #include "sys/path.h"
 #include "store/jload.h"
 #include "store/store_internal.h"
@@ -95,6 +96,18 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (tid, idx, seq)"
     ") STRICT;"
     "PRAGMA user_version = 3;",
+    /* 3 → 4: an API message too long for one row's worth of memory (store_api_put of a
+     * message of megabytes) is written as it is dumped, in parts of STORE_PART_BYTES, and
+     * its row's json is "" (never valid JSON, so never ambiguous); loading joins the parts
+     * in seq order. BLOB: a part may cut a UTF-8 character. */
+    "CREATE TABLE api_parts ("
+    "  tid INTEGER NOT NULL,"
+    "  ord INTEGER NOT NULL,"
+    "  seq INTEGER NOT NULL,"
+    "  json BLOB NOT NULL,"
+    "  PRIMARY KEY (tid, ord, seq)"
+    ") STRICT;"
+    "PRAGMA user_version = 4;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -129,10 +142,16 @@ static const char *const sql[ST__COUNT] = {
     [ST_API_NEXT] = "SELECT ord + 1 FROM api_messages WHERE tid = ?1 ORDER BY ord DESC LIMIT 1",
     [ST_API_PUT] = "INSERT OR REPLACE INTO api_messages (tid, ord, json) VALUES (?1, ?2, ?3)",
     [ST_API_TRUNC] = "DELETE FROM api_messages WHERE tid = ?1 AND ord >= ?2",
+    [ST_APART_ADD] = "INSERT INTO api_parts (tid, ord, seq, json) VALUES (?1, ?2, ?4, ?3)",
+    [ST_APART_DROP] = "DELETE FROM api_parts WHERE tid = ?1 AND ord = ?2",
+    [ST_APART_TRUNC] = "DELETE FROM api_parts WHERE tid = ?1 AND ord >= ?2",
+    [ST_APART_GET] = "SELECT json FROM api_parts WHERE tid = ?1 AND ord = ?2 ORDER BY seq",
+    [ST_DEL_APARTS] = "DELETE FROM api_parts WHERE tid = ?1",
     [ST_RW_TRUNC] = "DELETE FROM context_rewrites WHERE tid = ?1 AND msg >= ?2",
     [ST_UI_PUT] = "INSERT OR REPLACE INTO ui_messages (tid, idx, json) VALUES (?1, ?2, ?3)",
     [ST_UI_TRUNC] = "DELETE FROM ui_messages WHERE tid = ?1 AND idx >= ?2",
     [ST_UI_GET] = "SELECT json FROM ui_messages WHERE tid = ?1 AND idx = ?2",
+    [ST_UI_SET] = "UPDATE ui_messages SET json = ?3 WHERE tid = ?1 AND idx = ?2",
     [ST_PART_LAST] = "SELECT seq, total FROM ui_parts WHERE tid = ?1 AND idx = ?2 "
                      "ORDER BY seq DESC LIMIT 1",
     [ST_PART_ADD] = "INSERT INTO ui_parts (tid, idx, seq, off, total, text) "
@@ -328,26 +347,11 @@ hew_code store_new_id(store *s, char out[STORE_ID_MAX + 1], hew_err *err)
 
 char *store_default_path(hew_err *err)
 {
-    const char *xdg = getenv("XDG_DATA_HOME");
-    if (xdg && xdg[0] == '/') {
-        char *dir = path_join(xdg, "hew/hew.db");
-        if (!dir)
-            hew_err_set(err, HEW_E_NOMEM, "out of memory");
-        return dir;
-    }
-    const char *home = getenv("HOME");
-    if (!home || !*home) {
-        struct passwd *pw = getpwuid(getuid());
-        home = pw ? pw->pw_dir : NULL;
-    }
-    if (!home || !*home) {
-        hew_err_set(err, HEW_E_NOTFOUND,
-                    "cannot find hew's data directory: neither XDG_DATA_HOME nor HOME is set");
-        return NULL;
-    }
-    char *p = path_join(home, ".local/share/hew/hew.db");
-    if (!p)
+    char *dir = datadir_default(err);
+    char *p = dir ? path_join(dir, "hew.db") : NULL;
+    if (dir && !p)
         hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    free(dir);
     return p;
 }
 
@@ -833,6 +837,9 @@ static hew_code bind_step(store *s, store_stmt which, sqlite3_int64 tid, sqlite3
  * single long message must not leave a copy of itself behind for the task's lifetime. */
 #define STORE_KEEP_BYTES ((size_t)1 << 20)
 
+/* An API message whose JSON passes this is written in parts of this size (api_parts). */
+#define STORE_PART_BYTES ((size_t)1 << 20)
+
 static void trim(buf *b)
 {
     if (b->cap > STORE_KEEP_BYTES)
@@ -848,6 +855,63 @@ hew_code store_api_put(store *s, const char *id, size_t ord, const json_t *msg, 
     return rc;
 }
 
+/* The dump of one API message on its way to the store: in s->scratch while it is short;
+ * once it passes STORE_PART_BYTES, every full scratch is written as a part (api_parts),
+ * so a message of megabytes is never held whole a second time, nor copied into one
+ * record. */
+typedef struct api_dump {
+    store *s;
+    sqlite3_int64 tid, ord;
+    sqlite3_int64 parts; /* written so far */
+    size_t total;
+    hew_code rc;
+    hew_err *err;
+} api_dump;
+
+static hew_code api_part_write(api_dump *d)
+{
+    store *s = d->s;
+    sqlite3_stmt *st = st_get(s, ST_APART_ADD, d->err);
+    if (!st)
+        return d->err ? d->err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, d->tid);
+    sqlite3_bind_int64(st, 2, d->ord);
+    sqlite3_bind_blob(st, 3, s->scratch.data ? s->scratch.data : "", (int)s->scratch.len,
+                      SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, d->parts);
+    int src = sqlite3_step(st);
+    st_done(st);
+    if (src != SQLITE_DONE)
+        return st_err(s, src, "storing a part of an API message", d->err);
+    d->parts++;
+    buf_reset(&s->scratch);
+    return HEW_OK;
+}
+
+/* Every part is exactly STORE_PART_BYTES but the last: a run of the dump longer than that
+ * (a long string without escapes comes in one piece) is cut, never kept whole. */
+static int api_dump_cb(const char *chunk, size_t n, void *ud)
+{
+    api_dump *d = ud;
+    buf *b = &d->s->scratch;
+    d->total += n;
+    if (d->total > (size_t)INT32_MAX) {
+        d->rc = hew_err_set(d->err, HEW_E_TOOBIG, "an API message is too large to store");
+        return -1;
+    }
+    while (n) {
+        size_t take = STORE_PART_BYTES - b->len < n ? STORE_PART_BYTES - b->len : n;
+        buf_append(b, chunk, take);
+        if ((d->rc = buf_check(b, "API message", d->err)) != HEW_OK)
+            return -1;
+        chunk += take;
+        n -= take;
+        if (b->len == STORE_PART_BYTES && (d->rc = api_part_write(d)) != HEW_OK)
+            return -1;
+    }
+    return 0;
+}
+
 static hew_code api_put(store *s, const char *id, size_t ord, const json_t *msg, hew_err *err)
 {
     hew_code rc = store_check_id(id, err);
@@ -857,12 +921,6 @@ static hew_code api_put(store *s, const char *id, size_t ord, const json_t *msg,
         return hew_err_set(err, HEW_E_INVALID, "store_api_put: the message is not an object");
     if ((rc = store_flush_held(s, err)) != HEW_OK)
         return rc;
-    buf_reset(&s->scratch);
-    json_dump_into(msg, &s->scratch, 0);
-    if ((rc = buf_check(&s->scratch, "API message", err)) != HEW_OK)
-        return rc;
-    if (s->scratch.len > (size_t)INT32_MAX)
-        return hew_err_set(err, HEW_E_TOOBIG, "API message %zu of task %s is too large", ord, id);
     if ((rc = tx_begin(s, false, err)) != HEW_OK)
         return rc;
     sqlite3_int64 tid;
@@ -887,8 +945,26 @@ static hew_code api_put(store *s, const char *id, size_t ord, const json_t *msg,
                          ord, id, (long long)next);
         goto fail;
     }
-    if ((rc = bind_step(s, ST_API_PUT, tid, (sqlite3_int64)ord, s->scratch.data, s->scratch.len,
-                        "storing an API message", err)) != HEW_OK)
+    /* a replaced message's parts go; the new one is dumped straight into the store */
+    if ((rc = bind_step(s, ST_APART_DROP, tid, (sqlite3_int64)ord, NULL, 0,
+                        "replacing an API message", err)) != HEW_OK)
+        goto fail;
+    buf_reset(&s->scratch);
+    api_dump d = { s, tid, (sqlite3_int64)ord, 0, 0, HEW_OK, err };
+    if (json_dump_callback(msg, api_dump_cb, &d, JSON_COMPACT | JSON_ENCODE_ANY) != 0) {
+        rc = d.rc != HEW_OK ? d.rc
+                            : hew_err_set(err, HEW_E_INVALID,
+                                          "store_api_put: message %zu of task %s cannot be "
+                                          "written as JSON",
+                                          ord, id);
+        goto fail;
+    }
+    if (d.parts && s->scratch.len && (rc = api_part_write(&d)) != HEW_OK)
+        goto fail;
+    /* short: the row holds it; long: the row says "in parts" with an empty json */
+    if ((rc = bind_step(s, ST_API_PUT, tid, (sqlite3_int64)ord,
+                        d.parts ? "" : s->scratch.data ? s->scratch.data : "",
+                        d.parts ? 0 : s->scratch.len, "storing an API message", err)) != HEW_OK)
         goto fail;
     if ((rc = touch(s, tid, err)) != HEW_OK)
         goto fail;
@@ -905,7 +981,9 @@ hew_code store_api_truncate(store *s, const char *id, size_t len, hew_err *err)
     if (rc != HEW_OK || (rc = write_begin(s, id, false, &tid, err)) != HEW_OK)
         return rc;
     if ((rc = bind_step(s, ST_API_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
-                        "cutting the API history", err)) == HEW_OK)
+                        "cutting the API history", err)) == HEW_OK &&
+        (rc = bind_step(s, ST_APART_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
+                        "cutting the API history's parts", err)) == HEW_OK)
         rc = bind_step(s, ST_RW_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
                        "cutting the context rewrites", err);
     return write_end(s, tid, rc, err);
@@ -987,9 +1065,9 @@ bool store_ui_partial_due(const store *s)
     return s->partial_ms < 0 || clock_now_ms() - s->last_partial_ms >= s->partial_ms;
 }
 
-/* The length of the stored text of UI message `index` with no parts yet, read from its row
- * (once per message: later appends read the newest part's total). HEW_E_INVALID when there
- * is no such row, or it is not a partial message with a text. */
+/* The length of the text in the row of UI message `index` (its stored text while it has no
+ * parts; later appends read the newest part's total). HEW_E_INVALID when there is no such
+ * row, or it is not a partial message with a text (a final one takes no appends). */
 static hew_code ui_base_len(store *s, const char *id, sqlite3_int64 tid, long index,
                             sqlite3_int64 *have, hew_err *err)
 {
@@ -1064,8 +1142,14 @@ static hew_code ui_part_add(store *s, const char *id, sqlite3_int64 tid, long in
     hew_code rc = HEW_OK;
     if (src != SQLITE_ROW && src != SQLITE_DONE)
         return st_err(s, src, "reading a UI message's parts", err);
-    if (src == SQLITE_DONE && (rc = ui_base_len(s, id, tid, index, &have, err)) != HEW_OK)
+    /* The row is read every time, not only for its length: a message finished by
+     * store_ui_finish has parts but takes no more. (Its row is small: a growing message
+     * is stored whole at its first event, then by appends.) */
+    sqlite3_int64 base = 0;
+    if ((rc = ui_base_len(s, id, tid, index, &base, err)) != HEW_OK)
         return rc;
+    if (src == SQLITE_DONE)
+        have = base;
     if ((sqlite3_int64)offset > have)
         return hew_err_set(err, HEW_E_INVALID,
                            "store_ui_append: offset %zu is beyond the stored text of UI "
@@ -1110,6 +1194,83 @@ hew_code store_ui_append(store *s, const char *id, long index, size_t offset,
     if ((rc = write_end(s, tid, rc, err)) == HEW_OK)
         s->last_partial_ms = clock_now_ms();
     return rc;
+}
+
+/* Inside write_begin/write_end: the row of UI message `index` says "partial": false from
+ * now on. Its JSON is walked, not parsed, and only the flag's four bytes change. */
+static hew_code ui_row_final(store *s, const char *id, sqlite3_int64 tid, long index,
+                             hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, ST_UI_GET, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, tid);
+    sqlite3_bind_int64(st, 2, index);
+    int src = sqlite3_step(st);
+    if (src != SQLITE_ROW) {
+        st_done(st);
+        return st_err(s, src == SQLITE_DONE ? SQLITE_CORRUPT : src, "reading a UI message", err);
+    }
+    const char *json = (const char *)sqlite3_column_text(st, 0);
+    size_t n = (size_t)sqlite3_column_bytes(st, 0);
+    jscan js;
+    const char *key;
+    size_t klen;
+    jscan_val v;
+    size_t at = 0;
+    bool found = false, ok = json && jscan_object(&js, json, n);
+    int more = 0;
+    while (ok && (more = jscan_member(&js, &key, &klen, &v)) == 1)
+        if (jscan_key_is(key, klen, "partial") && v.kind == JSCAN_TRUE) {
+            at = (size_t)(v.start - json);
+            found = true;
+        }
+    buf *out = &s->scratch;
+    buf_reset(out);
+    if (ok && more == 0 && found) {
+        buf_append(out, json, at);
+        buf_puts(out, "false");
+        buf_append(out, json + at + 4, n - at - 4);
+    }
+    st_done(st);
+    if (!ok || more != 0 || !found)
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store_ui_finish: UI message %ld of task %s is not a partial message",
+                           index, id);
+    hew_code rc = buf_check(out, "UI message", err);
+    if (rc == HEW_OK)
+        rc = bind_step(s, ST_UI_SET, tid, index, out->data, out->len, "finishing a UI message",
+                       err);
+    trim(out);
+    return rc;
+}
+
+hew_code store_ui_finish(store *s, const char *id, long index, size_t offset, const char *text,
+                         size_t len, hew_err *err)
+{
+    hew_code rc = store_check_id(id, err);
+    if (rc != HEW_OK)
+        return rc;
+    if (index < 0)
+        return hew_err_set(err, HEW_E_INVALID, "store_ui_finish: negative index %ld", index);
+    if ((!text && len) || len > (size_t)INT32_MAX || offset > (size_t)INT64_MAX - len)
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store_ui_finish: the append to UI message %ld of task %s is "
+                           "missing or too large",
+                           index, id);
+    size_t bad = 0;
+    if (!utf8_validate(text ? text : "", len, &bad))
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store_ui_finish: the append to UI message %ld of task %s is not "
+                           "valid UTF-8 (at byte %zu): an append is whole characters",
+                           index, id, bad);
+    sqlite3_int64 tid;
+    if ((rc = write_begin(s, id, false, &tid, err)) != HEW_OK)
+        return rc;
+    rc = ui_part_add(s, id, tid, index, offset, text, len, err);
+    if (rc == HEW_OK)
+        rc = ui_row_final(s, id, tid, index, err);
+    return write_end(s, tid, rc, err);
 }
 
 hew_code store_ui_truncate(store *s, const char *id, size_t len, hew_err *err)
@@ -1250,8 +1411,37 @@ static void load_push(load_queue *q, load_batch *b)
 }
 
 /* Parse the dense rows 0..count-1 of a SELECT (ord, json) into vals, in parallel. */
+/* Row n of an API message stored in parts (its json is "", migration 3 -> 4): the parts
+ * joined in *joined (reused from row to row), and *text / *len pointed at them. Rows with
+ * a json of their own, and UI rows (parts == false), are left as they are. */
+static hew_code row_joined(store *s, bool parts, sqlite3_int64 tid, sqlite3_int64 n,
+                           buf *joined, const char **text, size_t *len, hew_err *err)
+{
+    if (!parts || *len != 0)
+        return HEW_OK;
+    sqlite3_stmt *st = st_get(s, ST_APART_GET, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, tid);
+    sqlite3_bind_int64(st, 2, n);
+    buf_reset(joined);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        buf_append(joined, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+    st_done(st);
+    if (rc != SQLITE_DONE)
+        return st_err(s, rc, "reading a long API message", err);
+    hew_code bc = buf_check(joined, "a long API message", err);
+    if (bc != HEW_OK)
+        return bc;
+    *text = joined->data ? joined->data : "";
+    *len = joined->len;
+    return HEW_OK;
+}
+
 static hew_code load_parallel(store *s, sqlite3_stmt *st, size_t count, size_t helpers,
-                              json_t **vals, const char *what, hew_err *err)
+                              json_t **vals, const char *what, bool parts,
+                              sqlite3_int64 tid, buf *joined, hew_err *err)
 {
     load_queue q = { .vals = vals, .what = what, .rc = HEW_OK };
     pthread_mutex_init(&q.mu, NULL);
@@ -1271,6 +1461,8 @@ static hew_code load_parallel(store *s, sqlite3_stmt *st, size_t count, size_t h
         sqlite3_int64 n = sqlite3_column_int64(st, 0);
         const char *text = (const char *)sqlite3_column_text(st, 1);
         size_t len = (size_t)sqlite3_column_bytes(st, 1);
+        if ((out = row_joined(s, parts, tid, n, joined, &text, &len, err)) != HEW_OK)
+            break;
         if (n != (sqlite3_int64)i || i >= count) {
             out = hew_err_set(err, HEW_E_INVALID, "store %s: %s %lld is out of order", s->path,
                               what, (long long)n);
@@ -1339,9 +1531,11 @@ static hew_code load_parallel(store *s, sqlite3_stmt *st, size_t count, size_t h
 
 /* Rows of a SELECT (number, JSON) into arr: dense (0..n-1, expected of them) or with gaps
  * (missing numbers read as null). */
-static hew_code load_rows(store *s, store_stmt which, sqlite3_int64 tid, json_t *arr,
-                          bool dense, size_t expected, const char *what, hew_err *err)
+static hew_code load_rows_with(store *s, store_stmt which, sqlite3_int64 tid, json_t *arr,
+                               bool dense, size_t expected, const char *what, buf *joined,
+                               hew_err *err)
 {
+    bool parts = which == ST_LOAD_API; /* API messages may be stored in parts */
     sqlite3_stmt *st = st_get(s, which, err);
     if (!st)
         return err ? err->code : HEW_E_IO;
@@ -1355,7 +1549,7 @@ static hew_code load_rows(store *s, store_stmt which, sqlite3_int64 tid, json_t 
             return hew_err_set(err, HEW_E_NOMEM, "out of memory");
         }
         size_t helpers = (size_t)(cpus < LOAD_THREADS ? cpus : LOAD_THREADS) - 1;
-        out = load_parallel(s, st, expected, helpers, vals, what, err);
+        out = load_parallel(s, st, expected, helpers, vals, what, parts, tid, joined, err);
         st_done(st);
         for (size_t i = 0; i < expected; i++) {
             if (out == HEW_OK && json_array_append_new(arr, vals[i]) != 0)
@@ -1371,6 +1565,8 @@ static hew_code load_rows(store *s, store_stmt which, sqlite3_int64 tid, json_t 
         sqlite3_int64 n = sqlite3_column_int64(st, 0);
         const char *text = (const char *)sqlite3_column_text(st, 1);
         size_t len = (size_t)sqlite3_column_bytes(st, 1);
+        if ((out = row_joined(s, parts, tid, n, joined, &text, &len, err)) != HEW_OK)
+            break;
         sqlite3_int64 have = (sqlite3_int64)json_array_size(arr);
         if (n < have || (dense && n != have)) {
             out = hew_err_set(err, HEW_E_INVALID, "store %s: %s %lld is out of order", s->path,
@@ -1395,6 +1591,15 @@ static hew_code load_rows(store *s, store_stmt which, sqlite3_int64 tid, json_t 
         out = st_err(s, rc, "reading messages", err);
     st_done(st);
     return out;
+}
+
+static hew_code load_rows(store *s, store_stmt which, sqlite3_int64 tid, json_t *arr,
+                          bool dense, size_t expected, const char *what, hew_err *err)
+{
+    buf joined = BUF_INIT(0);
+    hew_code rc = load_rows_with(s, which, tid, arr, dense, expected, what, &joined, err);
+    buf_release(&joined);
+    return rc;
 }
 
 static hew_code load_rewrites(store *s, sqlite3_int64 tid, json_t *arr, hew_err *err)
@@ -1737,8 +1942,8 @@ hew_code store_task_delete(store *s, const char *id, hew_err *err)
         return rc;
     }
     sqlite3_int64 tid;
-    static const store_stmt dels[] = { ST_DEL_API, ST_DEL_UI, ST_DEL_PARTS, ST_DEL_RW,
-                                       ST_DEL_TASK };
+    static const store_stmt dels[] = { ST_DEL_API, ST_DEL_APARTS, ST_DEL_UI,
+                                       ST_DEL_PARTS, ST_DEL_RW,    ST_DEL_TASK };
     if ((rc = store_tid(s, id, &tid, err)) != HEW_OK)
         goto fail;
     for (size_t i = 0; i < sizeof dels / sizeof dels[0]; i++) {

@@ -64,7 +64,7 @@
 
 #include "base/err.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 #define STORE_ID_MAX 64
 
 typedef struct store store;
@@ -196,6 +196,14 @@ hew_code store_ui_put(store *s, const char *id, long index, const char *json, si
  * partial commit for store_ui_partial_due. */
 hew_code store_ui_append(store *s, const char *id, long index, size_t offset,
                          const char *text, size_t len, hew_err *err);
+
+/* Finish partial UI message `index` by a last append: as store_ui_append (the same rules
+ * and errors), and from now on the message is stored "partial": false — what store_ui_put
+ * of its final form would store, without writing that form whole (a final message of
+ * megabytes costs its last append). Its parts stay and are folded when loaded. One
+ * transaction, committed before the call returns. */
+hew_code store_ui_finish(store *s, const char *id, long index, size_t offset, const char *text,
+                         size_t len, hew_err *err);
 
 /* Whether store_ui_put of a partial message now would commit it at once (rather than hold
  * a copy): a writer that keeps the message itself builds its JSON only when this says

@@ -26,9 +26,15 @@ typedef enum store_stmt {
     ST_API_PUT,
     ST_API_TRUNC,
     ST_RW_TRUNC,
+    ST_APART_ADD,    /* one part of a long API message (migration 3 -> 4) */
+    ST_APART_DROP,
+    ST_APART_TRUNC,
+    ST_APART_GET,
+    ST_DEL_APARTS,
     ST_UI_PUT,
     ST_UI_TRUNC,
     ST_UI_GET,       /* one UI row's JSON (the base of its first append) */
+    ST_UI_SET,       /* one UI row's JSON replaced, its parts kept (store_ui_finish) */
     ST_PART_LAST,    /* the newest part of a UI message: seq, total */
     ST_PART_ADD,
     ST_PART_DROP,    /* the parts of one UI message */

@@ -152,6 +152,35 @@ static void write_partial(hew_task *t, long index, bool hold)
     t->persist.stored = t->persist.from = len;
 }
 
+/* Final message index, when the store holds an earlier version that only its text has
+ * grown from: finished by what was appended since (store_ui_finish), so that a long text
+ * is never built whole for the store. false: not that case (nothing written). */
+static bool finish_by_append(hew_task *t, long index)
+{
+    const uimsg *m = &t->ui.items[index];
+    if (t->persist.append != index || !m->has_text || m->data)
+        return false;
+    size_t len = m->text.len;
+    const char *text = m->text.data ? m->text.data : "";
+    size_t from = t->persist.from;
+    if (m->dirty < from)
+        from = m->dirty;
+    if (t->persist.stored < from)
+        from = t->persist.stored;
+    if (len < from)
+        from = len;
+    if (!utf8_validate(text + from, len - from, NULL))
+        return false;
+    hew_err err = HEW_ERR_INIT;
+    if (store_ui_finish(t->persist.store, t->task_id, index, from, text + from, len - from,
+                        &err) != HEW_OK) {
+        persistence_off(t, err.msg);
+        return true;
+    }
+    t->persist.stored = t->persist.from = len;
+    return true;
+}
+
 void task_persist_flush(hew_task *t)
 {
     long i = t->persist.pending;
@@ -160,7 +189,7 @@ void task_persist_flush(hew_task *t)
         write_partial(t, i, false);
 }
 
-void task_persist_ui(hew_task *t, long index, const char *json, size_t len, size_t from)
+void task_persist_ui(hew_task *t, long index, size_t from)
 {
     if (!t->persist.store || index < 0 || (size_t)index >= t->ui.len)
         return;
@@ -183,11 +212,9 @@ void task_persist_ui(hew_task *t, long index, const char *json, size_t len, size
         return;
     }
     t->persist.pending = -1;
-    t->persist.append = -1; /* final: written whole, its appends dropped */
-    if (json)
-        write_ui(t, index, json, len, false);
-    else
+    if (!finish_by_append(t, index))
         write_ui_built(t, index, false);
+    t->persist.append = -1; /* final: the message is done */
 }
 
 void task_persist_api(hew_task *t)

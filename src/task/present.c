@@ -222,6 +222,8 @@ hew_code present_assistant_message(hew_task *t)
             long said = blocked ? -1
                                 : present_text(t, b, b->type == BLOCK_TEXT ? "text" : "reasoning",
                                                up);
+            if (!partial) /* shown whole: its message holds it now, the history the turn's */
+                parser_release_text(t->stream.parser, t->present.index);
             pthread_mutex_unlock(&t->mu);
             if (said >= 0)
                 task_emit(t, said);

@@ -15,6 +15,33 @@
 #include "task/evkind.h"
 #include "tools/execute_command.h"
 
+/* What hew_event_json builds an event's line from (an event carries a pointer to it). */
+struct hew_event_line {
+    hew_task *t;
+    long index;
+    size_t offset;    /* the append's offset (a partial update carries only its append) */
+    const char *line; /* built, or NULL */
+};
+
+const char *task_event_line(struct hew_event_line *l)
+{
+    if (l->line)
+        return l->line;
+    hew_task *t = l->t;
+    buf *line = &t->event_line; /* kept from event to event: no allocation per update */
+    buf_reset(line);
+    if (t->ui.items[l->index].partial) /* an update carries what was appended */
+        uimsg_to_json_append(&t->ui, (size_t)l->index, l->offset, line);
+    else
+        uimsg_to_json(&t->ui, (size_t)l->index, line);
+    if (line->len && !line->err) { /* the event names its task (ids need no escaping) */
+        buf_truncate(line, line->len - 1);
+        buf_printf(line, ",\"task\":\"%s\"}", t->task_id);
+    }
+    l->line = line->len && !line->err ? line->data : "{}";
+    return l->line;
+}
+
 void task_emit(hew_task *t, long i)
 {
     if (i < 0 || (size_t)i >= t->ui.len)
@@ -22,26 +49,16 @@ void task_emit(hew_task *t, long i)
     const uimsg *m = &t->ui.items[i];
     size_t offset = 0, delta_len = 0;
     const char *delta = uimsg_take_append(&t->ui, (size_t)i, &offset, &delta_len);
-    buf *line = &t->event_line; /* kept from event to event: no allocation per update */
-    buf_reset(line);
     /* Two consumers of the same message, side by side: the store (with or without a front
-     * end) and the front end. A complete message's whole line serves both. */
-    if (!m->partial) {
-        uimsg_to_json(&t->ui, (size_t)i, line);
-        task_persist_ui(t, i, line->err ? NULL : line->data, line->len, offset);
-    } else {
-        task_persist_ui(t, i, NULL, 0, offset);
-    }
-    if (!t->settings->on_event) {
-        if (line->cap > ((size_t)1 << 20))
-            buf_release(line);
+     * end) and the front end. Neither builds the message's JSON line unless it needs it:
+     * the store writes a final message that grew by appends by one more append. */
+    task_persist_ui(t, i, offset);
+    if (!t->settings->on_event)
         return;
-    }
-    if (m->partial) /* an update carries what was appended, not the whole text again */
-        uimsg_to_json_append(&t->ui, (size_t)i, offset, line);
     buf data = BUF_INIT(0);
     if (m->data)
         json_dump_into(m->data, &data, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    struct hew_event_line line = { t, i, offset, NULL };
     hew_event ev = {
         .version = HEW_EVENT_VERSION,
         .index = i,
@@ -51,22 +68,17 @@ void task_emit(hew_task *t, long i)
         .text = uimsg_text(&t->ui, (size_t)i),
         .data_json = m->data ? data.data : NULL,
         .partial = m->partial,
-        .json = "{}",
         .kind = evkind_of(m->type),
         .append_offset = offset,
         .append_text = m->has_text ? delta : NULL,
         .append_len = delta_len,
+        .line_ = &line,
     };
-    if (line->len && !line->err) { /* the event names its task (ids need no escaping) */
-        buf_truncate(line, line->len - 1);
-        buf_printf(line, ",\"task\":\"%s\"}", t->task_id);
-        ev.json = line->err ? "{}" : line->data;
-    }
     t->settings->on_event(t->settings->event_ud, t, &ev);
     buf_release(&data);
     /* Do not sit on a copy of a huge text between messages. */
-    if (line->cap > ((size_t)1 << 20))
-        buf_release(line);
+    if (t->event_line.cap > ((size_t)1 << 20))
+        buf_release(&t->event_line);
 }
 
 /* The store failed on the message just made or earlier: say so, once (persist.c sits

@@ -369,13 +369,13 @@ void task_ckpt_close(hew_task *t);
 struct store_task;
 hew_code task_persist_open(hew_task *t, const char *resume_id);
 bool task_persist_take_note(hew_task *t, char *out, size_t cap);
-/* Message index was made or changed: store it. json[0..len) is its whole JSON form
- * (uimsg_to_json) when the caller has it, else NULL (built here when written); from: its
- * text changed from this offset on since its previous event (uimsg_take_append's offset;
- * 0 for a new message). A partial message is written at most once per store interval, by
- * what was appended once the store has it; task_persist_flush writes the latest version of
- * one not written yet (done before any other write, and at close). */
-void task_persist_ui(hew_task *t, long index, const char *json, size_t len, size_t from);
+/* Message index was made or changed: store it. from: its text changed from this offset on
+ * since its previous event (uimsg_take_append's offset; 0 for a new message). A partial
+ * message is written at most once per store interval, by what was appended once the store
+ * has it; task_persist_flush writes the latest version of one not written yet (done
+ * before any other write, and at close). A final message that grew by appends is
+ * finished by one more (store_ui_finish): its whole form is never built. */
+void task_persist_ui(hew_task *t, long index, size_t from);
 void task_persist_flush(hew_task *t);
 void task_persist_api(hew_task *t);
 void task_persist_row(hew_task *t, const struct store_task *given, unsigned fields);
@@ -469,6 +469,9 @@ hew_code task_ask(hew_task *t, const char *type, const char *text, json_t *data,
                   uimsg_partial partial, tool_answer *answer);
 /* Re-send message i as an event after changing it. */
 void task_emit(hew_task *t, long i);
+/* The JSON line of an event task_emit made (hew_event_json), built on the first call. */
+struct hew_event_line;
+const char *task_event_line(struct hew_event_line *l);
 
 /* Add a block to the next user message (steals block). */
 void task_push_user_block(hew_task *t, json_t *b);

@@ -399,7 +399,7 @@ static const char *control_in(const char *p, bool at_root)
  * environment they come from changes). */
 static pthread_mutex_t dirs_mu = PTHREAD_MUTEX_INITIALIZER;
 static char *dirs_key;
-static char *dirs_v[6];
+static char *dirs_v[8];
 
 static void dirs_refresh(void)
 {
@@ -409,11 +409,12 @@ static void dirs_refresh(void)
         { "XDG_CONFIG_HOME", ".config" },
         { "XDG_DATA_HOME", ".local/share" },
         { "XDG_STATE_HOME", ".local/state" },
+        { "HEW_DATA_DIR", NULL }, /* the folder itself: sys/datadir.h */
     };
     const char *home = getenv("HOME");
     buf key = BUF_INIT(0);
     buf_printf(&key, "%s", home ? home : "");
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < 4; i++) {
         const char *v = getenv(spec[i].env);
         buf_printf(&key, "\n%s", v ? v : "");
     }
@@ -423,14 +424,17 @@ static void dirs_refresh(void)
     }
     free(dirs_key);
     dirs_key = buf_detach(&key, NULL);
-    for (size_t i = 0; i < 6; i++) {
+    for (size_t i = 0; i < 8; i++) {
         free(dirs_v[i]);
         dirs_v[i] = NULL;
     }
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < 4; i++) {
         const char *v = getenv(spec[i].env);
         buf d = BUF_INIT(0);
-        if (v && v[0] == '/')
+        if (!spec[i].fallback) {
+            if (v && v[0] == '/')
+                buf_printf(&d, "%s", v);
+        } else if (v && v[0] == '/')
             buf_printf(&d, "%s/hew", v);
         else if (home && home[0] == '/')
             buf_printf(&d, "%s/%s/hew", home, spec[i].fallback);
@@ -449,7 +453,7 @@ static bool in_hew_dirs(const char *abs)
     pthread_mutex_lock(&dirs_mu);
     dirs_refresh();
     bool in = false;
-    for (size_t i = 0; i < 6 && !in; i++)
+    for (size_t i = 0; i < 8 && !in; i++)
         in = dirs_v[i] && path_is_inside(dirs_v[i], abs);
     pthread_mutex_unlock(&dirs_mu);
     return in;

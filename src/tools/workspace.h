@@ -99,7 +99,8 @@ void ws_link_blocked_result(tool_env *env, const char *display, int why, tool_re
  * `.husky` folder (at any depth, inside or outside the workspace), `.clinerules` (file or folder)
  * and `.clineignore` at the workspace root, and anything below hew's own config, data and
  * state folders ($XDG_CONFIG_HOME/hew, $XDG_DATA_HOME/hew, $XDG_STATE_HOME/hew, or their
- * ~/.config, ~/.local/share, ~/.local/state defaults). Names compare case-insensitively.
+ * ~/.config, ~/.local/share, ~/.local/state defaults; and $HEW_DATA_DIR). Names compare
+ * case-insensitively.
  * What it controls (static text) or NULL. given: the path as the model wrote it (checked
  * too, lexically: a symlink `.hew/mcp.json` → `conf/x.json` is caught by its name, a
  * symlink `docs` → `.git` by its target, and `conf/x.json` itself when `.hew` (or

@@ -7,7 +7,7 @@
 
 static void die(const char *why, const hew_event *ev)
 {
-    fprintf(stderr, "evtext: %s: %s\n", why, ev ? ev->json : "");
+    fprintf(stderr, "evtext: %s: %s\n", why, ev ? hew_event_json(ev) : "");
     abort();
 }
 
@@ -41,7 +41,7 @@ static const char *previous_text(const json_t *events, json_int_t index)
 
 json_t *evtext_load(const json_t *events, const hew_event *ev)
 {
-    json_t *j = json_loads(ev->json, 0, NULL);
+    json_t *j = json_loads(hew_event_json(ev), 0, NULL);
     if (!j)
         die("not JSON", ev);
     json_t *app = json_object_get(j, "append");

@@ -123,6 +123,49 @@ static void test_model_table(void)
     json_decref(desc);
 }
 
+/* The models OpenAI serves only through the Responses API (issue #18): marked in the
+ * table (a codex name it does not list too), and the openai provider speaks Responses for
+ * them unless a protocol was chosen; no other provider or model changes. */
+static void test_responses_only(void)
+{
+    static const char *const only[] = { "gpt-5-codex", "gpt-5.1-codex", "gpt-5.1-codex-mini",
+                                        "gpt-5.1-codex-max", "codex-mini-latest", "o3-pro",
+                                        "o1-pro-2025-03-19", "gpt-5-pro", "gpt-7-codex" };
+    static const char *const both[] = { "gpt-5", "gpt-5.1", "gpt-4.1", "o3", "o1",
+                                        "gpt-5-mini", "claude-sonnet-4-5" };
+    for (size_t i = 0; i < sizeof only / sizeof only[0]; i++)
+        CHECK(api_model_lookup("openai", only[i]).responses_only ||
+              !fprintf(stderr, "%s\n", only[i]));
+    for (size_t i = 0; i < sizeof both / sizeof both[0]; i++)
+        CHECK(!api_model_lookup("openai", both[i]).responses_only ||
+              !fprintf(stderr, "%s\n", both[i]));
+    api_model m = api_model_lookup("openai", "gpt-5.1-codex-mini");
+    CHECK(m.known && m.context_window == 400000 && near(m.price.input, 0.25));
+    CHECK(!api_model_lookup("openai", "gpt-7-codex").known);
+    /* Claude 5 thinks adaptively and refuses a budget: the table offers none */
+    m = api_model_lookup("anthropic", "claude-sonnet-5-5");
+    CHECK(m.known && !m.thinking && m.context_window == 1000000 && near(m.price.input, 2));
+    CHECK(near(api_model_lookup("anthropic", "claude-opus-5-5").price.output, 20));
+    CHECK(api_model_lookup("anthropic", "claude-opus-4-6-20260205").thinking);
+
+    api_provider p;
+    hew_err err = HEW_ERR_INIT;
+    setenv("OPENAI_API_KEY", "sk-test", 1);
+    api_provider_opts o = { .model = "gpt-5-codex" };
+    CHECK_INT(api_provider_init(&p, "openai", &o, &err), HEW_OK);
+    CHECK_INT(p.protocol, API_PROTO_OPENAI_RESPONSES);
+    o.protocol = "openai-chat"; /* a chosen protocol wins */
+    CHECK_INT(api_provider_init(&p, "openai", &o, &err), HEW_OK);
+    CHECK_INT(p.protocol, API_PROTO_OPENAI_CHAT);
+    api_provider_opts plain = { .model = "gpt-5" };
+    CHECK_INT(api_provider_init(&p, "openai", &plain, &err), HEW_OK);
+    CHECK_INT(p.protocol, API_PROTO_OPENAI_CHAT);
+    setenv("OPENROUTER_API_KEY", "sk-or", 1); /* OpenRouter serves them over Chat */
+    api_provider_opts orr = { .model = "openai/gpt-5-codex" };
+    CHECK_INT(api_provider_init(&p, "openrouter", &orr, &err), HEW_OK);
+    CHECK_INT(p.protocol, API_PROTO_OPENAI_CHAT);
+}
+
 static void test_cost(void)
 {
     api_model m = api_model_lookup("anthropic", "claude-sonnet-4-5");
@@ -425,6 +468,7 @@ int main(void)
 {
     RUN(test_profiles);
     RUN(test_model_table);
+    RUN(test_responses_only);
     RUN(test_cost);
     RUN(test_validate);
     RUN(test_builder_details);

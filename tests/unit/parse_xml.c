@@ -567,6 +567,36 @@ static void test_tval_spaces(void)
     tval_release(&v);
 }
 
+/* parser_release_text: only a complete text or reasoning block gives its content up; after
+ * it block_text is "", and the block keeps its type, completeness and seq. */
+static void test_release_text(void)
+{
+    parser_opts o = parser_defaults();
+    parser *p = parser_new(&o, NULL);
+    REQUIRE(p);
+    const char *in = "Some words first.\n<read_file>\n<path>a.c</path>\n</read_file>\nand aft";
+    REQUIRE(parser_text(p, in, strlen(in), NULL) == HEW_OK);
+    REQUIRE(parser_count(p) == 3);
+    CHECK(!parser_release_text(p, 1)); /* a tool_use */
+    CHECK(!parser_release_text(p, 2)); /* still partial */
+    CHECK(!parser_release_text(p, 9)); /* no such block */
+    size_t len = 0;
+    CHECK_STR(block_text(parser_block(p, 2), &len), "and aft");
+    const block *b = parser_block(p, 0);
+    uint64_t seq = b->seq;
+    CHECK_STR(block_text(b, &len), "Some words first.");
+    CHECK(parser_release_text(p, 0));
+    CHECK_STR(block_text(b, &len), "");
+    CHECK_INT(len, 0);
+    CHECK(b->type == BLOCK_TEXT && !b->partial && b->seq == seq);
+    REQUIRE(parser_finish(p, NULL) == HEW_OK);
+    parser_seal(p);
+    CHECK(parser_release_text(p, 2));
+    CHECK_STR(block_text(parser_block(p, 2), &len), "");
+    CHECK_STR(block_param_lookup(parser_block(p, 1), "path", &len), "a.c");
+    parser_free(p);
+}
+
 int main(void)
 {
     RUN(test_tval_spaces);
@@ -574,6 +604,7 @@ int main(void)
     RUN(test_multibyte_never_half_shown);
     RUN(test_write_to_file_view);
     RUN(test_seal_and_dirty);
+    RUN(test_release_text);
     RUN(test_cap_and_bad_names);
     RUN(test_fixtures);
     RUN(test_generated);

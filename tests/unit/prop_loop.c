@@ -641,7 +641,7 @@ static void on_event(void *ud, hew_task *t, const hew_event *ev)
 {
     phase *p = ud;
     if (p->s->verbose && !ev->partial)
-        fprintf(stderr, "  event %s\n", ev->json);
+        fprintf(stderr, "  event %s\n", hew_event_json(ev));
     pthread_mutex_lock(&p->mu);
     if (!ev->partial) /* how often a growing message is re-sent depends on timing */
         p->nevents++;

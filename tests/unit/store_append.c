@@ -5,11 +5,15 @@
  *   - loading folds the parts into "text" (text[0..off) + part, the rule of the events),
  *     for resume, history (hew_history_task_json) and export;
  *   - the final form replaces the row and drops its parts in one transaction;
+ *   - or the message is finished by a last append (store_ui_finish): the row says
+ *     "partial": false, nothing else of it changes, and the parts stay and fold;
  *   - truncating and deleting remove the parts with their messages;
  *   - appends that do not fit (no row, a final row, an offset past the text, bad bytes)
  *     are refused with nothing written;
  *   - a database of schema 2 (made by hand here, as the old hew wrote it) is migrated on
- *     open and its tasks load.
+ *     open and its tasks load;
+ *   - an API message of megabytes is written in parts as it is dumped (api_parts, its
+ *     row's json ""), and loads back equal; replacing, truncating and deleting drop them.
  * Scratch databases only: it never touches the user's hew.db. */
 #include <jansson.h>
 #include <sqlite3.h>
@@ -17,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "check.h"
 #include "store/store.h"
 #include "tmpdir.h"
@@ -429,6 +434,115 @@ static void test_schema_2_is_migrated(void)
     store_free(s);
 }
 
+/* A final message finished by a last append: partial false, the row otherwise the same
+ * bytes, the parts kept (no whole text written), and what is refused is refused whole. */
+static void test_finish_by_append(void)
+{
+    store *s = open_at("finish.db");
+    REQUIRE(s);
+    char *id = new_task(s);
+    REQUIRE(id);
+    REQUIRE(put(s, id, 0, "Hel", true) == HEW_OK);
+    hew_err err = HEW_ERR_INIT;
+    CHECK_INT(app(s, id, 0, 3, "lo wor", &err), HEW_OK);
+    const char *row_q = "SELECT length(json) FROM ui_messages WHERE idx = 0";
+    long long row = sql_num("finish.db", row_q);
+    /* the final view cuts back into the text (the end was a tag being written) */
+    CHECK_INT(store_ui_finish(s, id, 0, 6, "world!", 6, &err), HEW_OK);
+    check_text(s, id, 0, "Hello world!", false);
+    CHECK_INT(sql_num("finish.db", row_q), row + 1); /* "true" became "false" */
+    CHECK_INT(sql_num("finish.db", "SELECT count(*) FROM ui_parts WHERE idx = 0"), 2);
+    CHECK_INT(sql_num("finish.db", "SELECT instr(json, '\"partial\":false') > 0 AND "
+                                   "instr(json, '\"text\":\"Hel\"') > 0 FROM ui_messages "
+                                   "WHERE idx = 0"),
+              1);
+    /* finished once: it is no longer a partial message, so neither takes more */
+    CHECK_INT(store_ui_finish(s, id, 0, 12, "?", 1, &err), HEW_E_INVALID);
+    CHECK_INT(app(s, id, 0, 12, "?", &err), HEW_E_INVALID);
+    check_text(s, id, 0, "Hello world!", false);
+    CHECK_INT(sql_num("finish.db", "SELECT count(*) FROM ui_parts WHERE idx = 0"), 2);
+    /* a message never stored, bad bytes, an offset past the text: nothing written */
+    CHECK_INT(store_ui_finish(s, id, 5, 0, "x", 1, &err), HEW_E_INVALID);
+    REQUIRE(put(s, id, 1, "ab", true) == HEW_OK);
+    CHECK_INT(store_ui_finish(s, id, 1, 2, "\xc3", 1, &err), HEW_E_INVALID);
+    CHECK_INT(store_ui_finish(s, id, 1, 3, "c", 1, &err), HEW_E_INVALID);
+    check_text(s, id, 1, "ab", true);
+    CHECK_INT(store_ui_finish(s, id, 1, 2, "", 0, &err), HEW_OK);
+    check_text(s, id, 1, "ab", false);
+    free(id);
+    store_free(s);
+}
+
+/* A long API message: in parts as it is dumped, never one row; loads back equal (the
+ * parts cut UTF-8 characters and escapes anywhere); replaced by a short one, its parts go;
+ * truncate and delete drop them. */
+static void test_long_api_message_in_parts(void)
+{
+    store *s = open_at("apiparts.db");
+    REQUIRE(s);
+    char *id = new_task(s);
+    REQUIRE(id);
+    buf text = BUF_INIT(0);
+    while (text.len < (size_t)3500000)
+        buf_puts(&text, "na\xc3\xafve \"caf\xc3\xa9\"\n\t\xe2\x80\x94 \xf0\x9f\x98\x80 ");
+    REQUIRE(!text.err);
+    json_t *msg = json_pack("{s:s, s:[{s:s, s:s%}]}", "role", "assistant", "content", "type",
+                            "text", "text", text.data, text.len);
+    json_t *small = json_pack("{s:s, s:s}", "role", "user", "content", "short");
+    REQUIRE(msg && small);
+    hew_err err = HEW_ERR_INIT;
+    CHECK_INT(store_api_put(s, id, 0, small, &err), HEW_OK);
+    CHECK_INT(store_api_put(s, id, 1, msg, &err), HEW_OK);
+    CHECK_INT(store_api_put(s, id, 2, small, &err), HEW_OK);
+    const char *parts_q = "SELECT count(*) FROM api_parts WHERE ord = 1";
+    CHECK(sql_num("apiparts.db", parts_q) >= 4);
+    CHECK_INT(sql_num("apiparts.db", "SELECT max(length(json)) FROM api_parts"), 1 << 20);
+    CHECK_INT(sql_num("apiparts.db", "SELECT length(json) FROM api_messages WHERE ord = 1"), 0);
+    CHECK_INT(sql_num("apiparts.db", "SELECT count(*) FROM api_parts WHERE ord <> 1"), 0);
+    store_loaded l = STORE_LOADED_INIT;
+    REQUIRE(store_task_load(s, id, &l, &err) == HEW_OK);
+    CHECK_INT(json_array_size(l.history), 3);
+    CHECK(json_equal(json_array_get(l.history, 1), msg));
+    CHECK(json_equal(json_array_get(l.history, 2), small));
+    store_loaded_release(&l);
+    /* replaced by a short message: its parts go, the row holds it */
+    CHECK_INT(store_api_put(s, id, 1, small, &err), HEW_OK);
+    CHECK_INT(sql_num("apiparts.db", parts_q), 0);
+    CHECK(sql_num("apiparts.db", "SELECT length(json) FROM api_messages WHERE ord = 1") > 0);
+    /* long again, then cut off, then again and the task deleted */
+    CHECK_INT(store_api_put(s, id, 1, msg, &err), HEW_OK);
+    CHECK(sql_num("apiparts.db", parts_q) >= 4);
+    CHECK_INT(store_api_truncate(s, id, 1, &err), HEW_OK);
+    CHECK_INT(sql_num("apiparts.db", "SELECT count(*) FROM api_parts"), 0);
+    CHECK_INT(store_api_put(s, id, 1, msg, &err), HEW_OK);
+    REQUIRE(store_task_load(s, id, &l, &err) == HEW_OK);
+    CHECK_INT(json_array_size(l.history), 2);
+    CHECK(json_equal(json_array_get(l.history, 1), msg));
+    store_loaded_release(&l);
+    /* one run of 2.5 MB with nothing to escape (it comes from the dump in one piece) */
+    char *run = malloc(2500001);
+    REQUIRE(run);
+    memset(run, 'a', 2500000);
+    run[2500000] = '\0';
+    json_t *plain = json_pack("{s:s, s:s}", "role", "user", "content", run);
+    free(run);
+    CHECK_INT(store_api_put(s, id, 2, plain, &err), HEW_OK);
+    CHECK_INT(sql_num("apiparts.db", "SELECT count(*) FROM api_parts WHERE ord = 2"), 3);
+    CHECK_INT(sql_num("apiparts.db", "SELECT max(length(json)) FROM api_parts WHERE ord = 2"),
+              1 << 20);
+    REQUIRE(store_task_load(s, id, &l, &err) == HEW_OK);
+    CHECK(json_equal(json_array_get(l.history, 2), plain));
+    store_loaded_release(&l);
+    json_decref(plain);
+    CHECK_INT(store_task_delete(s, id, &err), HEW_OK);
+    CHECK_INT(sql_num("apiparts.db", "SELECT count(*) FROM api_parts"), 0);
+    json_decref(msg);
+    json_decref(small);
+    buf_release(&text);
+    free(id);
+    store_free(s);
+}
+
 int main(void)
 {
     dir = tmpdir_make("store-append");
@@ -437,12 +551,14 @@ int main(void)
     RUN(test_appends_are_parts_and_fold);
     RUN(test_utf8_across_appends);
     RUN(test_final_drops_parts);
+    RUN(test_finish_by_append);
     RUN(test_held_row_then_append);
     RUN(test_bad_appends_refused);
     RUN(test_broken_part_is_an_error);
     RUN(test_truncate_and_delete_drop_parts);
     RUN(test_export_folds);
     RUN(test_schema_2_is_migrated);
+    RUN(test_long_api_message_in_parts);
     tmpdir_remove(dir);
     free(dir);
     return check_report();

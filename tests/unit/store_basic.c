@@ -95,8 +95,8 @@ static void test_open_schema(void)
     sqlite3_finalize(q);
     sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
                            "sql LIKE '%STRICT'", -1, &q, NULL);
-    /* tasks, api_messages, ui_messages, ui_parts, context_rewrites */
-    CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 5);
+    /* tasks, api_messages, ui_messages, ui_parts, context_rewrites, api_parts */
+    CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 6);
     sqlite3_finalize(q);
     /* a newer schema is refused */
     sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL);

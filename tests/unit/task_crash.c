@@ -38,7 +38,10 @@ static long now_ms(void)
 }
 
 /* Run hew -p --json --yolo in ws with its data in data; kill it after delay_ms. The
- * non-partial events it printed go into seen (an array). */
+ * non-partial events it printed go into seen (an array). A delay under EARLY_MS counts
+ * from the start (a kill before or during start-up); a longer one from hew's first line,
+ * so that a slow start on a loaded machine does not turn every kill into an early one. */
+#define EARLY_MS 60
 static void run_and_kill(const char *url, const char *ws, const char *data, long delay_ms,
                          json_t *seen)
 {
@@ -62,16 +65,21 @@ static void run_and_kill(const char *url, const char *ws, const char *data, long
     }
     close(out[1]);
     fcntl(out[0], F_SETFL, O_NONBLOCK);
-    long t0 = now_ms();
+    long start = now_ms(), t0 = start;
+    bool waiting = delay_ms >= EARLY_MS; /* for the first line, before the delay runs */
     buf acc = BUF_INIT(0);
     char chunk[4096];
-    while (now_ms() - t0 < delay_ms) {
+    while (waiting ? now_ms() - start < 60000 : now_ms() - t0 < delay_ms) {
         ssize_t n = read(out[0], chunk, sizeof chunk);
-        if (n > 0)
+        if (n > 0) {
             buf_append(&acc, chunk, (size_t)n);
-        else if (n == 0)
+            if (waiting && memchr(acc.data, '\n', acc.len)) {
+                waiting = false; /* the first line: the delay counts from here */
+                t0 = now_ms();
+            }
+        } else if (n == 0) {
             break; /* it ended before the kill */
-        else {
+        } else {
             struct timespec d = { 0, 1000000L };
             nanosleep(&d, NULL);
         }

@@ -69,7 +69,7 @@ static void on_event(void *ud, hew_task *t, const hew_event *ev)
     run *r = ud;
     json_t *j = evtext_load(r->events, ev);
     if (!j) {
-        fprintf(stderr, "event is not JSON: %s\n", ev->json);
+        fprintf(stderr, "event is not JSON: %s\n", hew_event_json(ev));
         abort();
     }
     pthread_mutex_lock(&r->mu);
