@@ -7,6 +7,10 @@
 #include <string.h>
 
 #include <unistd.h>
+#ifdef __linux__
+#include <signal.h>
+#include <sys/prctl.h>
+#endif
 
 #include "cli.h"
 #include "config.h"
@@ -144,8 +148,28 @@ char *cli_read_file(const char *path)
     return cli_read_file_n(path, (size_t)1 << 30, NULL);
 }
 
+/* A task `hew batch` started (HEW_BATCH_CHILD in its environment) ends with the batch:
+ * were the batch killed or crashed, its tasks would run on unseen, spending tokens.
+ * Returns an exit status when the batch is gone already, else -1. */
+static int die_with_batch(void)
+{
+    const char *v = getenv("HEW_BATCH_CHILD");
+    if (!v || !*v)
+        return -1;
+    unsetenv("HEW_BATCH_CHILD"); /* not for the commands the task runs */
+#ifdef __linux__
+    (void)prctl(PR_SET_PDEATHSIG, SIGTERM); /* when the batch's thread that started us ends */
+    if (getppid() == 1) /* it ended before that */
+        return 130;
+#endif
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
+    int orphan = die_with_batch();
+    if (orphan >= 0)
+        return orphan;
     const char *cmd = argc > 1 ? argv[1] : "";
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
         printf("hew %s\n", hew_version());

@@ -251,6 +251,7 @@ hew_code hew_batch_new(const hew_batch_options *o, hew_batch **out, char *errbuf
     static const char *const everything[] = { "*", NULL };
     if (rc == HEW_OK) {
         proc_env_from_parent(&b->env, everything);
+        proc_env_set(&b->env, "HEW_BATCH_CHILD", "1"); /* it dies with us (cli/main.c) */
         if (b->env.oom)
             rc = hew_err_set(&err, HEW_E_NOMEM, "out of memory");
     }

@@ -18,6 +18,7 @@
 #      cleared before each result line; the summary closes it. (Test 1: none off one.)
 #   9. A standard output nobody can write to stops the batch (exit 1) rather than
 #      killing it and leaving its children running.
+#  10. A batch killed outright (SIGKILL) takes its running tasks with it.
 # Files are written with printf/python, never a here-document holding another.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -354,4 +355,20 @@ timeout 60 "$HEW_BIN" batch --jobs 2 --program "$child" "$work/tasks9.jsonl" >&-
 rc=$?
 [[ $rc == 1 ]] || fail "9: exit $rc, want 1 ($(<"$work/err9"))"
 grep -q 'cannot write the results' "$work/err9" || fail "9: stderr: $(<"$work/err9")"
+
+# ---- 10. a batch killed outright takes its running tasks with it ---------------------------
+fake_start "$work/stall.json" || fail "10: fake provider"
+printf '{"id": "z", "prompt": "never answered", "cwd": "%s"}\n' "$work/ws2" >"$work/tasks10.jsonl"
+"$HEW_BIN" batch "$work/tasks10.jsonl" -- "${flags[@]}" --base-url "$FAKE_URL" \
+    >"$work/out10.jsonl" 2>"$work/err10" &
+batch_pid=$!
+for ((i = 0; i < 600; i++)); do [[ -s $FAKE_RECORD ]] && break; sleep 0.05; done
+[[ -s $FAKE_RECORD ]] || fail "10: the task's request never came"
+kill -KILL "$batch_pid"
+wait "$batch_pid" 2>/dev/null
+batch_pid=
+# The child hew notices (SIGTERM on its parent's death) and drops the stalled request.
+out=$(fake_wait_outcome 0 30) || fail "10: the task outlived its batch"
+[[ $out == *'"client_closed"'* ]] || fail "10: outcome $out"
+fake_stop
 echo "batch: all passed"
