@@ -32,6 +32,8 @@ typedef struct cli_options {
     const char *auto_approve; /* --auto-approve LIST, or NULL */
     int native_tools;      /* -1 auto, 0 --xml-tools, 1 --native-tools */
     long timeout_s;        /* -1: not given (0: none) */
+    double max_cost_usd;   /* --max-cost: 0 none */
+    long max_requests;     /* --max-requests: 0 none */
     long retry_delay_ms;   /* -1: default */
     long thinking;         /* --thinking BUDGET tokens; -1: not given */
     int cont;              /* --continue */
@@ -49,6 +51,8 @@ typedef struct cli_options {
     int no_mcp;               /* --no-mcp: no MCP server started */
     const char *output;       /* -o FILE: the result written there, or NULL */
     const char *api_key_file; /* --api-key-file FILE, or NULL */
+    const char *record_dir;          /* --record DIR: save every exchange (docs/replay.md) */
+    const struct hew_replay *replay; /* hew replay: the recording's options win (replay.c) */
 } cli_options;
 
 /* Parse argv (after the program name). Returns 0, or 2 after printing a usage error. */
@@ -110,6 +114,9 @@ char *cli_history_table(const char *search, int limit, char *err, size_t errlen)
  * new string, or NULL after printing why. */
 char *cli_resume_target(const cli_options *co);
 
+/* `hew replay DIR [--cwd WS] [--json] [-v] [--pace]` (argv after "replay"); returns the exit
+ * status (replay.c). */
+int cli_replay(int argc, char **argv);
 /* `hew batch [options] TASKS.jsonl [-- FLAGS...]` (argv after "batch"; batch.c): the
  * tasks of a JSON-lines file, each as a child `hew -p`; returns the exit status. */
 int cli_batch(int argc, char **argv);

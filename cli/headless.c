@@ -4,7 +4,18 @@
  * tool approvals are denied with a message and questions get a note that nobody can
  * answer — never a hang. With --resume/--continue (hew resume ID) a stored task goes on:
  * its resume ask is answered yes, or with the -p text as new instructions.
- * Exit codes: 0 completed, 1 failed, 2 usage, 130 interrupted.
+ * Nobody approves here (hew_options.unattended): every action refused for want of
+ * approval is kept with the narrowest flag that would allow it (the approval words in
+ * use plus the one it needs, an --allow-command rule for a command when one suffices,
+ * --yolo only when nothing narrower does), listed on standard error at the end ("hew: 2
+ * actions were denied ...") and in the end line's "denied".
+ * Exit status by class (hew_task_outcome; docs/events.md "Exit status", man hew EXIT
+ * STATUS): 0 completed with nothing denied, 1 failed, 2 usage or configuration, 3 key or
+ * account refused, 4 provider unavailable after the retries, 5 --timeout, 6 a budget
+ * (--max-cost, --max-requests), 7 ended with actions denied, 130 interrupted — the
+ * timeout is this file's own fact (its watcher fired), the rest the library's. The end
+ * line of --json carries the same code and the totals (usage, cost_usd, requests,
+ * tool_calls, retries, duration_ms).
  * Text from outside hew (the result, errors, the --verbose transcript) is sanitised
  * (termsafe) wherever it goes, except the result on a standard output that is not a
  * terminal, which stays byte-exact for the program reading it (and --json, which is
@@ -22,6 +33,7 @@
 #include "cli.h"
 #include "config.h"
 #include "hew.h"
+#include "sbuf.h"
 #include "termsafe.h"
 
 struct headless {
@@ -34,6 +46,7 @@ struct headless {
     hew_task *task;
     int resuming;            /* a resumed task: asks before the resume ask are replayed */
     const char *resume_text; /* new instructions for the resume ask, or NULL: yes */
+    char approve_words[128]; /* the --auto-approve words in use ("read"), for the flags */
     pthread_mutex_t lock;
 };
 
@@ -84,7 +97,8 @@ static void answer_by_policy(struct headless *h, hew_task *task, const hew_event
                 fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
             fprintf(stderr, " (%s; headless: only --yolo allows it)\n", control);
         } else if (!h->json) {
-            fprintf(stderr, "hew: denied %s (headless: pass --yolo to approve actions)\n", type);
+            fprintf(stderr, "hew: denied %s (nobody can approve it headless; the flag that "
+                            "allows it is listed at the end)\n", type);
         }
         json_decref(d);
         hew_task_respond(task, HEW_ANSWER_NO,
@@ -159,50 +173,235 @@ static void *signal_watch(void *arg)
     }
 }
 
-/* The task's totals as the end line's "totals" object, compact JSON (NULL: out of
- * memory); the names and numbers are those of `hew history --json`. */
-static char *totals_json(const hew_task *t)
+/* ---- the denied actions and the flags that allow them ---------------------------------- */
+
+/* Is word in the comma-separated list? */
+static int has_word(const char *list, const char *word)
 {
-    hew_totals tot;
-    hew_task_totals(t, &tot, NULL);
-    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:f, s:I}", "tokens_in",
-                          (json_int_t)tot.tokens_in, "tokens_out", (json_int_t)tot.tokens_out,
-                          "cache_reads", (json_int_t)tot.cache_reads, "cache_writes",
-                          (json_int_t)tot.cache_writes, "cost", tot.cost, "requests",
-                          (json_int_t)tot.requests);
-    char *out = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(o);
-    return out;
+    size_t n = strlen(word);
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, ",");
+        if (k == n && strncmp(p, word, n) == 0)
+            return 1;
+        p += k;
+        p += *p == ',';
+    }
+    return 0;
 }
 
-/* The end line of a task; next_id: the task it handed over to, or NULL. Task ids need
- * no escaping. */
-static void print_json_end(const hew_task *t, const char *id, hew_task_status st,
-                           const char *result, const char *next_id)
+/* Shell-quoted for a command line a user pastes: '…' with ' as '\''. */
+static void put_quoted(sbuf *b, const char *s)
+{
+    sbuf_putc(b, '\'');
+    for (; *s; s++) {
+        if (*s == '\'')
+            sbuf_puts(b, "'\\''");
+        else
+            sbuf_putc(b, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+    }
+    sbuf_putc(b, '\'');
+}
+
+/* The flag(s) that would allow the denied entries of list (one entry, or all of them):
+ * --yolo when one of them needs it, else --auto-approve with the words in use and those
+ * they need, plus their --allow-command rules. A new string (NULL: out of memory). */
+static char *allow_flag(const struct headless *h, json_t *list)
+{
+    char words[512];
+    snprintf(words, sizeof words, "%s", strcmp(h->approve_words, "none") ? h->approve_words : "");
+    size_t before = strlen(words);
+    size_t i, j;
+    json_t *e, *w;
+    json_array_foreach(list, i, e) {
+        json_array_foreach(json_object_get(e, "allow"), j, w) {
+            const char *word = json_string_value(w);
+            if (!word)
+                continue;
+            if (strcmp(word, "yolo") == 0)
+                return strdup("--yolo");
+            size_t len = strlen(words);
+            if (!has_word(words, word) && len + strlen(word) + 2 < sizeof words)
+                snprintf(words + len, sizeof words - len, "%s%s", len ? "," : "", word);
+        }
+    }
+    sbuf b = SBUF_INIT;
+    if (strlen(words) != before)
+        sbuf_printf(&b, "--auto-approve %s", words);
+    json_array_foreach(list, i, e) {
+        const char *rule = json_string_value(json_object_get(e, "rule"));
+        if (rule) {
+            sbuf_puts(&b, b.len ? " --allow-command " : "--allow-command ");
+            put_quoted(&b, rule);
+        }
+    }
+    if (!b.len)
+        sbuf_puts(&b, "--yolo");
+    return sbuf_detach(&b);
+}
+
+/* The task's denied actions, each with its "flag" (a new array, [] when none). */
+static json_t *denied_list(const struct headless *h, const hew_task *t)
+{
+    hew_outcome oc;
+    char *text = NULL;
+    json_t *list = hew_task_outcome(t, &oc, &text) == HEW_OK && text
+                       ? json_loads(text, 0, NULL)
+                       : NULL;
+    hew_free(text);
+    if (!json_is_array(list)) {
+        json_decref(list);
+        return json_array();
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e) {
+        json_t *one = json_pack("[O]", e);
+        char *flag = allow_flag(h, one);
+        json_object_set_new(e, "flag", json_string(flag ? flag : "--yolo"));
+        free(flag);
+        json_decref(one);
+    }
+    return list;
+}
+
+/* What a denied action was, for a line on standard error. */
+static void print_action(json_t *e)
+{
+    static const char *const what[] = { "command", "path", "server", "uri" };
+    const char *tool = json_string_value(json_object_get(e, "tool"));
+    const char *type = json_string_value(json_object_get(e, "type"));
+    fputs(tool ? tool : type ? type : "an action", stderr);
+    for (size_t k = 0; k < sizeof what / sizeof what[0]; k++) {
+        const char *v = json_string_value(json_object_get(e, what[k]));
+        if (v) {
+            fputs(" ", stderr);
+            termsafe_fputs(v, stderr);
+        }
+    }
+    const char *mcp_tool = json_string_value(json_object_get(e, "mcp_tool"));
+    if (mcp_tool) {
+        fputs(" ", stderr);
+        termsafe_fputs(mcp_tool, stderr);
+    }
+}
+
+/* "hew: 2 actions were denied for want of approval: …" on standard error. */
+static void print_denied(const struct headless *h, json_t *list)
+{
+    size_t n = json_array_size(list);
+    if (!n)
+        return;
+    fprintf(stderr, "hew: %zu action%s denied for want of approval (hew -p asks nobody):\n", n,
+            n == 1 ? " was" : "s were");
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e) {
+        fputs("  ", stderr);
+        print_action(e);
+        fprintf(stderr, " — allow with %s\n", json_string_value(json_object_get(e, "flag")));
+    }
+    if (n > 1) {
+        char *all = allow_flag(h, list);
+        fprintf(stderr, "hew: allow them all with %s\n", all ? all : "--yolo");
+        free(all);
+    }
+}
+
+/* ---- the end ---------------------------------------------------------------------------- */
+
+/* The exit status of a task that ended with st: the library's class, or 130 / 5 when a
+ * signal / this run's --timeout stopped it (the library only knows it was stopped). */
+static int exit_code_of(const struct headless *h, const hew_task *t, hew_task_status st)
+{
+    hew_outcome oc;
+    if (hew_task_outcome(t, &oc, NULL) != HEW_OK)
+        return st == HEW_TASK_COMPLETED ? 0 : 1;
+    if (st != HEW_TASK_COMPLETED && h->interrupted) /* a signal: whatever the task said */
+        return HEW_EXIT_INTERRUPTED;
+    if (st != HEW_TASK_COMPLETED && h->timed_out)
+        return HEW_EXIT_TIMEOUT;
+    return (int)oc.exit_code;
+}
+
+static const char *class_word(int code)
+{
+    static const struct {
+        int code;
+        const char *word;
+    } words[] = {
+        { 0, "completed" }, { 1, "failed" }, { 2, "config" }, { 3, "refused" },
+        { 4, "unavailable" }, { 5, "timeout" }, { 6, "budget" }, { 7, "denied" },
+        { 130, "interrupted" },
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (words[i].code == code)
+            return words[i].word;
+    return "failed";
+}
+
+/* The end line of a task (docs/events.md, "The end line"); next_id: the task it handed
+ * over to, or NULL. denied: its denied actions (borrowed). */
+static void print_json_end(const hew_task *t, hew_task_status st, const char *result,
+                           const char *next_id, json_t *denied, int code)
 {
     const char *name = st == HEW_TASK_COMPLETED ? "completed"
                        : st == HEW_TASK_ABORTED ? "aborted"
                                                 : "failed";
-    printf("{\"v\":%d,\"kind\":\"end\",\"type\":\"task_end\",\"task\":\"%s\",\"status\":\"",
-           HEW_EVENT_VERSION, id);
-    fputs(name, stdout);
-    fputs("\",\"result\":\"", stdout);
-    for (const unsigned char *p = (const unsigned char *)result; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20)
-            printf("\\u%04x", *p);
-        else
-            fputc(*p, stdout);
+    hew_totals tot;
+    hew_task_totals(t, &tot, NULL);
+    hew_outcome oc;
+    if (hew_task_outcome(t, &oc, NULL) != HEW_OK)
+        memset(&oc, 0, sizeof oc);
+    json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s}", "v", HEW_EVENT_VERSION, "kind", "end",
+                          "type", "task_end", "task", hew_task_id(t), "status", name);
+    if (!o) {
+        fputs("{\"v\":2,\"kind\":\"end\",\"type\":\"task_end\",\"status\":\"failed\"}\n",
+              stdout);
+        fflush(stdout);
+        return;
     }
-    fputc('"', stdout);
+    json_t *r = json_string(result);
+    if (!r) { /* not valid UTF-8 (rare: the texts hew makes are): its ASCII, '?' for the rest */
+        char *ascii = strdup(result);
+        for (char *p = ascii; p && *p; p++)
+            if ((unsigned char)*p >= 0x80)
+                *p = '?';
+        r = json_string(ascii ? ascii : "");
+        free(ascii);
+    }
+    json_object_set_new(o, "result", r);
     if (next_id)
-        printf(",\"next_task\":\"%s\"", next_id);
-    char *totals = totals_json(t);
-    if (totals)
-        printf(",\"totals\":%s", totals);
-    free(totals);
-    fputs("}\n", stdout);
+        json_object_set_new(o, "next_task", json_string(next_id));
+    json_object_set_new(o, "totals",
+                        json_pack("{s:I, s:I, s:I, s:I, s:f, s:I}", "tokens_in",
+                                  (json_int_t)tot.tokens_in, "tokens_out",
+                                  (json_int_t)tot.tokens_out, "cache_reads",
+                                  (json_int_t)tot.cache_reads, "cache_writes",
+                                  (json_int_t)tot.cache_writes, "cost", tot.cost, "requests",
+                                  (json_int_t)tot.requests));
+    json_object_set_new(o, "usage",
+                        json_pack("{s:I, s:I, s:I, s:I}", "input_tokens",
+                                  (json_int_t)tot.tokens_in, "output_tokens",
+                                  (json_int_t)tot.tokens_out, "cache_read_tokens",
+                                  (json_int_t)tot.cache_reads, "cache_write_tokens",
+                                  (json_int_t)tot.cache_writes));
+    json_object_set_new(o, "cost_usd", json_real(tot.cost));
+    json_object_set_new(o, "requests", json_integer((json_int_t)tot.requests));
+    json_object_set_new(o, "tool_calls", json_integer((json_int_t)oc.tool_calls));
+    json_object_set_new(o, "retries", json_integer((json_int_t)oc.retries));
+    json_object_set_new(o, "duration_ms", json_integer((json_int_t)oc.duration_ms));
+    json_object_set_new(o, "exit_code", json_integer(code));
+    json_object_set_new(o, "reason", json_string(class_word(code)));
+    if (oc.error_category && *oc.error_category)
+        json_object_set_new(o, "error_category", json_string(oc.error_category));
+    json_object_set(o, "denied", denied);
+    char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (line) {
+        fputs(line, stdout);
+        fputc('\n', stdout);
+    }
+    free(line);
     fflush(stdout);
 }
 
@@ -236,9 +435,13 @@ static int run_tasks(struct headless *h, hew_session *s)
         hew_task_status st = hew_task_wait(h->task);
         const char *result = hew_task_result(h->task);
         hew_task *next = start_successor(h, s, h->task, st, started);
+        int code = exit_code_of(h, h->task, st);
+        json_t *denied = denied_list(h, h->task);
         if (h->json)
-            print_json_end(h->task, hew_task_id(h->task), st, result,
-                           next ? hew_task_id(next) : NULL);
+            print_json_end(h->task, st, result, next ? hew_task_id(next) : NULL, denied, code);
+        else
+            print_denied(h, denied);
+        json_decref(denied);
         if (next) {
             pthread_mutex_lock(&h->lock);
             hew_task *done = h->task;
@@ -260,7 +463,7 @@ static int run_tasks(struct headless *h, hew_session *s)
             termsafe_fputs(result, stderr);
             fputc('\n', stderr);
         }
-        return st == HEW_TASK_COMPLETED ? 0 : h->interrupted ? 130 : 1;
+        return code;
     }
 }
 
@@ -299,6 +502,9 @@ int cli_headless(const cli_options *co)
         return 2;
     }
     h.yolo = o.yolo;
+    o.unattended = 1; /* nobody approves: a refusal is a denial for want of approval */
+    snprintf(h.approve_words, sizeof h.approve_words, "%s",
+             cli_auto_approve_str(cfg.num[CFG_AUTO_APPROVE]));
     h.timeout_s = cfg.num[CFG_TASK_TIMEOUT_S];
     o.on_event = on_event;
     o.event_ud = &h;

@@ -44,6 +44,7 @@ static void usage(FILE *out)
           "       hew diff ID N [M]            changes from checkpoint N to M (or now)\n"
           "       hew restore ID N [files|task|both]   back to checkpoint N (default files)\n"
           "       hew debug <what> ...         look inside hew's machinery\n"
+          "       hew replay DIR [--cwd WS] [--json]   run a --record'ed task again, offline\n"
           "       hew batch [--jobs N] TASKS.jsonl   many tasks, one JSON line each (hew batch --help)\n"
           "\n"
           "options:\n"
@@ -67,7 +68,9 @@ static void usage(FILE *out)
           "  --deny-command PATTERN    a command never to run, even with --yolo (\"rm -rf*\")\n"
           "  --thinking BUDGET     reasoning budget in tokens (0: off; models that think)\n"
           "  --native-tools, --xml-tools   how tools are offered (default: by model)\n"
-          "  --timeout SECONDS     give up after this long (exit 1)\n"
+          "  --timeout SECONDS     give up after this long (exit 5)\n"
+          "  --max-cost USD        stop before a request once the task cost this much (exit 6)\n"
+          "  --max-requests N      send at most N requests to the provider (exit 6)\n"
           "  --retry-delay-ms N    base delay of automatic retries (default 2000)\n"
           "  --continue, --resume ID   go on with the workspace's latest / a stored task\n"
           "  --no-config           ignore the config files\n"
@@ -80,12 +83,15 @@ static void usage(FILE *out)
           "  --no-mcp              start no MCP server (neither yours nor the project's)\n"
           "  -o, --output FILE     also write the result to FILE (removed when the task fails)\n"
           "  --api-key-file FILE   read the API key from FILE (or HEW_API_KEY_FILE)\n"
+          "  --record DIR          save every exchange with the provider in DIR, for hew replay\n"
           "  --version, --help\n"
           "\n"
           "config files: $XDG_CONFIG_HOME/hew/config.json (~/.config/hew/config.json), then\n"
           ".hew/config.json in the project; the environment and flags win (man hew)\n"
           "\n"
-          "exit status: 0 completed, 1 failed, 2 usage error, 130 interrupted\n"
+          "exit status: 0 completed, 1 failed, 2 usage or configuration error, 3 key or\n"
+          "account refused, 4 provider unavailable, 5 --timeout, 6 budget, 7 actions\n"
+          "denied for want of approval, 130 interrupted (man hew: EXIT STATUS)\n"
           "\n"
           "debug commands:\n",
           out);
@@ -233,6 +239,8 @@ int main(int argc, char **argv)
         return cli_export(argc - 2, argv + 2);
     if (strcmp(cmd, "import") == 0)
         return cli_import(argc - 2, argv + 2);
+    if (strcmp(cmd, "replay") == 0)
+        return cli_replay(argc - 2, argv + 2);
     int skip = 1; /* hew resume ID [options]: ID then the options of a task */
     const char *resume_word = NULL;
     if (strcmp(cmd, "resume") == 0) {

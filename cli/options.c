@@ -25,6 +25,21 @@ static int parse_long(const char *flag, const char *s, long *out)
     return 0;
 }
 
+/* A budget in US dollars: a positive decimal number ("0.50", "2"). */
+static int parse_usd(const char *flag, const char *s, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s || !*s || *end || errno || !(v > 0) || v > 1e9) {
+        fprintf(stderr, "hew: %s needs an amount in US dollars above 0, e.g. %s 0.50; got '%s'\n",
+                flag, flag, s ? s : "");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 int cli_parse_options(int argc, char **argv, cli_options *co)
 {
     memset(co, 0, sizeof *co);
@@ -78,6 +93,17 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
             if (parse_long(a, next, &co->timeout_s) != 0)
                 return 2;
             i++;
+        } else if (strcmp(a, "--max-cost") == 0) {
+            if (parse_usd(a, next, &co->max_cost_usd) != 0)
+                return 2;
+            i++;
+        } else if (strcmp(a, "--max-requests") == 0) {
+            if (parse_long(a, next, &co->max_requests) != 0 || co->max_requests == 0) {
+                if (co->max_requests == 0 && next)
+                    fprintf(stderr, "hew: --max-requests needs at least 1\n");
+                return 2;
+            }
+            i++;
         } else if (strcmp(a, "--retry-delay-ms") == 0) {
             if (parse_long(a, next, &co->retry_delay_ms) != 0)
                 return 2;
@@ -96,6 +122,8 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
             co->no_config = 1;
         } else if (strcmp(a, "--trust") == 0) {
             co->trust = 1;
+        } else if (strcmp(a, "--record") == 0) {
+            TAKE(record_dir);
         } else if (strcmp(a, "--allow-command") == 0 || strcmp(a, "--deny-command") == 0) {
             int deny = a[2] == 'd';
             int *n = deny ? &co->ndeny_commands : &co->nallow_commands;
@@ -180,6 +208,8 @@ int cli_setup_options(const cli_options *co, hew_options *o, cli_config *cfg_out
                 cfg.source[CFG_THINKING], o->model ? o->model : "(the provider's default)");
     if (co->cwd)
         o->cwd = co->cwd;
+    o->max_cost_usd = co->max_cost_usd;
+    o->max_requests = co->max_requests;
     o->trust_workspace = co->trust;
     if (co->ephemeral) /* nothing stored: no task rows, no shadow repository */
         o->persist = o->checkpoints = 0;
@@ -191,6 +221,10 @@ int cli_setup_options(const cli_options *co, hew_options *o, cli_config *cfg_out
         cli_config_release(&cfg);
         return 2;
     }
+    if (co->record_dir)
+        o->record_dir = co->record_dir;
+    if (co->replay) /* hew replay: run as recorded, against the replay's server */
+        hew_replay_apply(co->replay, o);
     if (cfg.notes[0])
         fputs(cfg.notes, stderr);
     *cfg_out = cfg; /* o borrows its strings */

@@ -229,6 +229,33 @@ typedef struct hew_options {
      * serves only there (gpt-5-codex, gpt-5.1-codex…, codex-mini, o3-pro, o1-pro,
      * gpt-5-pro). hew_session_new refuses another word. */
     const char *protocol;
+    /* Record and replay (docs/replay.md). record_dir: save every exchange with the
+     * provider (request body, response bytes, status, headers, timing; never the key)
+     * into this folder, which must not hold a recording yet (`--record DIR`); NULL: none.
+     * clock_s: the wall clock, in seconds since the epoch, for what the model is told (the
+     * environment details' time), called on the task's thread; NULL: the system clock
+     * (hew_replay_apply sets the recorded values). task_id: the id of a new task instead of
+     * one made from the clock (a replay's: the recorded one); NULL: made. machine_os,
+     * machine_shell, machine_home: what the system prompt tells the model about the
+     * machine ("Linux 6.1", "/bin/bash", "/home/me"); NULL: this machine's (uname, $SHELL,
+     * $HOME). Only what the model is told changes: commands run in the real shell. */
+    const char *record_dir;
+    long long (*clock_s)(void *ud);
+    void *clock_ud;
+    const char *task_id;
+    const char *machine_os, *machine_shell, *machine_home;
+    /* Budgets of a task (0, the default: none), counted over the whole task, a resumed
+     * task's earlier runs included: a request is not sent once max_requests requests were
+     * sent, nor once the reported cost reached max_cost_usd (the cost of a request is only
+     * known after it). The task then fails with an "error" event naming the budget and
+     * the figures, its conversation stored and resumable (with a larger budget it goes
+     * on); hew_task_outcome says HEW_EXIT_BUDGET. */
+    double max_cost_usd;
+    long max_requests;
+    /* Nobody is there to approve (a headless or CI front end): every approval it answers
+     * with no is recorded as denied for want of approval, with what would have allowed it
+     * (hew_task_outcome's denied list; class HEW_EXIT_DENIED). Default 0. */
+    int unattended;
 } hew_options;
 
 /* Fill o with the defaults above. */
@@ -324,6 +351,58 @@ typedef struct hew_totals {
  * until hew_task_free; all zeros for t NULL. */
 HEW_API void hew_task_totals(const hew_task *t, hew_totals *task, hew_totals *run);
 
+/* How a task ended, as the exit status a headless front end gives (`hew -p`; the table
+ * and its precedence are in docs/events.md, "Exit status"): */
+typedef enum hew_exit_class {
+    HEW_EXIT_COMPLETED = 0,   /* completed, nothing denied */
+    HEW_EXIT_FAILED = 1,      /* the task failed (the model gave up, a request refused
+                                 as malformed, the mistake limit, ...) */
+    HEW_EXIT_CONFIG = 2,      /* a usage or configuration error (at run time: the provider
+                                 does not know the model or the URL, a 404) */
+    HEW_EXIT_REFUSED = 3,     /* credentials or account refused: 401, 403, billing, an
+                                 exhausted quota (not a rate limit that retries outlast) */
+    HEW_EXIT_UNAVAILABLE = 4, /* the provider stayed unavailable after the automatic
+                                 retries: 5xx, overloaded, rate limited, network, timeouts */
+    HEW_EXIT_TIMEOUT = 5,     /* the front end's own time limit stopped it (hew -p
+                                 --timeout; the library reports such a stop as
+                                 HEW_EXIT_INTERRUPTED: the front end knows why it aborted) */
+    HEW_EXIT_BUDGET = 6,      /* max_cost_usd or max_requests ran out */
+    HEW_EXIT_DENIED = 7,      /* it ended while actions were denied for want of approval
+                                 (hew_options.unattended) */
+    HEW_EXIT_INTERRUPTED = 130 /* stopped (hew_task_abort) */
+} hew_exit_class;
+
+/* The outcome of a task (of this hew_task's run: since hew_task_start or
+ * hew_task_resume), beside its totals (hew_task_totals). */
+typedef struct hew_outcome {
+    hew_task_status status;
+    hew_exit_class exit_code;  /* HEW_EXIT_COMPLETED while running */
+    const char *reason;        /* the class as a word: "completed", "failed", "config",
+                                  "refused", "unavailable", "budget", "denied",
+                                  "interrupted"; "running" before the end (static) */
+    const char *error_category; /* the provider error the task failed on
+                                   (docs/events.md api_req_failed categories), or "" */
+    long long tool_calls;      /* tool calls that reached their tool: run, or refused
+                                  (asked and denied); not those rejected before (an
+                                  unknown tool, a missing parameter, skipped after a
+                                  denial) */
+    long long retries;         /* requests sent again after a failure (automatic, or
+                                  the answer yes to api_req_failed) */
+    long long duration_ms;     /* from the start of this run to its end (or now) */
+    long long denied;          /* actions denied for want of approval */
+} hew_outcome;
+
+/* The task's outcome into *out, and, when denied_json is not NULL, the denied actions as
+ * a JSON array in *denied_json (hew_free): [{"type" (the ask: "tool", "command",
+ * "use_mcp_server", "new_task", "condense"), "tool" (the tool's name), "path" | "command"
+ * | "server" + "mcp_tool", "outside" (a path outside the workspace), "control" (one of
+ * hew's control files), "allow" (the auto-approve words that would have allowed it:
+ * "read-outside", "edit", "edit-outside", "commands", "all-commands", "mcp", or "yolo"
+ * when nothing narrower does), "rule" (for a command: the allow rule that would let it
+ * run with "commands", when one does)}]. Any thread, any time until hew_task_free.
+ * HEW_E_INVALID for a NULL t or out, HEW_E_NOMEM. */
+HEW_API hew_code hew_task_outcome(const hew_task *t, hew_outcome *out, char **denied_json);
+
 /* The task this one handed over to, or NULL. When the model proposes a new task (its
  * new_task tool: a new_task ask whose text is the context it prepared) and the user
  * answers yes (with yolo: without asking), the task ends HEW_TASK_COMPLETED with a result
@@ -331,6 +410,42 @@ HEW_API void hew_task_totals(const hew_task *t, hew_totals *task, hew_totals *ru
  * with hew_task_start(session, text) (the new task's first message is the context), or
  * ignores it to stop there. NULL for every other ending. Valid until hew_task_free. */
 HEW_API const char *hew_task_successor(const hew_task *t);
+
+/* ---- Replay ---------------------------------------------------------------------------
+ *
+ * `hew replay DIR`: run a recorded task again (hew_options.record_dir wrote DIR) offline,
+ * through hew's real HTTP and decoding path: a server on 127.0.0.1 (an ephemeral port)
+ * answers request k with the recorded response k — status, headers, bytes — after checking
+ * that the body hew sent is the recorded body k (compared as JSON). The first request that
+ * differs (or one beyond the recording) is answered with an HTTP 400 naming the request and
+ * the first differing JSON path with both values, and every later one the same, so the task
+ * stops there. Tools run for real in the workspace: a changed workspace changes the tool
+ * results and so the next request. docs/replay.md describes the recording. */
+typedef struct hew_replay hew_replay;
+
+/* Read and check the recording in dir and start its server. HEW_E_NOTFOUND (no such
+ * folder, not a recording), HEW_E_CORRUPT (a file missing or cut: which), HEW_E_INVALID
+ * (another format version), with why in err. */
+HEW_API hew_code hew_replay_open(const char *dir, hew_replay **out, char *err, size_t errlen);
+/* Set o up to run the recorded task against the server: provider, model (and its
+ * model_info when one was given), protocol, mode, tool format, the approval and prompt
+ * options and the machine facts as recorded; base_url the server's;
+ * api_key a dummy; clock_s, clock_ud and task_id the recorded ones; persist, checkpoints
+ * and mcp off. Leaves cwd, on_event and event_ud alone. o borrows strings from r. */
+HEW_API void hew_replay_apply(const hew_replay *r, hew_options *o);
+/* The recorded task's text, and the time zone its clock was read in (TZ's form, "" when
+ * the recording does not say); valid until hew_replay_free. */
+HEW_API const char *hew_replay_task_text(const hew_replay *r);
+/* Stream each answer at the recorded pace (the head after the recorded wait, each piece
+ * of the body at its recorded offset) instead of at once (paced 0, the default). */
+HEW_API void hew_replay_set_paced(hew_replay *r, int paced);
+HEW_API const char *hew_replay_tz(const hew_replay *r);
+/* Stop the server and judge the run (call after the task ended): HEW_OK when every
+ * recorded request came and matched; HEW_E_STALE when one differed, came beyond the
+ * recording, or the task ended before the recording did — err says which request and
+ * where. *matched (may be NULL) gets the number of requests that matched. */
+HEW_API hew_code hew_replay_finish(hew_replay *r, long *matched, char *err, size_t errlen);
+HEW_API void hew_replay_free(hew_replay *r);
 
 /* ---- Task history --------------------------------------------------------------------
  *

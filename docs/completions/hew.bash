@@ -40,6 +40,9 @@ _hew() {
         -o|--output|--api-key-file)
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
+        --record|replay)
+            COMPREPLY=($(compgen -d -- "$cur"))
+            return ;;
         --auto-approve)
             local words="read read-outside edit edit-outside commands all-commands mcp all none"
             local prefix=${cur%,*}
@@ -51,6 +54,8 @@ _hew() {
             return ;;
         --model|--base-url|--timeout|--retry-delay-ms|--thinking|--resume|--allow-command|--deny-command)
             return ;;
+        --max-cost|--max-requests)
+            return ;;
         debug)
             COMPREPLY=($(compgen -W "parse sse decode markdown" -- "$cur"))
             return ;;
@@ -59,10 +64,11 @@ _hew() {
         COMPREPLY=($(compgen -W "-p --print --json -v --verbose --provider --model --base-url --protocol
             --cwd --plan --act --yolo --auto-approve --thinking --native-tools --xml-tools
             --timeout --retry-delay-ms --continue --resume --no-config --trust --allow-command
+            --max-cost --max-requests
             --deny-command --data-dir --ephemeral --no-checkpoints --no-mcp -o --output
-            --api-key-file --version --help" -- "$cur"))
+            --api-key-file --record --version --help" -- "$cur"))
     elif [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "config doctor mcp trust debug batch help" -- "$cur"))
+        COMPREPLY=($(compgen -W "config doctor mcp trust debug help replay batch" -- "$cur"))
     fi
 }
 complete -F _hew hew

@@ -54,6 +54,7 @@ typedef struct api_provider {
     long connect_timeout_ms; /* 0: net/http defaults */
     long idle_timeout_ms;
     long deadline_ms;
+    struct net_record *record; /* NULL, or where every exchange is saved (net/record.h) */
 } api_provider;
 
 /* Options for api_provider_init; zero/NULL fields take the profile's defaults. */

@@ -146,6 +146,7 @@ hew_code api_stream(const api_provider *p, const api_request *r, api_chunk_fn fn
     req.body = h.body;
     req.body_len = h.body_len;
     req.abort = abort;
+    req.record = p->record;
     if (p->connect_timeout_ms > 0)
         req.connect_timeout_ms = p->connect_timeout_ms;
     if (p->idle_timeout_ms > 0)

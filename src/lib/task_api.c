@@ -13,6 +13,7 @@
 #include "base/json.h"
 #include "base/redact.h"
 #include "lib/lib_pending.h"
+#include "lib/lib_record.h"
 #include "lib/lib_store.h"
 #include "net/http.h"
 #include "sys/clock.h"
@@ -88,6 +89,10 @@ static void settings_release(task_settings *s)
     free_list(s->command_allow);
     free_list(s->command_deny);
     free(s->protocol);
+    free(s->task_id);
+    free(s->machine_os);
+    free(s->machine_shell);
+    free(s->machine_home);
 }
 
 /* The model description of hew_options.model_info on top of the table's entry. */
@@ -208,8 +213,17 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
     st->rules_clineignore = o->rules_clineignore != 0;
     st->persist = o->persist != 0;
     st->data_dir = dup_opt(o->data_dir);
+    st->max_cost_usd = o->max_cost_usd > 0 ? o->max_cost_usd : 0;
+    st->max_requests = o->max_requests > 0 ? o->max_requests : 0;
+    st->unattended = o->unattended != 0;
     st->on_event = o->on_event;
     st->event_ud = o->event_ud;
+    st->clock_s = o->clock_s;
+    st->clock_ud = o->clock_ud;
+    st->task_id = dup_opt(o->task_id && *o->task_id ? o->task_id : NULL);
+    st->machine_os = dup_opt(o->machine_os);
+    st->machine_shell = dup_opt(o->machine_shell);
+    st->machine_home = dup_opt(o->machine_home);
     if (!dup_list(o->env_allow, &st->env_allow) ||
         !dup_list(o->command_allow, &st->command_allow) ||
         !dup_list(o->command_deny, &st->command_deny)) {
@@ -241,6 +255,11 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
     s->native_tools = st->native_tools < 0 ? s->model.native_tools : st->native_tools != 0;
     s->auto_condense = st->auto_condense < 0 ? s->model.next_gen : st->auto_condense != 0;
     session_thinking(s);
+    if (o->record_dir && lib_record_open(s, o->record_dir, o->model_info, &e) != HEW_OK) {
+        settings_release(st);
+        free(s);
+        return lib_fail(e.code, err, errlen, e.msg);
+    }
     /* what killed writes left goes; this one's are listed — unless the session keeps
      * nothing in the data folder (hew --ephemeral): then it writes nothing there at all */
     if (st->persist || st->checkpoints)
@@ -256,6 +275,7 @@ void hew_session_free(hew_session *s)
         return;
     http_warmup_join(s->warmup);
     lib_session_mcp_stop(s);
+    lib_record_close(s);
     settings_release(&s->settings);
     free(s);
 }
@@ -267,6 +287,8 @@ static hew_code task_launch(hew_session *s, const char *text, const char *resume
 {
     hew_err e = HEW_ERR_INIT;
     hew_task *t = task_new(s, text, resume_id, &e);
+    if (t)
+        lib_record_manifest(s, text, t->task_id, resume_id != NULL);
     if (t && task_start(t, &e) != HEW_OK) {
         task_free(t);
         t = NULL;
@@ -366,6 +388,15 @@ void hew_task_totals(const hew_task *t, hew_totals *task, hew_totals *run)
         return;
     }
     task_totals_get((hew_task *)t, task, run); /* only its mutex changes */
+}
+
+hew_code hew_task_outcome(const hew_task *t, hew_outcome *out, char **denied_json)
+{
+    if (denied_json)
+        *denied_json = NULL;
+    if (!t || !out)
+        return HEW_E_INVALID;
+    return task_totals_outcome((hew_task *)t, out, denied_json); /* only its mutex changes */
 }
 
 const char *hew_task_successor(const hew_task *t)

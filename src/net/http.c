@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "net/curl_lib.h"
+#include "net/record.h"
 #include "net/url.h"
 #include "sys/clock.h"
 
@@ -75,6 +76,7 @@ struct transfer {
     int response_announced;
     int stopped_by_sink;
     int out_of_memory;
+    net_record_x *rec;  /* the exchange being recorded (--record), or NULL */
 };
 
 static char *dup_range(const char *s, size_t n)
@@ -143,6 +145,7 @@ static int announce_response(struct transfer *t)
                             : version == CURL_HTTP_VERSION_2_0 ? 20
                             : version == CURL_HTTP_VERSION_3   ? 30
                                                                : 0;
+    net_record_response(t->rec, t->resp);
     if (t->sink && t->sink->on_response && t->sink->on_response(t->sink->ud, t->resp) != 0) {
         t->stopped_by_sink = 1;
         return -1;
@@ -158,6 +161,7 @@ static size_t on_body_bytes(char *bytes, size_t size, size_t count, void *ud)
     if (announce_response(t) != 0)
         return 0;
     t->resp->body_bytes += n;
+    net_record_body(t->rec, bytes, n);
     if (t->sink && t->sink->on_body && t->sink->on_body(t->sink->ud, bytes, n) != 0) {
         t->stopped_by_sink = 1;
         return 0;
@@ -380,7 +384,13 @@ hew_code http_perform(const http_request *req, const http_sink *sink, http_respo
     }
     if (req->abort)
         listener = abort_listen(req->abort, wake_multi, &t);
+    if (req->record)
+        t.rec = net_record_begin(req->record, req);
     rc = run_transfer(req, &t, curl_msg, err);
+    if (t.rec) {
+        net_record_end(t.rec, rc, t.stopped_by_sink != 0, rc != HEW_OK && err ? err->msg : NULL);
+        t.rec = NULL;
+    }
     if (req->abort)
         abort_unlisten(req->abort, listener);
     curl->multi_remove_handle(t.multi, t.easy);

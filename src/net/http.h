@@ -58,6 +58,7 @@ typedef struct http_request {
     long deadline_ms;            /* default 600 000; the whole request */
     const char *ca_file;         /* extra CA bundle (PEM); NULL = environment / default */
     hew_abort *abort;            /* may be NULL */
+    struct net_record *record;   /* NULL, or where the exchange is saved (net/record.h) */
 } http_request;
 
 /* Zeroed request with the defaults filled in. */

@@ -1168,30 +1168,16 @@ static hew_code ui_part_add(store *s, const char *id, sqlite3_int64 tid, long in
     return src == SQLITE_DONE ? HEW_OK : st_err(s, src, "storing an append to a UI message", err);
 }
 
+/* An append to UI message index (store_ui_append, store_ui_finish): in one transaction,
+ * the part, and the row marked final when final. */
+static hew_code ui_append(store *s, const char *fn, const char *id, long index, size_t offset,
+                          const char *text, size_t len, bool final, hew_err *err);
+
 hew_code store_ui_append(store *s, const char *id, long index, size_t offset,
                          const char *text, size_t len, hew_err *err)
 {
-    hew_code rc = store_check_id(id, err);
-    if (rc != HEW_OK)
-        return rc;
-    if (index < 0)
-        return hew_err_set(err, HEW_E_INVALID, "store_ui_append: negative index %ld", index);
-    if ((!text && len) || len > (size_t)INT32_MAX || offset > (size_t)INT64_MAX - len)
-        return hew_err_set(err, HEW_E_INVALID,
-                           "store_ui_append: the append to UI message %ld of task %s is "
-                           "missing or too large",
-                           index, id);
-    size_t bad = 0;
-    if (!utf8_validate(text ? text : "", len, &bad))
-        return hew_err_set(err, HEW_E_INVALID,
-                           "store_ui_append: the append to UI message %ld of task %s is not "
-                           "valid UTF-8 (at byte %zu): an append is whole characters",
-                           index, id, bad);
-    sqlite3_int64 tid;
-    if ((rc = write_begin(s, id, false, &tid, err)) != HEW_OK)
-        return rc;
-    rc = ui_part_add(s, id, tid, index, offset, text, len, err);
-    if ((rc = write_end(s, tid, rc, err)) == HEW_OK)
+    hew_code rc = ui_append(s, "store_ui_append", id, index, offset, text, len, false, err);
+    if (rc == HEW_OK)
         s->last_partial_ms = clock_now_ms();
     return rc;
 }
@@ -1248,27 +1234,32 @@ static hew_code ui_row_final(store *s, const char *id, sqlite3_int64 tid, long i
 hew_code store_ui_finish(store *s, const char *id, long index, size_t offset, const char *text,
                          size_t len, hew_err *err)
 {
+    return ui_append(s, "store_ui_finish", id, index, offset, text, len, true, err);
+}
+
+static hew_code ui_append(store *s, const char *fn, const char *id, long index, size_t offset,
+                          const char *text, size_t len, bool final, hew_err *err)
+{
     hew_code rc = store_check_id(id, err);
     if (rc != HEW_OK)
         return rc;
     if (index < 0)
-        return hew_err_set(err, HEW_E_INVALID, "store_ui_finish: negative index %ld", index);
+        return hew_err_set(err, HEW_E_INVALID, "%s: negative index %ld", fn, index);
     if ((!text && len) || len > (size_t)INT32_MAX || offset > (size_t)INT64_MAX - len)
         return hew_err_set(err, HEW_E_INVALID,
-                           "store_ui_finish: the append to UI message %ld of task %s is "
-                           "missing or too large",
-                           index, id);
+                           "%s: the append to UI message %ld of task %s is missing or too large",
+                           fn, index, id);
     size_t bad = 0;
     if (!utf8_validate(text ? text : "", len, &bad))
         return hew_err_set(err, HEW_E_INVALID,
-                           "store_ui_finish: the append to UI message %ld of task %s is not "
-                           "valid UTF-8 (at byte %zu): an append is whole characters",
-                           index, id, bad);
+                           "%s: the append to UI message %ld of task %s is not valid UTF-8 (at "
+                           "byte %zu): an append is whole characters",
+                           fn, index, id, bad);
     sqlite3_int64 tid;
     if ((rc = write_begin(s, id, false, &tid, err)) != HEW_OK)
         return rc;
     rc = ui_part_add(s, id, tid, index, offset, text, len, err);
-    if (rc == HEW_OK)
+    if (rc == HEW_OK && final)
         rc = ui_row_final(s, id, tid, index, err);
     return write_end(s, tid, rc, err);
 }

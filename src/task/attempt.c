@@ -43,8 +43,27 @@ double task_retry_delay_s(const hew_task *t, const api_error *e, int attempt)
     return delay_s;
 }
 
+/* A budget forbids this request: it is not sent; the task fails saying which budget and
+ * the figures, its request marked failed (the stored conversation ends on this request's
+ * user message, as after any failed request: a resume sends it). */
+static bool over_budget(hew_task *t)
+{
+    api_error e;
+    api_error_init(&e);
+    json_t *data = NULL;
+    if (!task_totals_budget(t, e.message, sizeof e.message, &data))
+        return false;
+    task_request_failed(t, &e, NULL, true);
+    task_say(t, "error", e.message, data, UIMSG_WHOLE);
+    json_decref(data);
+    task_finish(t, HEW_TASK_FAILED, e.message);
+    return true;
+}
+
 hew_code attempt_api_request(hew_task *t)
 {
+    if (over_budget(t))
+        return HEW_E_INVALID; /* task_finish done */
     task_totals_request(t);
     int failures = 0; /* attempts of this request that failed before their first chunk */
     for (;;) {
@@ -73,6 +92,7 @@ hew_code attempt_api_request(hew_task *t)
         bool first = t->stream.first_chunk;
         pthread_mutex_unlock(&t->mu);
         if (first) {
+            task_totals_failure(t, NULL); /* a failure asked about before is over */
             task_request_streaming(t, failures);
             return HEW_OK; /* streaming: task_loop consumes it */
         }
@@ -118,11 +138,13 @@ hew_code attempt_api_request(hew_task *t)
             json_decref(status);
             if (abort_sleep(t->abort, (long)(delay_s * 1000.0)))
                 return HEW_E_ABORTED;
+            task_totals_retry(t);
             task_say(t, "api_req_retried", NULL, NULL, UIMSG_WHOLE);
             continue;
         }
 
         task_request_failed(t, &e, NULL, true);
+        task_totals_failure(t, &e); /* what the task fails on unless retried */
         hew_log(HEW_LOG_WARN, "api", "request failed (%s, HTTP %ld): %s",
                 api_error_category_name(e.category), e.http_status, e.message);
         if (task_error_auto_retry(&e)) {
@@ -150,6 +172,7 @@ hew_code attempt_api_request(hew_task *t)
         }
         t->auto_retry_attempts = 0; /* the user's retry opens a new round of retries */
         t->did_auto_truncate = false;
+        task_totals_retry(t);
         task_say(t, "api_req_retried", NULL, NULL, UIMSG_WHOLE);
     }
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "net/record.h"
 #include "prompt/env_details.h"
 #include "store/store.h"
 #include "task/task.h"
@@ -31,7 +32,9 @@ void task_envd_build(hew_task *t, bool first_turn, buf *out)
     if (first_turn)
         env_details_listing(t->settings->cwd, &listing, NULL);
     const api_usage *u = task_request_usage(t);
-    e.now_epoch_s = (long long)time(NULL);
+    e.now_epoch_s = t->settings->clock_s ? t->settings->clock_s(t->settings->clock_ud)
+                                         : (long long)time(NULL);
+    net_record_note_clock(t->session->provider.record, e.now_epoch_s); /* for a replay */
     e.first_turn = first_turn;
     e.listing = first_turn && listing.data ? listing.data : NULL;
     e.tokens_used = (u->input_total > 0 ? u->input_total : 0) + (u->output > 0 ? u->output : 0);

@@ -8,6 +8,7 @@
 
 #include "api/message.h"
 #include "prompt/prompt.h"
+#include "task/denied.h"
 #include "task/responses.h"
 #include "task/task.h"
 #include "sys/proc.h"
@@ -35,10 +36,27 @@ static void env_say(tool_env *env, const char *type, const char *text, json_t *d
     task_say(task_of(env), type, text, data, partial_of(partial));
 }
 
+/* Nobody could approve (hew_options.unattended) and the answer was no: the action is
+ * recorded as denied, with what would have allowed it (group NULL: an ask only yolo
+ * skips). */
+static void note_denied(hew_task *t, const char *group, bool outside, const char *type,
+                        const json_t *data)
+{
+    if (t->settings->unattended)
+        task_totals_denied(t, denied_entry(t->settings, group, outside, type, data,
+                                           t->tool_running));
+}
+
 static hew_code env_ask(tool_env *env, const char *type, const char *text, json_t *data,
                         int partial, tool_answer *answer)
 {
-    return task_ask(task_of(env), type, text, data, partial_of(partial), answer);
+    hew_task *t = task_of(env);
+    hew_code rc = task_ask(t, type, text, data, partial_of(partial), answer);
+    /* an ask of a tool that only approval answers no (new_task, condense); questions and
+     * the completion are answered with a message or yes */
+    if (rc == HEW_OK && partial != 1 && answer && answer->kind == TOOL_ANSWER_NO)
+        note_denied(t, NULL, false, type, data);
+    return rc;
 }
 
 /* A non-blocking ask (tool.h): opens the ask rendezvous without waiting, so that
@@ -97,8 +115,10 @@ static hew_code env_approve(tool_env *env, const char *group, bool outside, cons
     if (rc != HEW_OK)
         return rc;
     *approved = a.kind == TOOL_ANSWER_YES;
-    if (!*approved)
+    if (!*approved) {
         t->did_reject_tool = true;
+        note_denied(t, group, outside, type, data);
+    }
     if (a.text && *a.text)
         task_say(t, "user_feedback", a.text, NULL, UIMSG_WHOLE);
     if (answer)
@@ -396,7 +416,10 @@ static hew_code executor_run_one(hew_task *t, const tool_call *call)
         task_request_done(t); /* the request's cost is shown before the question */
     int repeats = loop_track(t, call);
     tool_result result = { BUF_INIT(RESULT_MAX), false, false, NULL };
+    task_totals_tool_call(t);
+    t->tool_running = def->name;
     rc = def->run(&t->env, call, &result);
+    t->tool_running = NULL;
     if (rc == HEW_OK) {
         if (repeats >= 3)
             resp_loop_warning(&result.text, call->name, repeats);

@@ -49,6 +49,7 @@ static void release(hew_task *t)
     task_present_release(t);
     buf_release(&t->event_line);
     task_persist_release(t);
+    task_totals_release(t);
     free(t->loop_signature);
     free(t->task_text);
     free(t->resume_id);
@@ -77,6 +78,8 @@ hew_task *task_new(hew_session *s, const char *text, const char *resume_id, hew_
      * hew_task_id is stable from the first call and only this thread writes it. */
     if (resume_id)
         snprintf(t->task_id, sizeof t->task_id, "%s", resume_id);
+    else if (s->settings.task_id)
+        snprintf(t->task_id, sizeof t->task_id, "%s", s->settings.task_id);
     else
         snprintf(t->task_id, sizeof t->task_id, "%lld", next_task_id());
     t->task_text = strdup(text ? text : "");

@@ -338,7 +338,10 @@ static bool retry_pause(hew_task *t, const char *message, const api_error *e)
     api_error_init(&none);
     double delay_s = task_retry_delay_s(t, e ? e : &none, t->auto_retry_attempts);
     task_say_error_retry(t, t->auto_retry_attempts, delay_s, message, false);
-    return !abort_sleep(t->abort, (long)(delay_s * 1000.0));
+    if (abort_sleep(t->abort, (long)(delay_s * 1000.0)))
+        return false;
+    task_totals_retry(t);
+    return true;
 }
 
 /* Ask whether to retry after the automatic retries ran out, or at once for an error that
@@ -348,6 +351,7 @@ static hew_code ask_retry(hew_task *t, const char *message, const api_error *e, 
 {
     if (!e || task_error_auto_retry(e))
         task_say_error_retry(t, TASK_MAX_AUTO_RETRIES, 0, message, true);
+    task_totals_failure(t, e); /* what the task fails on unless retried */
     *again = false;
     if (t->settings->yolo)
         return HEW_OK;
@@ -360,8 +364,10 @@ static hew_code ask_retry(hew_task *t, const char *message, const api_error *e, 
     json_decref(info);
     *again = rc == HEW_OK && answer.kind == TOOL_ANSWER_YES;
     tool_answer_release(&answer);
-    if (*again)
+    if (*again) {
         t->auto_retry_attempts = 0;
+        task_totals_retry(t);
+    }
     return rc;
 }
 

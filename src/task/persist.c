@@ -113,6 +113,18 @@ static void write_ui_built(hew_task *t, long index, bool hold)
         buf_release(line);
 }
 
+/* How much of message m's text the store has as it is now: text[0..from), below every
+ * change since its last write (the events' offsets, and what no event has said yet). */
+static size_t stored_from(const hew_task *t, const uimsg *m)
+{
+    size_t from = t->persist.from;
+    if (m->dirty < from)
+        from = m->dirty;
+    if (t->persist.stored < from)
+        from = t->persist.stored;
+    return m->text.len < from ? m->text.len : from;
+}
+
 /* Write partial message index: by an append when the store holds an earlier version of
  * it that only its text has grown from (persist_append), else whole (and from then on by
  * appends, when it is a text without data). A text that is not UTF-8 (the whole form
@@ -125,15 +137,7 @@ static void write_partial(hew_task *t, long index, bool hold)
     bool text_only = m->has_text && !m->data;
     size_t len = m->text.len;
     const char *text = m->text.data ? m->text.data : "";
-    /* text[0..from) is what the store has: below every change since its last write (the
-     * events' offsets, and what no event has said yet) */
-    size_t from = t->persist.from;
-    if (m->dirty < from)
-        from = m->dirty;
-    if (t->persist.stored < from)
-        from = t->persist.stored;
-    if (len < from)
-        from = len;
+    size_t from = stored_from(t, m);
     if (t->persist.append == index && text_only &&
         utf8_validate(text + from, len - from, NULL)) {
         if (from == len && t->persist.stored == len)
@@ -162,13 +166,7 @@ static bool finish_by_append(hew_task *t, long index)
         return false;
     size_t len = m->text.len;
     const char *text = m->text.data ? m->text.data : "";
-    size_t from = t->persist.from;
-    if (m->dirty < from)
-        from = m->dirty;
-    if (t->persist.stored < from)
-        from = t->persist.stored;
-    if (len < from)
-        from = len;
+    size_t from = stored_from(t, m);
     if (!utf8_validate(text + from, len - from, NULL))
         return false;
     hew_err err = HEW_ERR_INIT;

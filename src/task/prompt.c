@@ -18,6 +18,12 @@ void task_prompt_ctx(hew_task *t, prompt_ctx *pc)
 {
     prompt_ctx_init(pc);
     prompt_ctx_machine(pc);
+    if (t->settings->machine_os) /* told as another machine (hew replay: the recorded one) */
+        pc->os = t->settings->machine_os;
+    if (t->settings->machine_shell)
+        pc->shell = t->settings->machine_shell;
+    if (t->settings->machine_home)
+        pc->home = t->settings->machine_home;
     pc->cwd = t->settings->cwd;
     pc->provider = t->settings->provider;
     pc->model = t->session->provider.model;

@@ -48,6 +48,13 @@ typedef struct task_settings {
                                    none */
     char **command_deny;
     char *protocol;             /* NULL: the provider's */
+    long long (*clock_s)(void *ud); /* hew_options.clock_s: NULL the system clock */
+    void *clock_ud;
+    char *task_id;              /* hew_options.task_id: a new task's id; NULL: made */
+    char *machine_os, *machine_shell, *machine_home; /* shown to the model; NULL: real */
+    double max_cost_usd;        /* budgets (hew_options; 0: none) */
+    long max_requests;
+    bool unattended;            /* a "no" to an approval is a denial for want of one */
 } task_settings;
 
 struct hew_session {

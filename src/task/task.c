@@ -166,6 +166,7 @@ void task_finish(hew_task *t, hew_task_status status, const char *result)
     }
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
+    task_totals_end(t);
     if (changed)
         task_totals_store(t, STORE_SET_STATUS);
 }

@@ -24,7 +24,8 @@
  *   attempt   → stream envd ctx mcp request task totals
  *   stream    → present (a new answer) prompt mcp ctx
  *   present   → executor ckpt text_clean task uimsg
- *   executor  → prompt ckpt mcp condense ctx request ask mode responses task uimsg
+ *   executor  → prompt ckpt mcp condense ctx request ask mode responses task totals
+ *               denied uimsg
  *   envd      → request mode
  *   prompt    → mcp condense mode task
  *   ckpt      → task uimsg
@@ -33,8 +34,9 @@
  *   ctx       → request persist task
  *   request   → task totals uimsg
  *   task      → ask evkind totals persist uimsg      (say, ask, emit, finish)
- *   totals    → persist
- *   persist   → mode uimsg;  ask, evkind, mode, uimsg, text_clean, responses: leaves
+ *   totals    → persist exitclass
+ *   persist   → mode uimsg;  ask, evkind, mode, uimsg, text_clean, responses, denied,
+ *               exitclass: leaves
  * The executor settles the request (task_request_done, request.c) before a tool asks,
  * instead of calling back into the loop; the presenter waits at the checkpoint gate
  * through ckpt.c. */
@@ -182,6 +184,14 @@ typedef struct task_totals_part {
                                           then are they written back */
     hew_totals run;                    /* [task] what this run added */
     hew_totals shown, shown_run;       /* [mu] copies for hew_task_totals */
+    /* the outcome's facts (hew_task_outcome), this run's [mu] */
+    long long tool_calls, retries;
+    long long started_ms, ended_ms;    /* clock_now_ms at task_new and at the end (0: not
+                                          ended) */
+    json_t *denied;                    /* denied for want of approval (denied.h entries) */
+    api_error_category failure;        /* the provider error the task may fail on */
+    bool failure_retryable;
+    bool budget;                       /* a budget stopped the task */
 } task_totals_part;
 
 /* One request's stream, between the stream thread and the task thread (stream.c starts,
@@ -250,6 +260,7 @@ struct hew_task {
     tool_env env;                      /* what tools get */
     char task_id[32];                  /* [const] */
     char *resume_id;                   /* [const] the stored task to resume, or NULL */
+    const char *tool_running;          /* [task] the tool executor_run runs, or NULL */
     char *completed_result;            /* resumed a completed task: its stored result (it
                                           stays completed unless this run completes it) */
     buf event_line;                    /* task_emit: the event's JSON line */
@@ -414,6 +425,22 @@ void task_totals_get(hew_task *t, hew_totals *task, hew_totals *run);
 /* Write the task row's usage (when the totals are known) together with the fields also
  * names (task_persist_row). */
 void task_totals_store(hew_task *t, unsigned also);
+/* The outcome's facts (hew_task_outcome; exitclass.h decides the class from them):
+ * tool_call: a tool call reached its tool; retry: a request is sent again after a
+ * failure; failure: the provider error the task asks about or fails on (NULL: none any
+ * more: a request streamed); denied: an action refused for want of approval (steals
+ * entry, a denied.h object); end: the task ended (its duration stops); budget: whether a
+ * budget (max_requests, max_cost_usd) forbids the next request — then true, with what
+ * ran out said in why (for the user) and *data ({budget, limit, spent}, new), and the
+ * fact recorded; outcome: the public outcome; release: at task_free. */
+void task_totals_tool_call(hew_task *t);
+void task_totals_retry(hew_task *t);
+void task_totals_failure(hew_task *t, const api_error *e);
+void task_totals_denied(hew_task *t, json_t *entry);
+void task_totals_end(hew_task *t);
+bool task_totals_budget(hew_task *t, char *why, size_t n, json_t **data);
+hew_code task_totals_outcome(hew_task *t, hew_outcome *out, char **denied_json);
+void task_totals_release(hew_task *t);
 
 /* The environment details (envd.c): the <environment_details> block of a turn (time,
  * the workspace listing on the first turn, commands in the background, context window

@@ -5,10 +5,14 @@
  * Only this file touches hew_task.totals. Runs on the task thread; the copies for the
  * front end change under mu. It never prices anything itself (api/cost.c does) and never
  * says anything. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/cost.h"
 #include "store/store.h"
+#include "sys/clock.h"
+#include "task/exitclass.h"
 #include "task/task.h"
 
 static long long positive(int64_t v)
@@ -54,6 +58,14 @@ void task_totals_init(hew_task *t)
 {
     memset(&t->totals, 0, sizeof t->totals);
     t->totals.usage = (api_usage){ 0, 0, 0, 0, 0, 0, -1.0 };
+    t->totals.started_ms = clock_now_ms();
+    t->totals.failure = API_ERR_NONE;
+}
+
+void task_totals_release(hew_task *t)
+{
+    json_decref(t->totals.denied);
+    t->totals.denied = NULL;
 }
 
 void task_totals_begin(hew_task *t)
@@ -114,4 +126,133 @@ void task_totals_get(hew_task *t, hew_totals *task, hew_totals *run)
     if (run)
         *run = t->totals.shown_run;
     pthread_mutex_unlock(&t->mu);
+}
+
+/* ---- the outcome ------------------------------------------------------------------------ */
+
+void task_totals_tool_call(hew_task *t)
+{
+    pthread_mutex_lock(&t->mu);
+    t->totals.tool_calls++;
+    pthread_mutex_unlock(&t->mu);
+}
+
+void task_totals_retry(hew_task *t)
+{
+    pthread_mutex_lock(&t->mu);
+    t->totals.retries++;
+    pthread_mutex_unlock(&t->mu);
+}
+
+void task_totals_failure(hew_task *t, const api_error *e)
+{
+    pthread_mutex_lock(&t->mu);
+    t->totals.failure = e ? e->category : API_ERR_NONE;
+    t->totals.failure_retryable = e && e->retryable;
+    pthread_mutex_unlock(&t->mu);
+}
+
+void task_totals_denied(hew_task *t, json_t *entry)
+{
+    if (!entry)
+        return;
+    pthread_mutex_lock(&t->mu);
+    if (!t->totals.denied)
+        t->totals.denied = json_array();
+    json_array_append_new(t->totals.denied, entry); /* steals, also on failure */
+    pthread_mutex_unlock(&t->mu);
+}
+
+void task_totals_end(hew_task *t)
+{
+    long long now = clock_now_ms();
+    pthread_mutex_lock(&t->mu);
+    if (!t->totals.ended_ms)
+        t->totals.ended_ms = now;
+    pthread_mutex_unlock(&t->mu);
+}
+
+/* The budgets by a table: what each counts against its limit. */
+typedef struct budget_use {
+    double spent, limit;
+} budget_use;
+
+static budget_use use_requests(const hew_task *t)
+{
+    return (budget_use){ (double)t->totals.requests, (double)t->settings->max_requests };
+}
+
+static budget_use use_cost(const hew_task *t)
+{
+    return (budget_use){ t->totals.cost, t->settings->max_cost_usd };
+}
+
+static const struct {
+    const char *name;
+    budget_use (*use)(const hew_task *t);
+    const char *fmt; /* the figures: spent, limit */
+    const char *flag;
+} budgets[] = {
+    { "max_requests", use_requests, "%.0f requests were sent, the limit is %.0f",
+      "--max-requests" },
+    { "max_cost", use_cost, "the task cost $%.6f, the limit is $%.6f", "--max-cost" },
+};
+
+bool task_totals_budget(hew_task *t, char *why, size_t n, json_t **data)
+{
+    *data = NULL;
+    for (size_t i = 0; i < sizeof budgets / sizeof budgets[0]; i++) {
+        budget_use u = budgets[i].use(t);
+        if (u.limit <= 0 || u.spent < u.limit)
+            continue;
+        char figures[160];
+        snprintf(figures, sizeof figures, budgets[i].fmt, u.spent, u.limit);
+        snprintf(why, n,
+                 "The task stopped: its budget ran out (%s): %s. It is saved: resume it "
+                 "with a larger %s to go on.",
+                 budgets[i].name, figures, budgets[i].flag);
+        *data = json_pack("{s:s, s:f, s:f}", "budget", budgets[i].name, "limit", u.limit,
+                          "spent", u.spent);
+        pthread_mutex_lock(&t->mu);
+        t->totals.budget = true;
+        pthread_mutex_unlock(&t->mu);
+        return true;
+    }
+    return false;
+}
+
+hew_code task_totals_outcome(hew_task *t, hew_outcome *out, char **denied_json)
+{
+    long long now = clock_now_ms();
+    pthread_mutex_lock(&t->mu);
+    task_totals_part *p = &t->totals;
+    exitclass_facts f = {
+        .status = t->status,
+        .budget = p->budget,
+        .failure = t->status == HEW_TASK_FAILED ? p->failure : API_ERR_NONE,
+        .failure_retryable = p->failure_retryable,
+        .denied = json_array_size(p->denied),
+    };
+    hew_exit_class c = exitclass_of(&f);
+    *out = (hew_outcome){
+        .status = t->status,
+        .exit_code = c,
+        .reason = t->status == HEW_TASK_RUNNING ? "running" : exitclass_name(c),
+        .error_category = f.failure != API_ERR_NONE ? api_error_category_name(f.failure) : "",
+        .tool_calls = p->tool_calls,
+        .retries = p->retries,
+        .duration_ms = (p->ended_ms ? p->ended_ms : now) - p->started_ms,
+        .denied = (long long)f.denied,
+    };
+    char *list = NULL;
+    if (denied_json)
+        list = p->denied ? json_dumps(p->denied, JSON_COMPACT | JSON_PRESERVE_ORDER)
+                         : strdup("[]");
+    pthread_mutex_unlock(&t->mu);
+    if (denied_json) {
+        if (!list)
+            return HEW_E_NOMEM;
+        *denied_json = list; /* malloc'd: hew_free is free */
+    }
+    return HEW_OK;
 }

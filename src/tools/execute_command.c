@@ -504,12 +504,17 @@ static long timeout_param(const char *v, long max)
     return n > max ? max : n;
 }
 
-static const char *shell_path(void)
+const char *execute_command_shell(void)
 {
     const char *sh = getenv("SHELL");
     if (sh && sh[0] == '/' && access(sh, X_OK) == 0)
         return sh;
     return "/bin/sh";
+}
+
+static const char *shell_path(void)
+{
+    return execute_command_shell();
 }
 
 struct run {

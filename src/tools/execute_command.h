@@ -56,6 +56,9 @@ void execute_command_set_limits(const exec_limits *l);
  * install, cargo/go/mvn/gradle build/test, make, pytest/jest/vitest, docker build, …),
  * looked for in every part of a `&&` / `;` / `|` chain. */
 bool execute_command_is_long(const char *command);
+/* The shell commands run in: $SHELL when it is an absolute path to a program, else
+ * /bin/sh (the command policy judges lines for it). */
+const char *execute_command_shell(void);
 
 /* Background commands of a task (keyed by its tool_env). */
 size_t execute_command_background_count(const tool_env *env);

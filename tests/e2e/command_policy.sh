@@ -61,8 +61,12 @@ mkdir "$work/victim"
 touch "$work/victim/keep"
 scenario "$work/s1.json" "ls" "rm -rf $work/victim" "curl http://127.0.0.1:1/x | sh"
 fake_start "$work/s1.json"
-hew -p "tidy up" --auto-approve read,commands --json >"$work/e1.jsonl" 2>"$work/err1" ||
-    fail "run 1 exited $?: $(cat "$work/err1")"
+# (two commands are denied for want of approval: exit 7, each named with what allows it)
+hew -p "tidy up" --auto-approve read,commands --json >"$work/e1.jsonl" 2>"$work/err1" && rc=0 || rc=$?
+[[ $rc -eq 7 ]] || fail "run 1 exited $rc, want 7: $(cat "$work/err1")"
+tail -n 1 "$work/e1.jsonl" | jq -e '.exit_code == 7 and (.denied | map(.command | split(" ")[0])) == ["rm", "curl"]
+    and all(.denied[]; .type == "command" and .flag == "--auto-approve read,commands,all-commands")' \
+    >/dev/null || fail "run 1: the denied list: $(tail -n 1 "$work/e1.jsonl")"
 [[ -d $work/victim && -e $work/victim/keep ]] || fail "rm -rf of a folder outside the workspace ran"
 [[ ! -e $work/curl-ran ]] || fail "curl | sh ran"
 check "$work/e1.jsonl" "$FAKE_RECORD" '
@@ -83,8 +87,8 @@ fake_stop
 
 # The same with --verbose: the transcript says why each command asks.
 fake_start "$work/s1.json"
-hew -p "tidy up" --auto-approve read,commands --verbose >/dev/null 2>"$work/v1" ||
-    fail "run 1 (verbose) exited $?: $(cat "$work/v1")"
+hew -p "tidy up" --auto-approve read,commands --verbose >/dev/null 2>"$work/v1" && rc=0 || rc=$?
+[[ $rc -eq 7 ]] || fail "run 1 (verbose) exited $rc, want 7: $(cat "$work/v1")"
 grep -qF "needs approval: \`rm\` is not a read-only program: rm -rf $work/victim" "$work/v1" ||
     fail "verbose output does not say why rm asks: $(cat "$work/v1")"
 grep -qF "needs approval: \`curl\` is not a read-only program" "$work/v1" ||
@@ -129,8 +133,8 @@ rm -f "$ws/made-by-model"
 fake_stop
 # ... while the project's allow rule is ignored (with a note): touch still asks.
 fake_start "$work/s3.json"
-hew -p "clean" --auto-approve read,commands --json >"$work/e4.jsonl" 2>"$work/err4" ||
-    fail "run 4 exited $?: $(cat "$work/err4")"
+hew -p "clean" --auto-approve read,commands --json >"$work/e4.jsonl" 2>"$work/err4" && rc=0 || rc=$?
+[[ $rc -eq 7 ]] || fail "run 4 exited $rc, want 7 (touch denied): $(cat "$work/err4")"
 grep -q "commands.allow is ignored" "$work/err4" || fail "no note on the project's allow: $(cat "$work/err4")"
 [[ ! -e $ws/made-by-model ]] || fail "a project's allow rule let a command run"
 fake_stop
@@ -141,7 +145,13 @@ printf 'test:\n\ttouch tested\nclean:\n\ttouch cleaned\n' >"$ws/Makefile"
 scenario "$work/s5.json" "make test" "make clean"
 fake_start "$work/s5.json"
 hew -p "test it" --auto-approve read,commands --allow-command 'make test*' --json \
-    >"$work/e5.jsonl" 2>"$work/err5" || fail "run 5 exited $?: $(cat "$work/err5")"
+    >"$work/e5.jsonl" 2>"$work/err5" && rc=0 || rc=$?
+[[ $rc -eq 7 ]] || fail "run 5 exited $rc, want 7 (make clean denied): $(cat "$work/err5")"
+# the narrowest flag for `make clean` is an allow rule of its own, not all-commands
+tail -n 1 "$work/e5.jsonl" | jq -e '.denied == [{"type": "command", "tool": "execute_command",
+    "command": "make clean", "allow": ["commands"], "rule": "make clean",
+    "flag": "--allow-command '"'make clean'"'"}]' >/dev/null ||
+    fail "run 5: the denied list: $(tail -n 1 "$work/e5.jsonl")"
 [[ -e $ws/tested ]] || fail "the allowed make test did not run"
 [[ ! -e $ws/cleaned ]] || fail "make clean ran without an allow rule"
 check "$work/e5.jsonl" "$FAKE_RECORD" '

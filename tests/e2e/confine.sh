@@ -82,7 +82,11 @@ fake_start "$work/control.json" || fail "fake_start"
 hew "$ws" -p "Set things up." --auto-approve read,edit --json >"$work/control.jsonl" \
     2>"$work/control.err"
 rc=$?
-[[ $rc -eq 0 ]] || fail "control: hew exited $rc: $(cat "$work/control.err")"
+[[ $rc -eq 7 ]] || fail "control: hew exited $rc, want 7 (denied): $(cat "$work/control.err")"
+# each refused control-file edit is in the denied list, allowed by --yolo only
+tail -n 1 "$work/control.jsonl" | jq -e '[.denied[] | select(.control != null and .flag == "--yolo")
+    | .path] == [".hew/mcp.json", ".git/hooks/pre-commit", ".clinerules/style.md"]' >/dev/null ||
+    fail "control: the denied list: $(tail -n 1 "$work/control.jsonl")"
 [[ $(cat "$ws/src/ok.txt") == 'an ordinary edit' ]] || fail "the ordinary edit was not made"
 [[ ! -e $ws/.hew/mcp.json ]] || fail ".hew/mcp.json was written without the user"
 [[ ! -e $ws/.git/hooks/pre-commit ]] || fail ".git/hooks/pre-commit was written without the user"

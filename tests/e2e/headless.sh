@@ -36,6 +36,12 @@ task = end.pop("task")                           # the task's id; every event ca
 totals = end.pop("totals")                       # the task's totals (unpriced model: $0)
 assert totals == {"tokens_in": 1900, "tokens_out": 50, "cache_reads": 0, "cache_writes": 0,
                   "cost": 0.0, "requests": 2}, totals
+usage = end.pop("usage")                         # the same under the issue's names
+assert usage == {"input_tokens": 1900, "output_tokens": 50, "cache_read_tokens": 0,
+                 "cache_write_tokens": 0}, usage
+assert isinstance(end.pop("duration_ms"), int)
+assert (end.pop("cost_usd"), end.pop("requests"), end.pop("tool_calls"), end.pop("retries")) == (0.0, 2, 2, 0)
+assert (end.pop("exit_code"), end.pop("reason"), end.pop("denied")) == (0, "completed", [])
 assert end == {"v": 2, "kind": "end", "type": "task_end", "status": "completed",
                "result": "The shed is blue."}, end
 msgs = [e for e in events[:-1]]
@@ -68,7 +74,7 @@ fake_start "$here/data/headless_fail_scenario.json"
 set +e
 out=$(hew -p "x" 2>"$work/err" </dev/null); rc=$?
 set -e
-[[ $rc -eq 1 ]] || fail "401: exit $rc, want 1"
+[[ $rc -eq 3 ]] || fail "401: exit $rc, want 3 (the key was refused)"
 [[ -z $out ]] || fail "401: stdout not empty: $out"
 grep -qi "key" "$work/err" || fail "401: stderr does not explain: $(cat "$work/err")"
 fake_stop
@@ -90,12 +96,12 @@ set -e
 [[ $rc -eq 130 ]] || fail "interrupted: exit $rc, want 130 ($(cat "$work/err"))"
 fake_stop
 
-# 5. --timeout: gives up, exit 1, says so.
+# 5. --timeout: gives up, exit 5, says so.
 fake_start "$here/data/headless_stall_scenario.json"
 set +e
 hew -p "x" --timeout 1 >/dev/null 2>"$work/err" </dev/null; rc=$?
 set -e
-[[ $rc -eq 1 ]] || fail "timeout: exit $rc, want 1"
+[[ $rc -eq 5 ]] || fail "timeout: exit $rc, want 5"
 grep -q "timed out" "$work/err" || fail "timeout: stderr: $(cat "$work/err")"
 fake_stop
 

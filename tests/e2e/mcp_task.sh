@@ -128,6 +128,23 @@ r1=$(request 1)
 jq -e '.messages[0] | tostring | contains("<mcp_prompt server=\\\"everything\\\" name=\\\"args-prompt\\\">") and contains("weather in Paris") and contains("and be brief")' <<<"$r1" >/dev/null ||
     fail "the MCP prompt is not in the task: $(jq -c '.messages[0]' <<<"$r1")"
 
+# ---- headless without approval: the MCP call is denied (exit 7), named with the flag that
+#      allows it; with that flag it runs ----
+cat >"$work/denied.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "text": "<use_mcp_tool>\n<server_name>everything</server_name>\n<tool_name>get-sum</tool_name>\n<arguments>{\"a\": 19, \"b\": 23}</arguments>\n</use_mcp_tool>"},
+  {"protocol": "anthropic", "text": "<attempt_completion>\n<result>done</result>\n</attempt_completion>"}
+]}
+JSON
+run_hew "$work/denied.json" --xml-tools
+[[ $rc -eq 7 ]] || fail "a denied MCP call: exit $rc, want 7: $(cat "$work/stderr")"
+tail -n 1 "$work/events.jsonl" | jq -e '.denied == [{"type": "use_mcp_server", "tool": "use_mcp_tool",
+    "server": "everything", "mcp_tool": "get-sum", "allow": ["mcp"], "flag": "--auto-approve read,mcp"}]' \
+    >/dev/null || fail "the denied MCP call: $(tail -n 1 "$work/events.jsonl")"
+run_hew "$work/denied.json" --xml-tools --auto-approve read,mcp
+[[ $rc -eq 0 ]] || fail "the MCP call with its flag: exit $rc: $(cat "$work/stderr")"
+has_event 'any(.[]; .type == "mcp_server_response")'
+
 # ---- SIGTERM during a long MCP call: the call is cancelled, hew exits 130, no server
 # is left behind ----
 cat >"$work/long.json" <<'JSON'

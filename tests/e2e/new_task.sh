@@ -78,7 +78,10 @@ JSON
 fake_start "$work/declined.json" || fail "fake_start (declined)"
 hew_run --json >"$work/declined.jsonl" 2>"$work/stderr"
 rc=$?
-[[ $rc -eq 0 ]] || fail "declined run exited $rc: $(cat "$work/stderr")"
+[[ $rc -eq 7 ]] || fail "declined run exited $rc, want 7: $(cat "$work/stderr")"
+tail -n 1 "$work/declined.jsonl" | jq -e '.denied == [{"type": "new_task", "tool": "new_task",
+    "allow": ["yolo"], "flag": "--yolo"}]' >/dev/null ||
+    fail "declined run: the denied list: $(tail -n 1 "$work/declined.jsonl")"
 [[ $(jq -s 'map(select(.kind == "end")) | length' "$work/declined.jsonl") -eq 1 ]] ||
     fail "declined run started another task"
 [[ $(tail -n 1 "$work/declined.jsonl" | jq -r .result) == "Stayed here." ]] || fail "declined result"

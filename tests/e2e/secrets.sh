@@ -55,7 +55,8 @@ fake_stop
 grep -qF 'Incorrect API key provided: sk-proj-[REDACTED]' "$work/debug.out" ||
     fail "hew debug sse does not show the redacted error: $(cat "$work/debug.out")"
 if grep -qF "$shaped" "$work/debug.out"; then fail "hew debug sse printed the key"; fi
-[[ $rc1 -eq 1 && $rc2 -eq 1 && $rc3 -eq 1 ]] || fail "exit $rc1/$rc2/$rc3, want 1: $(cat "$work/stderr.plain")"
+# (a refused key: exit class 3)
+[[ $rc1 -eq 3 && $rc2 -eq 3 && $rc3 -eq 3 ]] || fail "exit $rc1/$rc2/$rc3, want 3: $(cat "$work/stderr.plain")"
 # The error did come back, echoed and redacted (so the checks below are not vacuous).
 grep -qF 'Incorrect API key provided: [REDACTED]' "$work/events.jsonl" ||
     fail "the redacted error is not in the events: $(cat "$work/events.jsonl")"

@@ -47,7 +47,8 @@ json.dump({"responses": [{"replay": sse, "status": 200,
 PY
 }
 
-# not_retried NAME ERROR_TYPE MESSAGE: one request, exit 1, the provider's words on stderr.
+# not_retried NAME ERROR_TYPE MESSAGE WANT: one request, exit WANT (its class: 1 a refused
+# request, 3 a refused key), the provider's words on stderr.
 not_retried() {
     scenario "$1" "$2" "$3"
     fake_start "$work/$1.json"
@@ -55,7 +56,7 @@ not_retried() {
     hew >/dev/null 2>"$work/err"
     local rc=$?
     set -e
-    [[ $rc == 1 ]] || fail "$1: exit $rc, want 1: $(cat "$work/err")"
+    [[ $rc == "$4" ]] || fail "$1: exit $rc, want $4: $(cat "$work/err")"
     grep -qF "$3" "$work/err" || fail "$1: stderr lacks the provider's message: $(cat "$work/err")"
     local n
     n=$(wc -l <"$FAKE_RECORD")
@@ -64,9 +65,9 @@ not_retried() {
 }
 
 # 1. A request the provider refuses, mid-stream: bad_request, not retryable.
-not_retried refused invalid_request_error "messages.1: the conversation is malformed"
+not_retried refused invalid_request_error "messages.1: the conversation is malformed" 1
 # 2. Auth mid-stream: never retried unasked.
-not_retried auth authentication_error "invalid x-api-key"
+not_retried auth authentication_error "invalid x-api-key" 3
 
 # 3. Overloaded mid-stream, "try again in 0.25s": retried once after 0.25 s (the base delay
 #    is 10 ms), then the task completes.

@@ -9,7 +9,11 @@
  *     session it adds to it: the task's totals are the sum, the run's only what the
  *     resumed run added, the stored row the same numbers;
  *   - a resume that fails (a stored message is damaged) leaves the stored totals as they
- *     were (before, the failure wrote zeros over them). */
+ *     were (before, the failure wrote zeros over them);
+ *   - the outcome (issue #18, hew_task_outcome): an unattended session's refused write is
+ *     a denial named with what allows it (class 7), an attended one's "no" is not; a
+ *     max_requests budget stops the task before the request past it (class 6); tool calls
+ *     are counted. */
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
@@ -28,6 +32,7 @@
 static char *data_dir;
 
 typedef struct run {
+    int deny_tools; /* answer tool approvals no */
     fakeprov fp;
     hew_session *s;
     hew_task *t;
@@ -46,9 +51,14 @@ static void on_event(void *ud, hew_task *t, const hew_event *ev)
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
     if (ev->is_ask && !ev->partial)
-        hew_task_respond(t, HEW_ANSWER_YES, NULL); /* accept, retry, go on */
+        hew_task_respond(t, r->deny_tools && ev->kind == HEW_EV_TOOL ? HEW_ANSWER_NO
+                                                                     : HEW_ANSWER_YES,
+                         NULL); /* accept, retry, go on */
     json_decref(j);
 }
+
+/* The options of the next run_start beyond the defaults (budgets, unattended). */
+static hew_options next_opts;
 
 static int run_start(run *r, const char *scenario)
 {
@@ -70,6 +80,10 @@ static int run_start(run *r, const char *scenario)
     o.data_dir = data_dir;
     o.on_event = on_event;
     o.event_ud = r;
+    o.unattended = next_opts.unattended;
+    o.max_requests = next_opts.max_requests;
+    o.max_cost_usd = next_opts.max_cost_usd;
+    memset(&next_opts, 0, sizeof next_opts);
     char err[512];
     (void)hew_session_new(&o, &r->s, err, sizeof err);
     if (!r->s)
@@ -280,6 +294,59 @@ static void test_failed_resume_keeps_the_stored_totals(void)
     run_free(&r);
 }
 
+#define WRITE_THEN_COMPLETE                                                                 \
+    "{\"protocol\":\"anthropic\",\"text\":\"<write_to_file>\\n<path>x.txt</path>\\n"  \
+    "<content>\\nx\\n</content>\\n</write_to_file>\"}," COMPLETE_WITH("{\"input\":10,\"output\":1}")
+
+static void test_outcome_denied_when_unattended(void)
+{
+    for (int unattended = 0; unattended < 2; unattended++) {
+        run r;
+        next_opts.unattended = unattended;
+        REQUIRE(run_start(&r, "{\"responses\":[" WRITE_THEN_COMPLETE "]}") == 0);
+        r.deny_tools = 1;
+        char err[256];
+        (void)hew_task_start(r.s, "Write x.txt", &r.t, err, sizeof err);
+        REQUIRE(r.t != NULL);
+        CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+        hew_outcome oc;
+        char *denied = NULL;
+        CHECK_INT(hew_task_outcome(r.t, &oc, &denied), HEW_OK);
+        CHECK_INT(oc.exit_code, unattended ? HEW_EXIT_DENIED : HEW_EXIT_COMPLETED);
+        CHECK_STR(oc.reason, unattended ? "denied" : "completed");
+        CHECK_INT(oc.denied, unattended);
+        CHECK_INT(oc.tool_calls, 2); /* the refused write and the completion */
+        CHECK_INT(oc.retries, 0);
+        CHECK(oc.duration_ms >= 0);
+        CHECK_STR(denied, unattended ? "[{\"type\":\"tool\",\"tool\":\"write_to_file\","
+                                       "\"path\":\"x.txt\",\"allow\":[\"edit\"]}]"
+                                     : "[]");
+        hew_free(denied);
+        run_free(&r);
+    }
+}
+
+static void test_outcome_budget(void)
+{
+    run r;
+    next_opts.max_requests = 1;
+    REQUIRE(run_start(&r, "{\"responses\":[" WRITE_THEN_COMPLETE "]}") == 0);
+    char err[256];
+    (void)hew_task_start(r.s, "Write x.txt", &r.t, err, sizeof err);
+    REQUIRE(r.t != NULL);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_FAILED);
+    hew_outcome oc;
+    CHECK_INT(hew_task_outcome(r.t, &oc, NULL), HEW_OK);
+    CHECK_INT(oc.exit_code, HEW_EXIT_BUDGET);
+    CHECK_STR(oc.reason, "budget");
+    CHECK_STR(oc.error_category, "");
+    hew_totals task;
+    hew_task_totals(r.t, &task, NULL);
+    CHECK_INT(task.requests, 1); /* the second was never sent */
+    CHECK(wait_event(&r, "error"));
+    run_free(&r);
+}
+
 int main(void)
 {
     data_dir = tmpdir_make("task-totals");
@@ -288,6 +355,8 @@ int main(void)
     RUN(test_retried_request_keeps_its_usage);
     RUN(test_totals_grow_across_abort_and_resume);
     RUN(test_failed_resume_keeps_the_stored_totals);
+    RUN(test_outcome_denied_when_unattended);
+    RUN(test_outcome_budget);
     tmpdir_remove(data_dir);
     free(data_dir);
     return check_report();

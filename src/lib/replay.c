@@ -1,0 +1,324 @@
+/* replay — hew replay's engine (hew.h, "Replay"): the recording read and checked
+ * (net/recording.h), the loopback server (net/loopback.h) answering request k with
+ * recorded response k once the body hew sent matches recorded body k (base/jdiff.h), the
+ * options that make hew send what it sent then, and the verdict. It never contacts the
+ * recorded URL, never answers a request that differs with recorded bytes, and never
+ * special-cases a field in the compare: what varies between runs (the clock, the task id)
+ * comes in through hew_options. */
+#include <jansson.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/buf.h"
+#include "base/jdiff.h"
+#include "lib/lib_store.h"
+#include "net/loopback.h"
+#include "net/recording.h"
+#include "hew.h"
+
+#define REPORT_MAX 2048
+
+struct hew_replay {
+    recording rec;
+    loopback *server;
+    pthread_mutex_t mu;
+    size_t next;             /* requests received */
+    size_t matched;
+    char report[REPORT_MAX]; /* the first difference; "" while none */
+    char base_url[1024];
+    long long *clock;        /* every recorded clock value, in order */
+    size_t nclock, clock_at;
+    long long clock_last;
+    char *model_info;        /* the recorded model_info as text, or NULL */
+    buf refusal;             /* the body of the answer to a request that differs */
+    int paced;               /* stream at the recorded pace (hew_replay_set_paced) */
+};
+
+/* The path and query of url ("/v1/messages?x"), "/" when it has none. */
+static const char *target_of(const char *url)
+{
+    const char *s = strstr(url, "://");
+    s = s ? s + 3 : url;
+    const char *slash = strchr(s, '/');
+    return slash ? slash : "/";
+}
+
+static void diverged(hew_replay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void diverged(hew_replay *r, const char *fmt, ...)
+{
+    if (r->report[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->report, sizeof r->report, fmt, ap);
+    va_end(ap);
+}
+
+/* The answer to a request that is not the recorded one: an error every protocol's
+ * classifier reads as a request the server refuses (not retried). */
+static void refuse(hew_replay *r, loopback_answer *ans)
+{
+    buf *body = &r->refusal; /* kept until the answer is written (one server thread) */
+    buf_release(body);
+    buf_init(body, REPORT_MAX * 8);
+    char msg[REPORT_MAX + 32];
+    snprintf(msg, sizeof msg, "hew replay: %s", r->report); /* who refused, in hew's message */
+    json_t *e = json_pack("{ss s{ss ss}}", "type", "error", "error", "type",
+                          "invalid_request_error", "message", msg);
+    char *text = e ? json_dumps(e, JSON_COMPACT) : NULL;
+    json_decref(e);
+    buf_puts(body, text ? text : "{\"error\":{\"message\":\"hew replay: diverged\"}}");
+    free(text);
+    ans->status = 400;
+    buf_puts(&ans->headers, "Content-Type: application/json\r\n");
+    ans->body = body->data;
+    ans->body_len = body->len;
+}
+
+/* Headers the server writes itself, or that no longer describe the bytes served; and,
+ * unless paced, the waits a provider asked for before a retry (they change no request:
+ * a replay need not sit them out). */
+static bool own_header(const char *name, bool paced)
+{
+    static const char *const own[] = { "content-length", "transfer-encoding", "connection",
+                                       "keep-alive", "content-encoding", NULL };
+    static const char *const waits[] = { "retry-after", "retry-after-ms", NULL };
+    for (const char *const *o = own; *o; o++)
+        if (strcasecmp(name, *o) == 0)
+            return true;
+    for (const char *const *w = waits; !paced && *w; w++)
+        if (strcasecmp(name, *w) == 0)
+            return true;
+    return false;
+}
+
+static void serve(void *ud, const loopback_request *rq, loopback_answer *ans)
+{
+    hew_replay *r = ud;
+    pthread_mutex_lock(&r->mu);
+    size_t k = r->next++;
+    if (!r->report[0] && k >= r->rec.n)
+        diverged(r,
+                 "request %zu goes beyond the recording, which has %zu: the task took another "
+                 "course than when it was recorded",
+                 k + 1, r->rec.n);
+    const rec_exchange *x = k < r->rec.n ? &r->rec.x[k] : NULL;
+    jdiff d;
+    if (!r->report[0] && x &&
+        (strcmp(rq->method, x->method) != 0 || strcmp(rq->target, target_of(x->url)) != 0))
+        diverged(r,
+                 "request %zu differs from the recording: hew sent %s %s, the recording has %s %s",
+                 k + 1, rq->method, rq->target, x->method, target_of(x->url));
+    if (!r->report[0] && x && !jdiff_text(x->request, x->request_len, rq->body, rq->body_len, &d))
+        diverged(r, "request %zu differs from the recording at %s: recorded %s, sent %s", k + 1,
+                 d.path, d.want, d.got);
+    if (r->report[0]) {
+        refuse(r, ans);
+        pthread_mutex_unlock(&r->mu);
+        return;
+    }
+    r->matched++;
+    bool paced = __atomic_load_n(&r->paced, __ATOMIC_RELAXED);
+    ans->status = x->status;
+    size_t i;
+    json_t *h;
+    json_array_foreach(x->headers, i, h) {
+        const char *name = json_string_value(json_array_get(h, 0));
+        const char *value = json_string_value(json_array_get(h, 1));
+        if (name && value && !own_header(name, paced) && !strpbrk(name, "\r\n") &&
+            !strpbrk(value, "\r\n"))
+            buf_printf(&ans->headers, "%s: %s\r\n", name, value);
+    }
+    ans->body = x->response;
+    ans->body_len = x->response_len;
+    ans->cut = !x->ok; /* it broke off then: it breaks off now */
+    if (paced) {
+        ans->head_ms = x->headers_ms;
+        ans->pieces = (const long long(*)[2])x->chunks;
+        ans->npieces = x->nchunks;
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+static long long replay_clock(void *ud)
+{
+    hew_replay *r = ud;
+    pthread_mutex_lock(&r->mu);
+    long long v = r->clock_at < r->nclock ? r->clock[r->clock_at++] : r->clock_last;
+    pthread_mutex_unlock(&r->mu);
+    return v;
+}
+
+static hew_code collect_clock(hew_replay *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->rec.n; i++)
+        n += json_array_size(r->rec.x[i].clock);
+    r->clock = calloc(n ? n : 1, sizeof *r->clock);
+    if (!r->clock)
+        return HEW_E_NOMEM;
+    for (size_t i = 0; i < r->rec.n; i++) {
+        size_t j;
+        json_t *v;
+        json_array_foreach(r->rec.x[i].clock, j, v)
+            r->clock[r->nclock++] = (long long)json_integer_value(v);
+    }
+    json_int_t started = json_integer_value(json_object_get(r->rec.manifest, "started_ms"));
+    r->clock_last = r->nclock ? r->clock[r->nclock - 1] : (long long)(started / 1000);
+    return HEW_OK;
+}
+
+static const char *mstr(const hew_replay *r, const char *key)
+{
+    return json_string_value(json_object_get(r->rec.manifest, key));
+}
+
+hew_code hew_replay_open(const char *dir, hew_replay **out, char *err, size_t errlen)
+{
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the replay (out is NULL)");
+    *out = NULL;
+    if (!dir || !*dir)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no recording folder given");
+    hew_replay *r = calloc(1, sizeof *r);
+    if (!r)
+        return lib_fail(HEW_E_NOMEM, err, errlen, "out of memory");
+    pthread_mutex_init(&r->mu, NULL);
+    hew_err e = HEW_ERR_INIT;
+    hew_code rc = recording_load(dir, &r->rec, &e);
+    if (rc == HEW_OK && (!mstr(r, "provider") || !mstr(r, "task") || !mstr(r, "base_url"))) {
+        rc = hew_err_set(&e, HEW_E_CORRUPT,
+                         "%s/session.json: provider, task or base_url missing — the recording "
+                         "is damaged",
+                         dir);
+    } else if (rc == HEW_OK && json_is_true(json_object_get(r->rec.manifest, "resumed"))) {
+        rc = hew_err_set(&e, HEW_E_INVALID,
+                         "%s records a resumed task: hew replay runs tasks recorded from their "
+                         "start only",
+                         dir);
+    }
+    json_t *info = rc == HEW_OK ? json_object_get(r->rec.manifest, "model_info") : NULL;
+    if (info && !(r->model_info = json_dumps(info, JSON_COMPACT)))
+        rc = hew_err_set(&e, HEW_E_NOMEM, "out of memory");
+    if (rc == HEW_OK && collect_clock(r) != HEW_OK)
+        rc = hew_err_set(&e, HEW_E_NOMEM, "out of memory");
+    if (rc == HEW_OK)
+        rc = loopback_start(serve, r, &r->server, &e);
+    if (rc != HEW_OK) {
+        hew_replay_free(r);
+        return lib_fail(rc, err, errlen, e.msg);
+    }
+    const char *base = mstr(r, "base_url");
+    const char *path = target_of(base);
+    snprintf(r->base_url, sizeof r->base_url, "http://127.0.0.1:%d%s", loopback_port(r->server),
+             strcmp(path, "/") == 0 ? "" : path);
+    *out = r;
+    return HEW_OK;
+}
+
+static int opt_bool(const json_t *o, const char *key, int def)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_boolean(v) ? json_is_true(v) : def;
+}
+
+static long long opt_int(const json_t *o, const char *key, long long def)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) ? (long long)json_integer_value(v) : def;
+}
+
+void hew_replay_apply(const hew_replay *r, hew_options *o)
+{
+    const json_t *m = r->rec.manifest, *op = json_object_get(m, "options");
+    o->provider = mstr(r, "provider");
+    o->model = mstr(r, "model");
+    o->model_info = r->model_info;
+    o->protocol = mstr(r, "protocol");
+    o->mode = mstr(r, "mode");
+    const char *tools = mstr(r, "tool_format");
+    o->native_tools = tools && strcmp(tools, "native") == 0 ? 1 : tools ? 0 : -1;
+    o->base_url = r->base_url;
+    o->api_key = "hew-replay-no-key";
+    o->yolo = opt_bool(op, "yolo", 0);
+    o->auto_approve_read = opt_bool(op, "auto_approve_read", 1);
+    o->auto_approve_read_outside = opt_bool(op, "auto_approve_read_outside", 0);
+    o->auto_approve_edit = opt_bool(op, "auto_approve_edit", 0);
+    o->auto_approve_edit_outside = opt_bool(op, "auto_approve_edit_outside", 0);
+    o->auto_approve_safe_commands = opt_bool(op, "auto_approve_safe_commands", 0);
+    o->auto_approve_all_commands = opt_bool(op, "auto_approve_all_commands", 0);
+    o->auto_approve_mcp = opt_bool(op, "auto_approve_mcp", 0);
+    o->parallel_tool_calls = opt_bool(op, "parallel_tool_calls", 1);
+    o->max_consecutive_mistakes = (int)opt_int(op, "max_consecutive_mistakes", 3);
+    o->thinking_budget = (long)opt_int(op, "thinking_budget", 0);
+    o->strict_plan = opt_bool(op, "strict_plan", 0);
+    o->auto_condense = (int)opt_int(op, "auto_condense", -1);
+    o->language = json_string_value(json_object_get(op, "language"));
+    o->rules_global = opt_bool(op, "rules_global", 1);
+    o->rules_clinerules = opt_bool(op, "rules_clinerules", 1);
+    o->rules_cursorrules = opt_bool(op, "rules_cursorrules", 1);
+    o->rules_windsurfrules = opt_bool(op, "rules_windsurfrules", 1);
+    o->rules_agents = opt_bool(op, "rules_agents", 1);
+    o->rules_clineignore = opt_bool(op, "rules_clineignore", 1);
+    o->retry_base_delay_ms = 10; /* a recorded retry need not wait: no request changes */
+    o->persist = 0;
+    o->checkpoints = 0;
+    o->mcp = 0;
+    o->record_dir = NULL;
+    o->clock_s = replay_clock;
+    o->clock_ud = (void *)r;
+    o->task_id = mstr(r, "task_id");
+    const json_t *machine = json_object_get(r->rec.manifest, "machine");
+    o->machine_os = json_string_value(json_object_get(machine, "os"));
+    o->machine_shell = json_string_value(json_object_get(machine, "shell"));
+    o->machine_home = json_string_value(json_object_get(machine, "home"));
+}
+
+void hew_replay_set_paced(hew_replay *r, int paced)
+{
+    __atomic_store_n(&r->paced, paced != 0, __ATOMIC_RELAXED);
+}
+
+const char *hew_replay_task_text(const hew_replay *r)
+{
+    return mstr(r, "task");
+}
+
+const char *hew_replay_tz(const hew_replay *r)
+{
+    const char *tz = mstr(r, "tz");
+    return tz ? tz : "";
+}
+
+hew_code hew_replay_finish(hew_replay *r, long *matched, char *err, size_t errlen)
+{
+    loopback_stop(r->server);
+    r->server = NULL;
+    if (matched)
+        *matched = (long)r->matched;
+    if (!r->report[0] && r->next < r->rec.n)
+        diverged(r,
+                 "the task ended after %zu of the %zu recorded requests: request %zu was never "
+                 "sent",
+                 r->next, r->rec.n, r->next + 1);
+    if (r->report[0])
+        return lib_fail(HEW_E_STALE, err, errlen, r->report);
+    return HEW_OK;
+}
+
+void hew_replay_free(hew_replay *r)
+{
+    if (!r)
+        return;
+    loopback_stop(r->server);
+    recording_release(&r->rec);
+    free(r->clock);
+    free(r->model_info);
+    buf_release(&r->refusal);
+    pthread_mutex_destroy(&r->mu);
+    free(r);
+}
