@@ -117,6 +117,9 @@ char *cli_resume_target(const cli_options *co);
 /* `hew replay DIR [--cwd WS] [--json] [-v] [--pace]` (argv after "replay"); returns the exit
  * status (replay.c). */
 int cli_replay(int argc, char **argv);
+/* `hew batch [options] TASKS.jsonl [-- FLAGS...]` (argv after "batch"; batch.c): the
+ * tasks of a JSON-lines file, each as a child `hew -p`; returns the exit status. */
+int cli_batch(int argc, char **argv);
 
 /* `hew doctor [--json] [options]` (argv after "doctor"); returns the exit status. */
 int cli_doctor(int argc, char **argv);

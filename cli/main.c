@@ -7,6 +7,10 @@
 #include <string.h>
 
 #include <unistd.h>
+#ifdef __linux__
+#include <signal.h>
+#include <sys/prctl.h>
+#endif
 
 #include "cli.h"
 #include "config.h"
@@ -41,6 +45,7 @@ static void usage(FILE *out)
           "       hew restore ID N [files|task|both]   back to checkpoint N (default files)\n"
           "       hew debug <what> ...         look inside hew's machinery\n"
           "       hew replay DIR [--cwd WS] [--json]   run a --record'ed task again, offline\n"
+          "       hew batch [--jobs N] TASKS.jsonl   many tasks, one JSON line each (hew batch --help)\n"
           "\n"
           "options:\n"
           "  -p, --print [TASK]    run TASK to the end, no terminal needed (piped standard\n"
@@ -149,8 +154,28 @@ char *cli_read_file(const char *path)
     return cli_read_file_n(path, (size_t)1 << 30, NULL);
 }
 
+/* A task `hew batch` started (HEW_BATCH_CHILD in its environment) ends with the batch:
+ * were the batch killed or crashed, its tasks would run on unseen, spending tokens.
+ * Returns an exit status when the batch is gone already, else -1. */
+static int die_with_batch(void)
+{
+    const char *v = getenv("HEW_BATCH_CHILD");
+    if (!v || !*v)
+        return -1;
+    unsetenv("HEW_BATCH_CHILD"); /* not for the commands the task runs */
+#ifdef __linux__
+    (void)prctl(PR_SET_PDEATHSIG, SIGTERM); /* when the batch's thread that started us ends */
+    if (getppid() == 1) /* it ended before that */
+        return 130;
+#endif
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
+    int orphan = die_with_batch();
+    if (orphan >= 0)
+        return orphan;
     const char *cmd = argc > 1 ? argv[1] : "";
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
         printf("hew %s\n", hew_version());
@@ -199,6 +224,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "doctor") == 0)
         return cli_doctor(argc - 2, argv + 2);
+    if (strcmp(cmd, "batch") == 0)
+        return cli_batch(argc - 2, argv + 2);
     if (strcmp(cmd, "history") == 0)
         return cli_history(argc - 2, argv + 2);
     if (strcmp(cmd, "checkpoints") == 0 || strcmp(cmd, "diff") == 0 ||

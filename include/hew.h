@@ -696,6 +696,86 @@ HEW_API hew_code hew_trust_revoke(const hew_options *o, const char *dir, int *wa
  * "sha256"}]}, by root. */
 HEW_API hew_code hew_trust_list(const hew_options *o, char **out, char *err, size_t errlen);
 
+/* ---- Batches ---------------------------------------------------------------------------
+ *
+ * Many tasks from a file of JSON lines (`hew batch`, docs/batch.md), each run as a child
+ * process `PROGRAM -p --json --cwd CWD FLAGS…` with its prompt on the child's standard
+ * input, up to `jobs` at once: a crash or hang of one never touches another, and a
+ * process costs milliseconds. Each line is {"id", "prompt", "cwd"} plus optional options,
+ * each mapped onto the `hew -p` flag of the same meaning (docs/batch.md lists them); a bad
+ * line or a missing cwd fails that task, with its reason, never the batch. A child gets
+ * the whole environment of the caller (it is hew: it needs the API key). */
+
+typedef struct hew_batch hew_batch;
+
+/* One task's end, as the result line `hew batch` prints. Valid during the callback. */
+typedef struct hew_batch_result {
+    const char *id;     /* the task's id ("line-N" when the line gave none) */
+    long line;          /* its 1-based line number in the tasks text */
+    const char *status; /* the child's task_end status ("completed", "failed", …), or
+                           "invalid" (not a task), "timeout", "crashed", "interrupted",
+                           "failed" (no task_end line) */
+    int exit_code;      /* the child's exit status; invalid 2, timeout 5, crashed 128+sig */
+    const char *json;   /* the whole result line: compact JSON, no newline
+                           (docs/batch.md: id, status, exit_code, usage, cost_usd,
+                           duration_ms, events, error, reason, denied, line,
+                           requests, max_rss_kb) */
+} hew_batch_result;
+
+/* Where the batch stands. */
+typedef struct hew_batch_progress {
+    long total;     /* the tasks of this shard */
+    long done;      /* ended (a result was given) */
+    long running;   /* children running now */
+    long completed; /* ended with exit code 0 */
+    long failed;    /* ended otherwise */
+    long long elapsed_ms;
+    int stopped;    /* hew_batch_stop was called */
+} hew_batch_progress;
+
+typedef struct hew_batch_options {
+    const char *tasks;  /* the JSON lines (copied by hew_batch_new) */
+    size_t tasks_len;
+    int jobs;           /* children at once; 0: the number of online CPUs (at most 1024) */
+    int shard_index;    /* with shard_count > 0: only the lines whose 0-based index (every */
+    int shard_count;    /* line counts, blank and bad ones too) is shard_index mod count */
+    const char *events_dir; /* NULL: events not kept; else DIR/<id>.jsonl (the child's
+                               --json stdout; the id made file-safe) and DIR/<id>.stderr
+                               (made when the child writes there); DIR is created */
+    long timeout_s;     /* each task's --timeout unless its line says; 0: none. A child
+                           still running HEW_BATCH_TIMEOUT_GRACE_S later is killed */
+    const char *program;           /* the hew to run; NULL: this executable */
+    const char *const *child_args; /* NULL-terminated flags for every child, before the
+                                      line's own (which win); NULL: none */
+    /* Called one at a time (never two at once), on the runner's threads. */
+    void (*on_result)(void *ud, const hew_batch_result *r);
+    void (*on_progress)(void *ud, const hew_batch_progress *p); /* about once a second
+                                                                   and at every change */
+    void *ud;
+} hew_batch_options;
+
+#define HEW_BATCH_TIMEOUT_GRACE_S 5
+
+/* Fill o with the defaults (everything 0 / NULL). */
+HEW_API void hew_batch_options_init(hew_batch_options *o);
+/* Read the tasks and check the options (the lines themselves are checked as they run):
+ * the batch in *out; HEW_E_INVALID (a shard index not below the count, a negative
+ * number) or HEW_E_NOTFOUND (program) with why in err. */
+HEW_API hew_code hew_batch_new(const hew_batch_options *o, hew_batch **out, char *err,
+                               size_t errlen);
+/* Run every task of the shard (once: a second call is HEW_E_STATE); returns when all
+ * have ended, or after hew_batch_stop when the running ones have. *summary (may be NULL)
+ * gets the final counts. HEW_OK however the tasks ended; a code only when the runner
+ * itself cannot work (the events folder cannot be made, no thread). */
+HEW_API hew_code hew_batch_run(hew_batch *b, hew_batch_progress *summary, char *err,
+                               size_t errlen);
+/* Start no more tasks, and send the running children's process groups SIGTERM (SIGKILL
+ * to those still there 2 s later); their results still come. Any thread; not from
+ * a signal handler. */
+HEW_API void hew_batch_stop(hew_batch *b);
+/* Free a batch that is not running. NULL is a no-op. */
+HEW_API void hew_batch_free(hew_batch *b);
+
 /* ---- The log ---------------------------------------------------------------------------
  *
  * hew's diagnostic log (MCP servers' stderr, reconnects, checkpoints, warnings): one file,

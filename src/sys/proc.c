@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -57,6 +58,7 @@ struct proc {
     int exit_code, signal;
     long long end_ms;
     unsigned long long bytes;
+    long max_rss_kb;        /* the leader's peak resident set, from wait4 */
     char rbuf[PROC_READ_CHUNK];
 };
 
@@ -504,9 +506,10 @@ static void start_kill(proc *p, proc_end why, long long now)
     signal_group(p, SIGCONT); /* a stopped member would never see the TERM */
 }
 
-static void record_exit(proc *p, int status, long long now)
+static void record_exit(proc *p, int status, const struct rusage *ru, long long now)
 {
     p->reaped = true;
+    p->max_rss_kb = ru ? ru->ru_maxrss : 0; /* Linux: kilobytes */
     p->end_ms = now;
     if (WIFEXITED(status)) {
         p->exit_code = WEXITSTATUS(status);
@@ -521,14 +524,15 @@ static void try_reap(proc *p, long long now)
     if (p->reaped)
         return;
     int status;
+    struct rusage ru;
     pid_t r;
     do
-        r = waitpid(p->pid, &status, WNOHANG);
+        r = wait4(p->pid, &status, WNOHANG, &ru);
     while (r < 0 && errno == EINTR);
     if (r == p->pid)
-        record_exit(p, status, now);
+        record_exit(p, status, &ru, now);
     else if (r < 0 && errno == ECHILD) { /* somebody else reaped it (SIGCHLD ignored) */
-        record_exit(p, 0, now);
+        record_exit(p, 0, NULL, now);
         p->exit_code = -1;
     }
 }
@@ -683,6 +687,7 @@ void proc_status_get(const proc *p, proc_status *st)
     st->exit_code = p->reaped ? p->exit_code : -1;
     st->signal = p->reaped ? p->signal : 0;
     st->output_bytes = p->bytes;
+    st->max_rss_kb = p->reaped ? p->max_rss_kb : 0;
     st->elapsed_ms = (p->reaped ? p->end_ms : clock_now_ms()) - p->start_ms;
     if (!p->reaped)
         st->end = PROC_RUNNING;

@@ -83,6 +83,8 @@ typedef struct proc_status {
     int signal;                      /* the signal that ended the leader, else 0 */
     long long elapsed_ms;            /* from start to the end */
     unsigned long long output_bytes; /* everything read from the pipes */
+    long max_rss_kb;                 /* the leader's peak resident set in KiB, once reaped
+                                        (0 before, or when someone else reaped it) */
 } proc_status;
 
 typedef struct proc proc;
