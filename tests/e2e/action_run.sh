@@ -14,7 +14,7 @@
 #   2. hew's own failure passes through: exit status and exit-code equal hew's;
 #   3. bad inputs exit 2 with an ::error:: that says what to do, before hew runs;
 #   4. the provider → key variable table agrees with cli/config.c;
-#   5. `hew batch` (only when the binary knows it: `hew batch --help` exits 0) — a tasks
+#   5. `hew batch` — a tasks
 #      file with a missing cwd, --jobs 2, then --shard 1/2: the command line (provider,
 #      model and args after `--`, for every task), results.jsonl, the counts, the artifact
 #      name, the summary's table.
@@ -243,9 +243,9 @@ got = dict(re.findall(r'\[([a-z-]+)\]=([A-Z_]+)', block))
 assert want and got == want, (want, got)
 PY
 
-# 5. hew batch, when this hew has it.
-if "$HEW_BIN" batch --help >/dev/null 2>&1; then
-    echo "action_run: hew batch present: testing the batch path" >&2
+# 5. hew batch.
+"$HEW_BIN" batch --help >/dev/null 2>&1 || fail "this hew has no batch command"
+{
     fake_start "$here/data/action_batch_scenario.json" || fail "fake provider"
     mkdir -p "$work/b0" "$work/b1" "$work/b2" "$work/b3"
     {
@@ -297,7 +297,5 @@ assert ids == ["s1", "s3"], ids
 PY
     ) || exit 1
     fake_stop
-else
-    echo "action_run: this hew has no batch command: the batch path is not tested" >&2
-fi
+}
 echo "action_run: ok"

@@ -12,9 +12,8 @@
 #      its outputs, and the join job downloads the artifact names the
 #      action gives shards (hew-results-shard-*);
 #   3. the split: the Job's own arguments, with $(JOB_COMPLETION_INDEX) set to 0..N-1, run
-#      through the real `hew batch` against the fake provider (only when the binary knows
-#      `batch`): every task runs in exactly one shard. Without it, the N argument lists are
-#      still built and checked to be distinct.
+#      through the real `hew batch` against the fake provider: the N argument lists are
+#      distinct, and every task runs in exactly one shard.
 # Broken copies are fed to the checker too and must each be refused for their reason.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -181,8 +180,8 @@ for ((i = 0; i < n; i++)); do
     [[ " ${a[*]} " == *" --shard $i/$n "* ]] || fail "shard $i: arguments ${a[*]}"
     printf '%s\0' "${a[@]}" >"$work/args.$i"
 done
-if "$HEW_BIN" batch --help >/dev/null 2>&1; then
-    echo "fleet_examples: hew batch present: running the Job's $n shards" >&2
+"$HEW_BIN" batch --help >/dev/null 2>&1 || fail "this hew has no batch command"
+{
     python3 - "$ntasks" >"$work/scenario.json" <<'PY'
 import json, sys
 r = {"protocol": "anthropic", "model": "m", "usage": {"input": 10, "output": 5},
@@ -201,9 +200,7 @@ PY
     fake_stop
     diff <(sort "$work/ran") <(jq -r .id "$work/tasks.jsonl" | sort) ||
         fail "the shards did not run every task exactly once"
-else
-    echo "fleet_examples: this hew has no batch command: the split is checked, not run" >&2
-fi
+}
 
 # 4. Broken copies are refused, each for its reason.
 broken() { # broken NAME WANT FILE(job|matrix) PYTHON-EXPR-ON-s
