@@ -110,6 +110,11 @@ int cli_replay(int argc, char **argv)
         hew_replay_free(r);
         return 2;
     }
+    if (hew_replay_set_cwd(r, cwd, err, sizeof err) != HEW_OK) {
+        fprintf(stderr, "hew: replay: %s\n", err);
+        hew_replay_free(r);
+        return 2;
+    }
     hew_replay_set_paced(r, pace);
     /* The clock's time zone as recorded: the time the model is told reads the same. */
     const char *tz = hew_replay_tz(r);

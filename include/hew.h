@@ -436,6 +436,13 @@ HEW_API void hew_replay_apply(const hew_replay *r, hew_options *o);
 /* The recorded task's text, and the time zone its clock was read in (TZ's form, "" when
  * the recording does not say); valid until hew_replay_free. */
 HEW_API const char *hew_replay_task_text(const hew_replay *r);
+/* The workspace this replay runs in (NULL: the current directory). When its real path is
+ * not the recorded one, every occurrence of the recorded path in a recorded request body
+ * is read as this one before the compare (the system prompt and the environment details
+ * name it), so a task recorded in /home/me/proj replays in a copy at /tmp/ci/proj. What
+ * the model itself wrote is not mapped: an absolute path in a recorded answer still names
+ * the recorded folder. HEW_E_NOTFOUND when cwd cannot be read. */
+HEW_API hew_code hew_replay_set_cwd(hew_replay *r, const char *cwd, char *err, size_t errlen);
 /* Stream each answer at the recorded pace (the head after the recorded wait, each piece
  * of the body at its recorded offset) instead of at once (paced 0, the default). */
 HEW_API void hew_replay_set_paced(hew_replay *r, int paced);

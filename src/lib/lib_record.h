@@ -2,7 +2,8 @@
  * folder opened with the session, handed to the provider (net/record.h saves each
  * exchange), and its manifest, session.json, written when the first task starts: what
  * hew replay needs to run the task again the same way. It must never write the API key
- * nor the workspace's full path (only its name) into the manifest. */
+ * into the manifest. (The workspace's path is in it: every request names it anyway, and a
+ * replay in another folder maps it.) */
 #ifndef HEW_LIB_LIB_RECORD_H
 #define HEW_LIB_LIB_RECORD_H
 

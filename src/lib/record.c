@@ -160,6 +160,9 @@ void lib_record_manifest(hew_session *s, const char *text, const char *task_id, 
                           "started_ms", (json_int_t)clock_wall_ms(), "tz",
                           env_details_tz_name(), "options", opts);
     free(url);
+    /* the workspace's path, which the requests name: a replay elsewhere maps it */
+    if (m)
+        json_object_set_new(m, "cwd", json_string(st->cwd));
     /* what the system prompt told the model about the machine */
     prompt_ctx pc;
     prompt_ctx_init(&pc);

@@ -6,15 +6,18 @@
  * special-cases a field in the compare: what varies between runs (the clock, the task id)
  * comes in through hew_options. */
 #include <jansson.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/jdiff.h"
+#include "base/json.h"
 #include "lib/lib_store.h"
 #include "net/loopback.h"
 #include "net/recording.h"
@@ -36,6 +39,9 @@ struct hew_replay {
     char *model_info;        /* the recorded model_info as text, or NULL */
     buf refusal;             /* the body of the answer to a request that differs */
     int paced;               /* stream at the recorded pace (hew_replay_set_paced) */
+    buf map_from, map_to;    /* the recorded workspace path and this run's, JSON-escaped
+                                (empty: the same, nothing mapped; hew_replay_set_cwd) */
+    buf mapped;              /* a recorded body with the path mapped */
 };
 
 /* The path and query of url ("/v1/messages?x"), "/" when it has none. */
@@ -96,6 +102,22 @@ static bool own_header(const char *name, bool paced)
     return false;
 }
 
+/* Recorded body x->request with every occurrence of the recorded workspace path made this
+ * run's, in r->mapped; false (compare it as it is) when out of memory. */
+static bool map_body(hew_replay *r, const rec_exchange *x)
+{
+    buf *out = &r->mapped;
+    buf_reset(out);
+    const char *p = x->request, *end = x->request + x->request_len, *hit;
+    while ((hit = memmem(p, (size_t)(end - p), r->map_from.data, r->map_from.len))) {
+        buf_append(out, p, (size_t)(hit - p));
+        buf_append(out, r->map_to.data, r->map_to.len);
+        p = hit + r->map_from.len;
+    }
+    buf_append(out, p, (size_t)(end - p));
+    return !out->err;
+}
+
 static void serve(void *ud, const loopback_request *rq, loopback_answer *ans)
 {
     hew_replay *r = ud;
@@ -113,7 +135,13 @@ static void serve(void *ud, const loopback_request *rq, loopback_answer *ans)
         diverged(r,
                  "request %zu differs from the recording: hew sent %s %s, the recording has %s %s",
                  k + 1, rq->method, rq->target, x->method, target_of(x->url));
-    if (!r->report[0] && x && !jdiff_text(x->request, x->request_len, rq->body, rq->body_len, &d))
+    const char *want = x ? x->request : NULL;
+    size_t want_len = x ? x->request_len : 0;
+    if (!r->report[0] && x && r->map_from.len && map_body(r, x)) {
+        want = r->mapped.data;
+        want_len = r->mapped.len;
+    }
+    if (!r->report[0] && x && !jdiff_text(want, want_len, rq->body, rq->body_len, &d))
         diverged(r, "request %zu differs from the recording at %s: recorded %s, sent %s", k + 1,
                  d.path, d.want, d.got);
     if (r->report[0]) {
@@ -278,6 +306,37 @@ void hew_replay_apply(const hew_replay *r, hew_options *o)
     o->machine_home = json_string_value(json_object_get(machine, "home"));
 }
 
+hew_code hew_replay_set_cwd(hew_replay *r, const char *cwd, char *err, size_t errlen)
+{
+    char here[PATH_MAX];
+    const char *dir = cwd ? cwd : getcwd(here, sizeof here);
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    if (!real) {
+        snprintf(err ? err : here, err ? errlen : sizeof here,
+                 "the workspace %s does not exist or cannot be read", dir ? dir : ".");
+        return HEW_E_NOTFOUND;
+    }
+    const char *was = mstr(r, "cwd");
+    pthread_mutex_lock(&r->mu);
+    buf_reset(&r->map_from);
+    buf_reset(&r->map_to);
+    if (was && *was && strcmp(was, real) != 0) {
+        json_escape_into(&r->map_from, was, strlen(was));
+        json_escape_into(&r->map_to, real, strlen(real));
+        /* without the quotes: the path stands inside longer strings */
+        buf_truncate(&r->map_from, r->map_from.len - 1);
+        buf_truncate(&r->map_to, r->map_to.len - 1);
+        memmove(r->map_from.data, r->map_from.data + 1, --r->map_from.len);
+        memmove(r->map_to.data, r->map_to.data + 1, --r->map_to.len);
+    }
+    hew_code rc = r->map_from.err || r->map_to.err ? HEW_E_NOMEM : HEW_OK;
+    pthread_mutex_unlock(&r->mu);
+    free(real);
+    if (rc != HEW_OK && err)
+        snprintf(err, errlen, "out of memory");
+    return rc;
+}
+
 void hew_replay_set_paced(hew_replay *r, int paced)
 {
     __atomic_store_n(&r->paced, paced != 0, __ATOMIC_RELAXED);
@@ -319,6 +378,9 @@ void hew_replay_free(hew_replay *r)
     free(r->clock);
     free(r->model_info);
     buf_release(&r->refusal);
+    buf_release(&r->map_from);
+    buf_release(&r->map_to);
+    buf_release(&r->mapped);
     pthread_mutex_destroy(&r->mu);
     free(r);
 }

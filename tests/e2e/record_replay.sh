@@ -113,6 +113,17 @@ diff <(norm "$work/recorded.jsonl") <(norm "$work/replayed.jsonl") >"$work/event
     fail "plain replay exited $?: $(cat "$work/replay.err")"
 grep -q 'all 2 requests matched the recording' "$work/replay.err" || fail "verdict: $(cat "$work/replay.err")"
 [[ $(cat "$work/out") == "The word is in notes.txt." ]] || fail "result: $(cat "$work/out")"
+# another folder: a copy of the workspace elsewhere replays as well (the recorded path,
+# which the system prompt and the environment details name, is read as the copy's)
+[[ $(jq -r .cwd "$rec/session.json") == "$(realpath "$work/ws")" ]] ||
+    fail "the manifest's cwd: $(jq -c .cwd "$rec/session.json")"
+mkdir -p "$work/elsewhere" && cp -r "$work/ws" "$work/elsewhere/copy"
+"$HEW_BIN" replay "$rec" --cwd "$work/elsewhere/copy" >"$work/out" 2>"$work/replay.err" ||
+    fail "replay in a copy elsewhere exited $?: $(cat "$work/replay.err")"
+grep -q 'all 2 requests matched the recording' "$work/replay.err" || fail "verdict: $(cat "$work/replay.err")"
+"$HEW_BIN" replay "$rec" --cwd "$work/no-such-folder" >/dev/null 2>"$work/replay.err"
+[[ $? -eq 2 ]] && grep -q 'no-such-folder' "$work/replay.err" ||
+    fail "replay in a missing folder: $(cat "$work/replay.err")"
 # --pace: the answers at the recorded pace, the same verdict
 "$HEW_BIN" replay "$rec" --cwd "$work/ws" --pace >/dev/null 2>"$work/replay.err" ||
     fail "paced replay exited $?: $(cat "$work/replay.err")"
