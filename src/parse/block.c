@@ -152,6 +152,12 @@ const char *block_text(const block *b, size_t *len)
     return tval_str(&b->content, len);
 }
 
+const char *block_text_from(const block *b, size_t *from, size_t *len)
+{
+    *from = tval_dropped(&b->content);
+    return tval_str(&b->content, len);
+}
+
 const char *block_param_name(const block *b, size_t i)
 {
     return i < b->nparams ? b->params[i].name : NULL;

@@ -9,7 +9,7 @@
  *     parameters and its values grow, except that a repeated parameter starts over and
  *     write_to_file's content can be replaced at the end (see parse/xmlcall.h);
  *   - partial goes from true to false exactly once, and a complete block never changes
- *     (but for parser_release_text, which its reader asks for);
+ *     (but for parser_drop_text and parser_release_text, which its reader asks for);
  *   - every change to block i sets its seq to a new, larger value of the list's counter
  *     and lowers the list's dirty mark to at most i.
  * So a reader that remembers blocklist_seq() (or calls blocklist_clean()) finds what
@@ -94,8 +94,11 @@ void block_params_clear(block *b);
 
 /* ---- reading (what the agent loop uses) ------------------------------------------------ */
 
-/* Content of a text or reasoning block (never NULL; "" when empty), *len its length. */
+/* Content of a text or reasoning block (never NULL; "" when empty), *len its length —
+ * what is left of it when its reader dropped its start (parser_drop_text). */
 const char *block_text(const block *b, size_t *len);
+/* The same, and *from the position in the whole content where what is left starts. */
+const char *block_text_from(const block *b, size_t *from, size_t *len);
 
 /* Parameter i of a tool_use block: name, and value (never NULL) with its length. */
 const char *block_param_name(const block *b, size_t i);

@@ -229,6 +229,13 @@ bool parser_release_text(parser *p, size_t i)
     return true;
 }
 
+void parser_drop_text(parser *p, size_t i, size_t upto)
+{
+    block *b = i < p->blocks.n ? p->blocks.v[i] : NULL;
+    if (b && b->type != BLOCK_TOOL_USE)
+        tval_drop(&b->content, upto);
+}
+
 uint64_t parser_seq(const parser *p)
 {
     return p->blocks.seq;

@@ -103,6 +103,12 @@ const block *parser_block(const parser *p, size_t i);
  * changes" (parse/block.h). */
 bool parser_release_text(parser *p, size_t i);
 
+/* The reader of text or reasoning block i (partial or not) has taken its content up to
+ * position upto and will not read it again: that start is freed (block_text_from says
+ * where what is left starts), so that a growing answer is not held here beside the
+ * message made of it. Nothing for other blocks. */
+void parser_drop_text(parser *p, size_t i, size_t upto);
+
 /* A counter that grows with every change; block->seq is its value at that block's last
  * change, so "changed since I looked" is block->seq > the value I saw. */
 uint64_t parser_seq(const parser *p);

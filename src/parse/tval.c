@@ -113,6 +113,7 @@ void tval_reset(tval *v)
 {
     buf_reset(&v->text);
     buf_reset(&v->pend);
+    v->dropped = 0;
     v->nw = 0;
     v->unk = 0;
     v->started = false;
@@ -123,6 +124,25 @@ const char *tval_str(const tval *v, size_t *len)
     if (len)
         *len = v->text.len;
     return v->text.data ? v->text.data : "";
+}
+
+void tval_drop(tval *v, size_t upto)
+{
+    if (upto <= v->dropped)
+        return;
+    size_t k = upto - v->dropped;
+    if (k > v->text.len)
+        k = v->text.len;
+    if (k && v->text.data) {
+        memmove(v->text.data, v->text.data + k, v->text.len - k);
+        buf_truncate(&v->text, v->text.len - k);
+    }
+    v->dropped += k;
+}
+
+size_t tval_dropped(const tval *v)
+{
+    return v->dropped;
 }
 
 hew_code tval_error(const tval *v)

@@ -38,6 +38,7 @@ typedef struct tval {
     unsigned char unk;   /* trailing bytes of pend not classified yet (unfinished UTF-8) */
     bool started;        /* a non-space character has been seen (TRIM, MARKED) */
     unsigned char mode;  /* enum tval_mode */
+    size_t dropped;      /* visible bytes given up from the front (tval_drop) */
 } tval;
 
 void tval_init(tval *v, enum tval_mode mode, size_t max_bytes);
@@ -72,8 +73,15 @@ size_t tval_mark_point(const tval *v);
  * Returns true when the visible value changed. */
 bool tval_mark(tval *v, size_t point);
 
-/* The visible value (never NULL; "" when empty) and its length. */
+/* The visible value (never NULL; "" when empty) and its length: after tval_drop, what is
+ * left of it — visible bytes [tval_dropped, tval_dropped + len). */
 const char *tval_str(const tval *v, size_t *len);
+
+/* Give up the visible bytes before position upto (counted from the value's start, at most
+ * its visible length): a reader that has taken them (the presenter) frees their memory.
+ * The value goes on growing as before; only its start is gone. */
+void tval_drop(tval *v, size_t upto);
+size_t tval_dropped(const tval *v);
 
 /* HEW_OK or the sticky buffer error. */
 hew_code tval_error(const tval *v);

@@ -69,13 +69,17 @@ static void task_present_reset_text(hew_task *t)
 
 static long present_text(hew_task *t, const block *b, const char *type, uimsg_partial up)
 {
-    size_t len = 0;
-    const char *text = block_text(b, &len);
+    size_t from = 0, len = 0;
+    const char *text = block_text_from(b, &from, &len); /* the text from position from on */
+    size_t n = from + len;
     long i = t->present.msg;
     if (i >= 0 && ((size_t)i + 1 != t->ui.len || !t->ui.items[i].partial)) {
-        /* another message came after it: this text goes on as a new message, cleaned
-         * from its start */
-        task_present_reset_text(t);
+        /* another message came after it: this text goes on as a new message, which starts
+         * with what the old one shows — the cleaner's output so far, so the cleaner goes
+         * on from where it is (the block's start is gone: dropped as it was shown) */
+        const char *shown = uimsg_text(&t->ui, (size_t)i);
+        buf_reset(&t->present.scratch);
+        buf_append(&t->present.scratch, shown ? shown : "", shown ? strlen(shown) : 0);
         i = -1;
     }
     if (!t->present.started) {
@@ -83,17 +87,20 @@ static long present_text(hew_task *t, const block *b, const char *type, uimsg_pa
         t->present.started = true;
     }
     bool partial = up == UIMSG_PARTIAL;
-    size_t from = 0;
+    size_t changed = 0;
     if (i >= 0) {
-        text_cleaner_feed(&t->present.cleaner, text, len, partial, uimsg_text_buf(&t->ui, (size_t)i),
-                          &from);
-        uimsg_text_changed(&t->ui, (size_t)i, from, up);
+        text_cleaner_feed_from(&t->present.cleaner, text, from, n, partial,
+                               uimsg_text_buf(&t->ui, (size_t)i), &changed);
+        uimsg_text_changed(&t->ui, (size_t)i, changed, up);
     } else {
-        text_cleaner_feed(&t->present.cleaner, text, len, partial, &t->present.scratch, &from);
+        text_cleaner_feed_from(&t->present.cleaner, text, from, n, partial,
+                               &t->present.scratch, &changed);
         if (!t->present.scratch.len && partial)
             return -1;
         i = uimsg_put_buf(&t->ui, UIMSG_SAY, type, up, &t->present.scratch);
     }
+    /* what the cleaner has consumed is in the message now: the block gives it up */
+    parser_drop_text(t->stream.parser, t->present.index, t->present.cleaner.in);
     t->present.msg = partial ? i : -1;
     return i;
 }

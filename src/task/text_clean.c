@@ -219,25 +219,26 @@ static void restore(text_cleaner *c, buf *out, size_t *low)
     }
 }
 
-/* Strip s[c->in..n) into out (text_clean's strip, byte for byte), holding back a '<' that
- * may still become a tag while more is to come. */
-static void strip_more(text_cleaner *c, const char *s, size_t n, bool partial, buf *out,
-                       size_t *low)
+/* Strip text[c->in..n) into out (text_clean's strip, byte for byte), holding back a '<'
+ * that may still become a tag while more is to come. s holds text from position off on
+ * (off <= c->in): byte i of the text is s[i - off]. */
+static void strip_more(text_cleaner *c, const char *s, size_t off, size_t n, bool partial,
+                       buf *out, size_t *low)
 {
     size_t i = c->in;
     while (i < n && !out->err) {
         if (c->eat_ws) {
             c->eat_ws = false;
-            if (is_js_space((unsigned char)s[i])) {
+            if (is_js_space((unsigned char)s[i - off])) {
                 i++;
                 continue;
             }
         }
-        if (s[i] != '<') {
-            const char *lt = memchr(s + i, '<', n - i);
-            size_t k = lt ? (size_t)(lt - s) : n;
-            buf_append(out, s + i, k - i);
-            lt_advance(c, s + i, k - i);
+        if (s[i - off] != '<') {
+            const char *lt = memchr(s + (i - off), '<', n - i);
+            size_t k = lt ? (size_t)(lt - s) + off : n;
+            buf_append(out, s + (i - off), k - i);
+            lt_advance(c, s + (i - off), k - i);
             i = k;
             continue;
         }
@@ -247,10 +248,10 @@ static void strip_more(text_cleaner *c, const char *s, size_t n, bool partial, b
             const char *names[2] = { strip_tags[t].open, strip_tags[t].close };
             for (int w = 0; w < 2 && !matched; w++) {
                 size_t len = strlen(names[w]);
-                if (rest >= len && memcmp(s + i, names[w], len) == 0) {
+                if (rest >= len && memcmp(s + (i - off), names[w], len) == 0) {
                     matched = len;
                     is_close = w == 1;
-                } else if (rest < len && memcmp(s + i, names[w], rest) == 0) {
+                } else if (rest < len && memcmp(s + (i - off), names[w], rest) == 0) {
                     maybe = true;
                 }
             }
@@ -279,9 +280,8 @@ static void strip_more(text_cleaner *c, const char *s, size_t n, bool partial, b
 }
 
 /* Cut the view out of the stripped output, keeping what is cut for the next feed. */
-static void view_partial(text_cleaner *c, const char *s, size_t n, buf *out, size_t *low)
+static void view_partial(text_cleaner *c, size_t n, buf *out, size_t *low)
 {
-    (void)s;
     size_t k;
     if (c->in < n) /* a tag being written, held back: always cut, as text_clean does */
         k = out->len;
@@ -331,18 +331,24 @@ static void view_final(buf *out, size_t *low)
 void text_cleaner_feed(text_cleaner *c, const char *s, size_t n, bool partial, buf *out,
                        size_t *changed_from)
 {
+    text_cleaner_feed_from(c, s, 0, n, partial, out, changed_from);
+}
+
+void text_cleaner_feed_from(text_cleaner *c, const char *s, size_t off, size_t n, bool partial,
+                            buf *out, size_t *changed_from)
+{
     size_t low = out->len;
     if (c->verbatim) {
         if (n > c->in)
-            buf_append(out, s + c->in, n - c->in);
+            buf_append(out, s + (c->in - off), n - c->in);
         c->in = n;
         *changed_from = low;
         return;
     }
     restore(c, out, &low);
-    strip_more(c, s, n, partial, out, &low);
+    strip_more(c, s, off, n, partial, out, &low);
     if (!out->err && partial)
-        view_partial(c, s, n, out, &low);
+        view_partial(c, n, out, &low);
     else if (!out->err)
         view_final(out, &low);
     *changed_from = low < out->len ? low : out->len;

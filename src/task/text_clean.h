@@ -52,4 +52,11 @@ void text_cleaner_release(text_cleaner *c);
 void text_cleaner_feed(text_cleaner *c, const char *s, size_t n, bool partial, buf *out,
                        size_t *changed_from);
 
+/* The same, when the caller no longer holds the text's start: s holds the text from
+ * position off on (off at most the bytes consumed so far, text_cleaner.in). The cleaner
+ * never reads a byte it has consumed, so the text's owner may free them (the presenter
+ * drops a block's start as it goes: parser_drop_text). */
+void text_cleaner_feed_from(text_cleaner *c, const char *s, size_t off, size_t n, bool partial,
+                            buf *out, size_t *changed_from);
+
 #endif

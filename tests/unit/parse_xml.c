@@ -582,6 +582,23 @@ static void test_release_text(void)
     CHECK(!parser_release_text(p, 9)); /* no such block */
     size_t len = 0;
     CHECK_STR(block_text(parser_block(p, 2), &len), "and aft");
+    /* a partial block's start dropped: what is left, where it starts, and it grows on */
+    size_t from = 99;
+    parser_drop_text(p, 2, 4);
+    CHECK_STR(block_text_from(parser_block(p, 2), &from, &len), "aft");
+    CHECK_INT(from, 4);
+    parser_drop_text(p, 2, 2); /* behind what is gone: nothing */
+    parser_drop_text(p, 1, 3); /* a tool_use: nothing */
+    CHECK_STR(block_param_lookup(parser_block(p, 1), "path", &len), "a.c");
+    REQUIRE(parser_text(p, "er  all", 7, NULL) == HEW_OK);
+    CHECK_STR(block_text_from(parser_block(p, 2), &from, &len), "after  all");
+    CHECK_INT(from, 4);
+    parser_drop_text(p, 2, 100); /* past the end: all that is visible */
+    CHECK_STR(block_text_from(parser_block(p, 2), &from, &len), "");
+    CHECK_INT(from, 14);
+    REQUIRE(parser_text(p, "!", 1, NULL) == HEW_OK);
+    CHECK_STR(block_text_from(parser_block(p, 2), &from, &len), "!");
+    CHECK_INT(from, 14);
     const block *b = parser_block(p, 0);
     uint64_t seq = b->seq;
     CHECK_STR(block_text(b, &len), "Some words first.");
@@ -593,6 +610,7 @@ static void test_release_text(void)
     parser_seal(p);
     CHECK(parser_release_text(p, 2));
     CHECK_STR(block_text(parser_block(p, 2), &len), "");
+    CHECK_INT(len, 0);
     CHECK_STR(block_param_lookup(parser_block(p, 1), "path", &len), "a.c");
     parser_free(p);
 }

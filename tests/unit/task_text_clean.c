@@ -1,5 +1,6 @@
 /* Unit tests for task/text_clean: what the user sees of a text block (seed 000 — thinking
  * tag strip, partial tag trim, the trailing code-fence tag of a final block). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -139,10 +140,61 @@ static void test_incremental_verbatim(void)
     buf_release(&out);
 }
 
+/* text_cleaner_feed_from: the caller keeps only what the cleaner has not consumed (each
+ * feed gets an exact-size copy of text[c.in..at), so a read of a consumed byte is an
+ * ASan error), and halfway the output goes on in another buffer that starts as a copy of
+ * it (the presenter's "a new message goes on with what the old one shows"): the views
+ * are text_clean's all along, verbatim too. */
+static void test_feed_from_dropped_start(void)
+{
+    for (unsigned k = 0; k < 3000; k++) {
+        unsigned seed = 7919u * k + 5;
+        unsigned r = seed;
+        buf text = BUF_INIT(0);
+        random_text(&r, &text);
+        bool verbatim = k % 5 == 0;
+        text_cleaner c;
+        text_cleaner_init(&c, verbatim);
+        buf out = BUF_INIT(0);
+        size_t at = 0, feeds = 0;
+        while (at < text.len || feeds == 0) {
+            at += 1 + rnd(&r) % 7;
+            if (at > text.len)
+                at = text.len;
+            bool final = at == text.len;
+            size_t from = c.in, changed = 0;
+            char *tail = malloc(at - from + 1);
+            REQUIRE(tail);
+            memcpy(tail, text.data + from, at - from);
+            text_cleaner_feed_from(&c, tail, from, at, !final, &out, &changed);
+            free(tail);
+            if (verbatim) {
+                check_count++;
+                if (out.len != at || memcmp(out.data, text.data, at) != 0)
+                    check_fail(__FILE__, __LINE__, "seed %u: verbatim view differs", seed);
+            } else {
+                check_view(&out, text.data, at, !final, seed);
+            }
+            if (++feeds == 3) { /* the output goes on in a copy of itself */
+                buf moved = BUF_INIT(0);
+                buf_append(&moved, out.data ? out.data : "", out.len);
+                buf_release(&out);
+                out = moved;
+            }
+            if (final)
+                break;
+        }
+        text_cleaner_release(&c);
+        buf_release(&out);
+        buf_release(&text);
+    }
+}
+
 int main(void)
 {
     RUN(test_incremental_matches_whole);
     RUN(test_incremental_verbatim);
+    RUN(test_feed_from_dropped_start);
     RUN(test_thinking_tags_stripped);
     RUN(test_partial_tag_trimmed);
     RUN(test_trailing_fence_tag_removed_when_final);
