@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sigwatch.h"
 #include "hew.h"
 
 #define BATCH_TASKS_MAX ((size_t)256 << 20)
@@ -84,27 +85,16 @@ static void on_progress(void *ud, const hew_batch_progress *p)
     c->drawn = 1;
 }
 
-/* Waits for SIGINT/SIGTERM (blocked in every other thread) and stops the batch;
- * SIGUSR1 means "the batch ended": stop watching. */
-static void *signal_watch(void *arg)
+/* SIGINT/SIGTERM (sigwatch): stop the batch — no new task starts, the running ones are
+ * told to stop and report. */
+static void on_signal(void *ud, int sig)
 {
-    batch_cli *c = arg;
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGUSR1);
-    for (;;) {
-        int sig = sigwaitinfo(&set, NULL);
-        if (sig < 0 && errno == EINTR)
-            continue;
-        if (sig == SIGUSR1 || sig < 0)
-            return NULL;
-        pthread_mutex_lock(&c->lock);
-        c->interrupted = 1;
-        pthread_mutex_unlock(&c->lock);
-        hew_batch_stop(c->batch);
-    }
+    (void)sig;
+    batch_cli *c = ud;
+    pthread_mutex_lock(&c->lock);
+    c->interrupted = 1;
+    pthread_mutex_unlock(&c->lock);
+    hew_batch_stop(c->batch);
 }
 
 static int parse_count(const char *flag, const char *s, long max, long *out)
@@ -224,22 +214,12 @@ int cli_batch(int argc, char **argv)
     free(text);
 
     signal(SIGPIPE, SIG_IGN); /* a closed standard output is an error, not a death */
-    sigset_t set, old;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGUSR1);
-    pthread_sigmask(SIG_BLOCK, &set, &old);
-    pthread_t watcher;
-    int watching = pthread_create(&watcher, NULL, signal_watch, &c) == 0;
+    sigwatch watch;
+    sigwatch_start(&watch, 0, false, on_signal, &c);
 
     hew_batch_progress sum;
     hew_code rc = hew_batch_run(c.batch, &sum, err, sizeof err);
-    if (watching) {
-        pthread_kill(watcher, SIGUSR1);
-        pthread_join(watcher, NULL);
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    sigwatch_stop(&watch);
     clear_progress(&c);
     int code;
     if (rc != HEW_OK) {

@@ -34,6 +34,7 @@
 #include "config.h"
 #include "hew.h"
 #include "sbuf.h"
+#include "sigwatch.h"
 #include "termsafe.h"
 
 struct headless {
@@ -142,35 +143,18 @@ static void on_event(void *ud, hew_task *task, const hew_event *ev)
         answer_by_policy(h, task, ev);
 }
 
-/* Waits for SIGINT/SIGTERM (blocked in every other thread) or the timeout, and aborts the
- * task: the signal handler problem solved without a handler. */
-static void *signal_watch(void *arg)
+/* SIGINT/SIGTERM, or the --timeout (sig 0), from sigwatch: abort the task. */
+static void on_signal(void *ud, int sig)
 {
-    struct headless *h = arg;
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGUSR1); /* "the task ended": stop watching */
-    struct timespec limit = { h->timeout_s, 0 };
-    for (;;) {
-        int sig = h->timeout_s > 0 ? sigtimedwait(&set, NULL, &limit) : sigwaitinfo(&set, NULL);
-        if (sig < 0 && errno == EINTR)
-            continue;
-        pthread_mutex_lock(&h->lock);
-        if (sig == SIGUSR1) {
-            pthread_mutex_unlock(&h->lock);
-            return NULL;
-        }
-        if (sig < 0)
-            h->timed_out = 1;
-        else
-            h->interrupted = 1;
-        if (h->task)
-            hew_task_abort(h->task, sig < 0 ? "the --timeout was reached" : "interrupted");
-        pthread_mutex_unlock(&h->lock);
-        return NULL;
-    }
+    struct headless *h = ud;
+    pthread_mutex_lock(&h->lock);
+    if (sig == 0)
+        h->timed_out = 1;
+    else
+        h->interrupted = 1;
+    if (h->task)
+        hew_task_abort(h->task, sig == 0 ? "the --timeout was reached" : "interrupted");
+    pthread_mutex_unlock(&h->lock);
 }
 
 /* ---- the denied actions and the flags that allow them ---------------------------------- */
@@ -519,14 +503,8 @@ int cli_headless(const cli_options *co)
     cli_note_unknown_model(&o);
     cli_config_release(&cfg);
 
-    sigset_t set, old;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGUSR1);
-    pthread_sigmask(SIG_BLOCK, &set, &old);
-    pthread_t watcher;
-    pthread_create(&watcher, NULL, signal_watch, &h);
+    sigwatch watch;
+    sigwatch_start(&watch, h.timeout_s, true, on_signal, &h);
 
     pthread_mutex_lock(&h.lock);
     (void)(co->resume_id ? hew_task_resume(s, co->resume_id, &h.task, err, sizeof err)
@@ -544,9 +522,7 @@ int cli_headless(const cli_options *co)
     hew_task *task = h.task;
     h.task = NULL;
     pthread_mutex_unlock(&h.lock);
-    pthread_kill(watcher, SIGUSR1);
-    pthread_join(watcher, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    sigwatch_stop(&watch);
     hew_task_free(task);
     hew_session_free(s);
     pthread_mutex_destroy(&h.lock);
