@@ -9,6 +9,8 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +262,36 @@ static long long opt_int(const json_t *o, const char *key, long long def)
     return json_is_integer(v) ? (long long)json_integer_value(v) : def;
 }
 
+/* The recorded options that are an int of hew_options (session.json's "options", written
+ * by lib/record.c), with the default of a recording that lacks one. */
+static const struct {
+    const char *key;
+    size_t offset;
+    int def;
+    bool is_bool;
+} recorded_opts[] = {
+#define OPT(name, def, is_bool) { #name, offsetof(hew_options, name), def, is_bool }
+    OPT(yolo, 0, true),
+    OPT(auto_approve_read, 1, true),
+    OPT(auto_approve_read_outside, 0, true),
+    OPT(auto_approve_edit, 0, true),
+    OPT(auto_approve_edit_outside, 0, true),
+    OPT(auto_approve_safe_commands, 0, true),
+    OPT(auto_approve_all_commands, 0, true),
+    OPT(auto_approve_mcp, 0, true),
+    OPT(parallel_tool_calls, 1, true),
+    OPT(strict_plan, 0, true),
+    OPT(rules_global, 1, true),
+    OPT(rules_clinerules, 1, true),
+    OPT(rules_cursorrules, 1, true),
+    OPT(rules_windsurfrules, 1, true),
+    OPT(rules_agents, 1, true),
+    OPT(rules_clineignore, 1, true),
+    OPT(max_consecutive_mistakes, 3, false),
+    OPT(auto_condense, -1, false),
+#undef OPT
+};
+
 void hew_replay_apply(const hew_replay *r, hew_options *o)
 {
     const json_t *m = r->rec.manifest, *op = json_object_get(m, "options");
@@ -272,26 +304,14 @@ void hew_replay_apply(const hew_replay *r, hew_options *o)
     o->native_tools = tools && strcmp(tools, "native") == 0 ? 1 : tools ? 0 : -1;
     o->base_url = r->base_url;
     o->api_key = "hew-replay-no-key";
-    o->yolo = opt_bool(op, "yolo", 0);
-    o->auto_approve_read = opt_bool(op, "auto_approve_read", 1);
-    o->auto_approve_read_outside = opt_bool(op, "auto_approve_read_outside", 0);
-    o->auto_approve_edit = opt_bool(op, "auto_approve_edit", 0);
-    o->auto_approve_edit_outside = opt_bool(op, "auto_approve_edit_outside", 0);
-    o->auto_approve_safe_commands = opt_bool(op, "auto_approve_safe_commands", 0);
-    o->auto_approve_all_commands = opt_bool(op, "auto_approve_all_commands", 0);
-    o->auto_approve_mcp = opt_bool(op, "auto_approve_mcp", 0);
-    o->parallel_tool_calls = opt_bool(op, "parallel_tool_calls", 1);
-    o->max_consecutive_mistakes = (int)opt_int(op, "max_consecutive_mistakes", 3);
+    for (size_t i = 0; i < sizeof recorded_opts / sizeof recorded_opts[0]; i++) {
+        int *field = (int *)((char *)o + recorded_opts[i].offset);
+        *field = recorded_opts[i].is_bool
+                     ? opt_bool(op, recorded_opts[i].key, recorded_opts[i].def)
+                     : (int)opt_int(op, recorded_opts[i].key, recorded_opts[i].def);
+    }
     o->thinking_budget = (long)opt_int(op, "thinking_budget", 0);
-    o->strict_plan = opt_bool(op, "strict_plan", 0);
-    o->auto_condense = (int)opt_int(op, "auto_condense", -1);
     o->language = json_string_value(json_object_get(op, "language"));
-    o->rules_global = opt_bool(op, "rules_global", 1);
-    o->rules_clinerules = opt_bool(op, "rules_clinerules", 1);
-    o->rules_cursorrules = opt_bool(op, "rules_cursorrules", 1);
-    o->rules_windsurfrules = opt_bool(op, "rules_windsurfrules", 1);
-    o->rules_agents = opt_bool(op, "rules_agents", 1);
-    o->rules_clineignore = opt_bool(op, "rules_clineignore", 1);
     o->retry_base_delay_ms = 10; /* a recorded retry need not wait: no request changes */
     o->persist = 0;
     o->checkpoints = 0;
