@@ -261,8 +261,8 @@ int main(int argc, char **argv)
     char *resume = NULL;
     if (co.cont || co.resume_id) {
         resume = cli_resume_target(&co);
-        if (!resume)
-            return 1;
+        if (!resume) /* no such task, or none to continue here: a usage error (said) */
+            return 2;
         co.resume_id = resume;
         co.cont = 0;
     }

@@ -4,7 +4,8 @@
 # fake provider. One run per class, each checking the status, the end line's exit_code and
 # reason, and what the class needs said:
 #   0 completed (every end-line field present); 1 a 400 the request cannot outlive;
-#   2 a bad flag, a bad config file, and a provider that does not know the model (404);
+#   2 a bad flag, a bad config file, a task id to resume that the history does not have,
+#     and a provider that does not know the model (404);
 #   3 a 401 and a billing refusal; 4 503s past the automatic retries (retries counted);
 #   5 --timeout on a stalled stream; 6 --max-requests (the second request never sent,
 #   the budget named, a resume with a larger budget goes on and its totals add up) and
@@ -74,6 +75,12 @@ mkdir -p "$work/badcfg/hew"
 echo '{"provider": ' >"$work/badcfg/hew/config.json"
 XDG_CONFIG_HOME=$work/badcfg "$HEW_BIN" -p "x" --cwd "$work/ws" >/dev/null 2>"$work/c2c.err" </dev/null; rc=$?
 want c2c 2
+# a task id the history does not have is a usage error, before any request
+ANTHROPIC_API_KEY=e2e-key "$HEW_BIN" -p --resume 1234567890123 --cwd "$work/ws" \
+    >"$work/c2e.out" 2>"$work/c2e.err" </dev/null; rc=$?
+want c2e 2
+grep -q "no task '1234567890123'" "$work/c2e.err" || fail "c2e: $(cat "$work/c2e.err")"
+[[ ! -s $work/c2e.out ]] || fail "c2e: stdout: $(cat "$work/c2e.out")"
 cat >"$work/s2.json" <<'JSON'
 {"responses": [{"status": 404, "body": {"type": "error", "error": {"type": "not_found_error", "message": "model: claude-nope"}}}]}
 JSON

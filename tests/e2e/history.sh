@@ -135,7 +135,7 @@ fake_stop
 set +e
 "$HEW_BIN" --cwd "$tmp" --continue -p "x" </dev/null >/dev/null 2>"$tmp/err"; rc=$?
 set -e
-[[ $rc -eq 1 ]] && grep -q "no stored task" "$tmp/err" || fail "continue, none: $rc $(cat "$tmp/err")"
+[[ $rc -eq 2 ]] && grep -q "no stored task" "$tmp/err" || fail "continue, none: $rc $(cat "$tmp/err")"
 
 # 7. The interactive session (through tmux, when there is one): /history lists the tasks,
 #    /resume ID replays the conversation, asks how to go on, and new instructions go on.
