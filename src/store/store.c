@@ -1065,9 +1065,10 @@ bool store_ui_partial_due(const store *s)
     return s->partial_ms < 0 || clock_now_ms() - s->last_partial_ms >= s->partial_ms;
 }
 
-/* The length of the text in the row of UI message `index` (its stored text while it has no
- * parts; later appends read the newest part's total). HEW_E_INVALID when there is no such
- * row, or it is not a partial message with a text (a final one takes no appends). */
+/* Check that UI message `index` is a partial message with a text (a final one takes no
+ * appends), and put the length of that text in *have (NULL: not wanted — once the message
+ * has parts, the newest part's total is its length). HEW_E_INVALID when there is no such
+ * row, or it is not that. */
 static hew_code ui_base_len(store *s, const char *id, sqlite3_int64 tid, long index,
                             sqlite3_int64 *have, hew_err *err)
 {
@@ -1095,15 +1096,18 @@ static hew_code ui_base_len(store *s, const char *id, sqlite3_int64 tid, long in
     jscan_val v;
     bool partial = false, ok = json && jscan_object(&js, json, n);
     int more = 0;
-    *have = 0;
+    if (have)
+        *have = 0;
     while (ok && (more = jscan_member(&js, &key, &klen, &v)) == 1) {
         if (jscan_key_is(key, klen, "partial")) {
             partial = v.kind == JSCAN_TRUE;
         } else if (jscan_key_is(key, klen, "text")) {
             ok = v.kind == JSCAN_STRING;
-            if (ok && !v.escaped) {
+            if (!ok || !have) {
+                ; /* not a text, or its length is not wanted */
+            } else if (!v.escaped) {
                 *have = (sqlite3_int64)v.len - 2;
-            } else if (ok) {
+            } else {
                 char *out = malloc(v.len);
                 if (!out) {
                     st_done(st);
@@ -1145,11 +1149,8 @@ static hew_code ui_part_add(store *s, const char *id, sqlite3_int64 tid, long in
     /* The row is read every time, not only for its length: a message finished by
      * store_ui_finish has parts but takes no more. (Its row is small: a growing message
      * is stored whole at its first event, then by appends.) */
-    sqlite3_int64 base = 0;
-    if ((rc = ui_base_len(s, id, tid, index, &base, err)) != HEW_OK)
+    if ((rc = ui_base_len(s, id, tid, index, src == SQLITE_DONE ? &have : NULL, err)) != HEW_OK)
         return rc;
-    if (src == SQLITE_DONE)
-        have = base;
     if ((sqlite3_int64)offset > have)
         return hew_err_set(err, HEW_E_INVALID,
                            "store_ui_append: offset %zu is beyond the stored text of UI "

@@ -88,13 +88,11 @@ static long present_text(hew_task *t, const block *b, const char *type, uimsg_pa
     }
     bool partial = up == UIMSG_PARTIAL;
     size_t changed = 0;
+    buf *out = i >= 0 ? uimsg_text_buf(&t->ui, (size_t)i) : &t->present.scratch;
+    text_cleaner_feed_from(&t->present.cleaner, text, from, n, partial, out, &changed);
     if (i >= 0) {
-        text_cleaner_feed_from(&t->present.cleaner, text, from, n, partial,
-                               uimsg_text_buf(&t->ui, (size_t)i), &changed);
         uimsg_text_changed(&t->ui, (size_t)i, changed, up);
     } else {
-        text_cleaner_feed_from(&t->present.cleaner, text, from, n, partial,
-                               &t->present.scratch, &changed);
         if (!t->present.scratch.len && partial)
             return -1;
         i = uimsg_put_buf(&t->ui, UIMSG_SAY, type, up, &t->present.scratch);
