@@ -160,6 +160,8 @@ static const char *const sql[ST__COUNT] = {
     [ST_PART_TRUNC] = "DELETE FROM ui_parts WHERE tid = ?1 AND idx >= ?2",
     [ST_LOAD_PARTS] = "SELECT idx, off, total, text FROM ui_parts WHERE tid = ?1 "
                       "ORDER BY idx, seq",
+    [ST_LOAD_PARTS_ONE] = "SELECT off, total, text FROM ui_parts WHERE tid = ?1 AND idx = ?2 "
+                          "ORDER BY seq",
     [ST_RW_ADD] = "INSERT INTO context_rewrites (tid, seq, msg, block, ts, text) "
                   "VALUES (?1, coalesce((SELECT max(seq) + 1 FROM context_rewrites "
                   "WHERE tid = ?1), 0), ?2, ?3, ?4, ?5)",
@@ -1156,17 +1158,28 @@ static hew_code ui_part_add(store *s, const char *id, sqlite3_int64 tid, long in
                            "store_ui_append: offset %zu is beyond the stored text of UI "
                            "message %ld of task %s (%lld bytes)",
                            offset, index, id, (long long)have);
-    if (!(st = st_get(s, ST_PART_ADD, err)))
-        return err ? err->code : HEW_E_IO;
-    sqlite3_bind_int64(st, 1, tid);
-    sqlite3_bind_int64(st, 2, index);
-    sqlite3_bind_int64(st, 3, seq);
-    sqlite3_bind_int64(st, 4, (sqlite3_int64)offset);
-    sqlite3_bind_int64(st, 5, (sqlite3_int64)(offset + len));
-    sqlite3_bind_blob(st, 6, text ? text : "", (int)len, SQLITE_STATIC);
-    src = sqlite3_step(st);
-    st_done(st);
-    return src == SQLITE_DONE ? HEW_OK : st_err(s, src, "storing an append to a UI message", err);
+    /* A long append goes in parts of at most STORE_PART_BYTES, each one row: SQLite builds
+     * a row's record whole in memory, so one row of megabytes would cost a second copy of
+     * them for the moment it is written. The parts fold back by bytes (a cut inside a
+     * character is fine: only the folded text must be UTF-8). */
+    size_t done = 0;
+    do {
+        size_t n = len - done < STORE_PART_BYTES ? len - done : STORE_PART_BYTES;
+        if (!(st = st_get(s, ST_PART_ADD, err)))
+            return err ? err->code : HEW_E_IO;
+        sqlite3_bind_int64(st, 1, tid);
+        sqlite3_bind_int64(st, 2, index);
+        sqlite3_bind_int64(st, 3, seq++);
+        sqlite3_bind_int64(st, 4, (sqlite3_int64)(done ? offset + done : offset));
+        sqlite3_bind_int64(st, 5, (sqlite3_int64)(offset + done + n));
+        sqlite3_bind_blob(st, 6, text ? text + done : "", (int)n, SQLITE_STATIC);
+        src = sqlite3_step(st);
+        st_done(st);
+        if (src != SQLITE_DONE)
+            return st_err(s, src, "storing an append to a UI message", err);
+        done += n;
+    } while (done < len);
+    return HEW_OK;
 }
 
 /* An append to UI message index (store_ui_append, store_ui_finish): in one transaction,
@@ -1701,6 +1714,77 @@ static hew_code fold_parts(store *s, sqlite3_int64 tid, json_t *ui, hew_err *err
         rc = st_err(s, src, "reading the appends to UI messages", err);
     st_done(st);
     buf_release(&text);
+    return rc;
+}
+
+/* Inside a read transaction: the stored text of UI message index (its row's "text", then
+ * its parts folded in order) into out. */
+static hew_code ui_text_read(store *s, sqlite3_int64 tid, long index, buf *out, hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, ST_UI_GET, err);
+    if (!st)
+        return err ? err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, tid);
+    sqlite3_bind_int64(st, 2, index);
+    int src = sqlite3_step(st);
+    if (src != SQLITE_ROW) {
+        st_done(st);
+        return src == SQLITE_DONE ? hew_err_set(err, HEW_E_NOTFOUND,
+                                                "store %s: no UI message %ld", s->path, index)
+                                  : st_err(s, src, "reading a UI message", err);
+    }
+    json_t *row = json_loadb((const char *)sqlite3_column_blob(st, 0),
+                             (size_t)sqlite3_column_bytes(st, 0), 0, NULL);
+    st_done(st);
+    const json_t *text = json_object_get(row, "text");
+    if (!json_is_object(row) || (text && !json_is_string(text))) {
+        json_decref(row);
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store %s: UI message %ld is not a stored message with a text",
+                           s->path, index);
+    }
+    buf_reset(out);
+    if (text)
+        buf_append(out, json_string_value(text), json_string_length(text));
+    json_decref(row);
+    if (!(st = st_get(s, ST_LOAD_PARTS_ONE, err)))
+        return err ? err->code : HEW_E_IO;
+    sqlite3_bind_int64(st, 1, tid);
+    sqlite3_bind_int64(st, 2, index);
+    hew_code rc = HEW_OK;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        sqlite3_int64 off = sqlite3_column_int64(st, 0);
+        sqlite3_int64 total = sqlite3_column_int64(st, 1);
+        const void *bytes = sqlite3_column_blob(st, 2);
+        size_t n = (size_t)sqlite3_column_bytes(st, 2);
+        if (off < 0 || (size_t)off > out->len || total != off + (sqlite3_int64)n) {
+            rc = hew_err_set(err, HEW_E_INVALID,
+                             "store %s: an append to UI message %ld does not fit its text",
+                             s->path, index);
+            break;
+        }
+        buf_truncate(out, (size_t)off);
+        buf_append(out, bytes ? bytes : "", n);
+        if ((rc = buf_check(out, "a UI message's text", err)) != HEW_OK)
+            break;
+    }
+    if (rc == HEW_OK && src != SQLITE_DONE)
+        rc = st_err(s, src, "reading the appends to a UI message", err);
+    st_done(st);
+    return rc;
+}
+
+hew_code store_ui_text(store *s, const char *id, long index, buf *out, hew_err *err)
+{
+    hew_code rc = store_check_id(id, err);
+    if (rc != HEW_OK || (rc = store_flush_held(s, err)) != HEW_OK)
+        return rc;
+    if ((rc = tx_begin_read(s, err)) != HEW_OK)
+        return rc;
+    sqlite3_int64 tid;
+    if ((rc = store_tid(s, id, &tid, err)) == HEW_OK)
+        rc = ui_text_read(s, tid, index, out, err);
+    tx_rollback(s);
     return rc;
 }
 

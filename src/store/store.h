@@ -62,6 +62,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 
 #define STORE_SCHEMA_VERSION 4
@@ -204,6 +205,14 @@ hew_code store_ui_append(store *s, const char *id, long index, size_t offset,
  * transaction, committed before the call returns. */
 hew_code store_ui_finish(store *s, const char *id, long index, size_t offset, const char *text,
                          size_t len, hew_err *err);
+
+/* The stored text of UI message `index` (its row's text with the appends folded in, as
+ * loading gives it) into out, replacing what out held: what a writer that let go of a
+ * long final message's text in memory reads back when it needs it again
+ * (task/persist.c). HEW_E_NOTFOUND when the message is not stored; HEW_E_INVALID when it
+ * is not a message with a text, or its parts do not fit. A held partial message is
+ * committed first. */
+hew_code store_ui_text(store *s, const char *id, long index, buf *out, hew_err *err);
 
 /* Whether store_ui_put of a partial message now would commit it at once (rather than hold
  * a copy): a writer that keeps the message itself builds its JSON only when this says

@@ -40,6 +40,7 @@ typedef enum store_stmt {
     ST_PART_DROP,    /* the parts of one UI message */
     ST_PART_TRUNC,
     ST_LOAD_PARTS,
+    ST_LOAD_PARTS_ONE,
     ST_RW_ADD,
     ST_GET_TASK,
     ST_LOAD_API,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/utf8.h"
 #include "store/store.h"
 #include "task/task.h"
@@ -101,6 +102,8 @@ static void write_ui(hew_task *t, long index, const char *json, size_t len, bool
 
 static void write_ui_built(hew_task *t, long index, bool hold)
 {
+    if (!task_persist_restore(t, index))
+        return; /* a spilled text the store could not give back: its stored form stays */
     buf *line = &t->persist.line;
     buf_reset(line);
     uimsg_to_json(&t->ui, (size_t)index, line);
@@ -111,6 +114,37 @@ static void write_ui_built(hew_task *t, long index, bool hold)
     write_ui(t, index, line->data, line->len, hold);
     if (line->cap > ((size_t)1 << 20)) /* no copy of a long text kept between writes */
         buf_release(line);
+}
+
+/* A final text at least this long is let go once the store holds it (uimsg_text_spill). */
+#define SPILL_MIN ((size_t)256 << 10)
+
+bool task_persist_restore(hew_task *t, long index)
+{
+    if (index < 0 || !uimsg_is_spilled(&t->ui, (size_t)index))
+        return true;
+    buf text = BUF_INIT(0);
+    hew_err err = HEW_ERR_INIT;
+    hew_code rc = t->persist.store ? store_ui_text(t->persist.store, t->task_id, index, &text,
+                                                   &err)
+                                   : hew_err_set(&err, HEW_E_STATE, "the store is closed");
+    if (rc == HEW_OK)
+        uimsg_text_restore(&t->ui, (size_t)index, &text);
+    else
+        hew_log(HEW_LOG_WARN, "persist", "message %ld's text could not be read back: %s", index,
+                err.msg);
+    buf_release(&text);
+    return rc == HEW_OK;
+}
+
+void task_persist_let_go(hew_task *t, long index)
+{
+    if (!t->persist.store || t->persist.exact != index || index < 0 ||
+        (size_t)index >= t->ui.len)
+        return;
+    const uimsg *m = &t->ui.items[index];
+    if (!m->partial && m->has_text && !m->data && m->text.len >= SPILL_MIN)
+        uimsg_text_spill(&t->ui, (size_t)index);
 }
 
 /* How much of message m's text the store has as it is now: text[0..from), below every
@@ -176,6 +210,7 @@ static bool finish_by_append(hew_task *t, long index)
         return true;
     }
     t->persist.stored = t->persist.from = len;
+    t->persist.exact = index; /* the store holds this text byte for byte */
     return true;
 }
 
@@ -191,6 +226,8 @@ void task_persist_ui(hew_task *t, long index, size_t from)
 {
     if (!t->persist.store || index < 0 || (size_t)index >= t->ui.len)
         return;
+    if (t->persist.exact == index)
+        t->persist.exact = -1; /* changed since the store had it */
     if (t->persist.pending >= 0 && t->persist.pending != index)
         task_persist_flush(t);
     /* The store's version of the message grows by appends only while this message keeps
@@ -282,6 +319,7 @@ void task_persist_init(hew_task *t)
     buf_init(&t->persist.line, 0);
     t->persist.pending = -1;
     t->persist.append = -1;
+    t->persist.exact = -1;
 }
 
 void task_persist_release(hew_task *t)
@@ -322,6 +360,8 @@ hew_code task_persist_load(hew_task *t, store_loaded *l, hew_err *err)
 
 void task_persist_ui_truncate(hew_task *t, size_t len)
 {
+    if (t->persist.exact >= 0 && (size_t)t->persist.exact >= len)
+        t->persist.exact = -1;
     if (t->persist.store)
         store_ui_truncate(t->persist.store, t->task_id, len, NULL);
 }

@@ -46,6 +46,8 @@ void task_emit(hew_task *t, long i)
 {
     if (i < 0 || (size_t)i >= t->ui.len)
         return;
+    if (!task_persist_restore(t, i))
+        return; /* a let-go text the store cannot give back: nothing to say it with */
     const uimsg *m = &t->ui.items[i];
     size_t offset = 0, delta_len = 0;
     const char *delta = uimsg_take_append(&t->ui, (size_t)i, &offset, &delta_len);
@@ -53,8 +55,10 @@ void task_emit(hew_task *t, long i)
      * end) and the front end. Neither builds the message's JSON line unless it needs it:
      * the store writes a final message that grew by appends by one more append. */
     task_persist_ui(t, i, offset);
-    if (!t->settings->on_event)
+    if (!t->settings->on_event) {
+        task_persist_let_go(t, i);
         return;
+    }
     buf data = BUF_INIT(0);
     if (m->data)
         json_dump_into(m->data, &data, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -76,6 +80,7 @@ void task_emit(hew_task *t, long i)
     };
     t->settings->on_event(t->settings->event_ud, t, &ev);
     buf_release(&data);
+    task_persist_let_go(t, i); /* the front end has seen it, the store holds it */
     /* Do not sit on a copy of a huge text between messages. */
     if (t->event_line.cap > ((size_t)1 << 20))
         buf_release(&t->event_line);

@@ -160,6 +160,9 @@ typedef struct task_persist_part {
                                           version of that it grows by appends, or -1 */
     size_t stored;                     /* [task] the length of its text in the store */
     size_t from;                       /* [task] its text changed from here since */
+    long exact;                        /* [task] the final message whose text the store
+                                          holds byte for byte (finished by an append), or
+                                          -1: the one that may be let go */
 } task_persist_part;
 
 /* The presenter (present.c): where it is in the answer and the text block it shows. */
@@ -388,6 +391,13 @@ bool task_persist_take_note(hew_task *t, char *out, size_t cap);
  * finished by one more (store_ui_finish): its whole form is never built. */
 void task_persist_ui(hew_task *t, long index, size_t from);
 void task_persist_flush(hew_task *t);
+/* Let go of message index's text when it is final, long (256 KiB or more) and the store
+ * holds it byte for byte (uimsg_text_spill): after its event, so that a finished answer
+ * of megabytes is not kept beside the history's copy. restore: a spilled text read back
+ * from the store before the message is said or stored whole again; false (logged) when
+ * the store could not give it back — the message is then not rewritten. */
+void task_persist_let_go(hew_task *t, long index);
+bool task_persist_restore(hew_task *t, long index);
 void task_persist_api(hew_task *t);
 void task_persist_row(hew_task *t, const struct store_task *given, unsigned fields);
 bool task_persist_stored_row(hew_task *t, struct store_task *row);

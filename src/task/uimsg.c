@@ -35,6 +35,7 @@ static void lower_dirty(uimsg *m, size_t from)
 static int set_text(uimsg *m, const char *text)
 {
     size_t same = 0;
+    m->spilled = false; /* a new text: nothing of the old one is kept or compared */
     if (text && m->has_text) {
         size_t n = strlen(text);
         size_t max = n < m->text.len ? n : m->text.len;
@@ -181,9 +182,37 @@ void uimsg_truncate(uimsg_list *l, size_t n)
 
 const char *uimsg_text(const uimsg_list *l, size_t i)
 {
-    if (i >= l->len || !l->items[i].has_text)
+    if (i >= l->len || !l->items[i].has_text || l->items[i].spilled)
         return NULL;
     return l->items[i].text.data ? l->items[i].text.data : "";
+}
+
+void uimsg_text_spill(uimsg_list *l, size_t i)
+{
+    if (i >= l->len || l->items[i].partial || !l->items[i].has_text)
+        return;
+    uimsg *m = &l->items[i];
+    buf_release(&m->text);
+    m->dirty = 0;
+    m->spilled = true;
+}
+
+bool uimsg_is_spilled(const uimsg_list *l, size_t i)
+{
+    return i < l->len && l->items[i].spilled;
+}
+
+void uimsg_text_restore(uimsg_list *l, size_t i, buf *text)
+{
+    if (i >= l->len)
+        return;
+    uimsg *m = &l->items[i];
+    buf_release(&m->text);
+    m->text = *text;
+    buf_init(text, m->text.max);
+    m->has_text = true;
+    m->spilled = false;
+    m->dirty = m->text.len;
 }
 
 void uimsg_update(uimsg_list *l, size_t i, const char *text, json_t *data)

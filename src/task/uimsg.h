@@ -43,6 +43,7 @@ typedef struct uimsg {
     size_t dirty;     /* text[0..dirty) is what the last event said; the rest is new */
     json_t *data;     /* may be NULL; owned */
     bool partial;
+    bool spilled;     /* its text was let go (uimsg_text_spill): the store holds it */
 } uimsg;
 
 typedef struct uimsg_list {
@@ -83,8 +84,20 @@ long uimsg_load(uimsg_list *l, const json_t *ev);
 /* Drop the messages from index n on. */
 void uimsg_truncate(uimsg_list *l, size_t n);
 
-/* Message i's text, or NULL. */
+/* Message i's text, or NULL (also for a spilled message: restore it first). */
 const char *uimsg_text(const uimsg_list *l, size_t i);
+
+/* Letting go of a long text: a final message's text that the store holds exactly is freed
+ * (the message keeps its place, kind, type and has_text), so a finished answer of
+ * megabytes does not stay in memory beside the history's copy. Nothing reads a spilled
+ * text: uimsg_text gives NULL, and whoever needs it back — to say or store the message
+ * whole again — restores it first (uimsg_text_restore, from the store: task/persist.c).
+ * A new text (uimsg_update, uimsg_put) ends the spill. spill: a no-op for a partial
+ * message or one without text. restore: *text is moved in (no copy; left empty), and
+ * counts as said. */
+void uimsg_text_spill(uimsg_list *l, size_t i);
+bool uimsg_is_spilled(const uimsg_list *l, size_t i);
+void uimsg_text_restore(uimsg_list *l, size_t i, buf *text);
 
 /* Append the JSON form of message i (one line, no newline) to out:
  * {"v":2,"index":i,"ts":…,"kind":"say","type":"text","partial":false,"text":…,"data":…}. */

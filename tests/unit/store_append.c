@@ -543,6 +543,48 @@ static void test_long_api_message_in_parts(void)
     store_free(s);
 }
 
+/* A long append is stored in parts of at most 1 MiB, never one row of megabytes (SQLite
+ * builds a row whole in memory); they cut characters anywhere and still fold back equal,
+ * by loading and by store_ui_text (one message read back); store_ui_text refuses a
+ * message that is not stored. */
+static void test_long_append_in_parts(void)
+{
+    store *s = open_at("longapp.db");
+    REQUIRE(s);
+    char *id = new_task(s);
+    REQUIRE(id);
+    buf text = BUF_INIT(0);
+    while (text.len < (size_t)2600000)
+        buf_puts(&text, "caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x98\x80 \"q\" ");
+    REQUIRE(!text.err);
+    REQUIRE(put(s, id, 0, "", true) == HEW_OK);
+    hew_err err = HEW_ERR_INIT;
+    size_t half = 1234567; /* moved back to a character's start, as events' offsets are */
+    while (half > 0 && ((unsigned char)text.data[half] & 0xC0) == 0x80)
+        half--;
+    CHECK_INT(store_ui_append(s, id, 0, 0, text.data, half, &err), HEW_OK);
+    CHECK_INT(store_ui_finish(s, id, 0, half, text.data + half, text.len - half, &err),
+              HEW_OK);
+    CHECK_INT(sql_num("longapp.db", "SELECT count(*) FROM ui_parts WHERE idx = 0"), 4);
+    CHECK_INT(sql_num("longapp.db", "SELECT max(length(text)) FROM ui_parts"), 1 << 20);
+    buf back = BUF_INIT(0);
+    buf_puts(&back, "left over");
+    CHECK_INT(store_ui_text(s, id, 0, &back, &err), HEW_OK);
+    CHECK_INT(back.len, text.len);
+    CHECK(back.len == text.len && memcmp(back.data, text.data, text.len) == 0);
+    store_loaded l = STORE_LOADED_INIT;
+    REQUIRE(store_task_load(s, id, &l, &err) == HEW_OK);
+    const json_t *t = json_object_get(json_array_get(l.ui, 0), "text");
+    CHECK(json_string_length(t) == text.len &&
+          memcmp(json_string_value(t), text.data, text.len) == 0);
+    store_loaded_release(&l);
+    CHECK_INT(store_ui_text(s, id, 7, &back, &err), HEW_E_NOTFOUND);
+    buf_release(&back);
+    buf_release(&text);
+    free(id);
+    store_free(s);
+}
+
 int main(void)
 {
     dir = tmpdir_make("store-append");
@@ -559,6 +601,7 @@ int main(void)
     RUN(test_export_folds);
     RUN(test_schema_2_is_migrated);
     RUN(test_long_api_message_in_parts);
+    RUN(test_long_append_in_parts);
     tmpdir_remove(dir);
     free(dir);
     return check_report();

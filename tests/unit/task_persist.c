@@ -304,10 +304,82 @@ static void test_growing_message_is_stored_by_appends(void)
     free(ws);
 }
 
+static void on_event_final_text(void *ud, hew_task *t, const hew_event *ev)
+{
+    (void)t;
+    buf *seen = ud;
+    if (ev->kind == HEW_EV_TEXT && !ev->partial && ev->text) {
+        buf_reset(seen);
+        buf_puts(seen, ev->text);
+    }
+}
+
+/* A long final answer (past the 256 KiB from which its text is let go once stored): the
+ * front end gets it whole in the final event, and the store holds it whole — with a
+ * callback and without one (the text is let go only after both consumers had it). */
+static void test_long_answer_let_go_after_both(void)
+{
+    buf answer = BUF_INIT(0);
+    while (answer.len < 300000)
+        buf_puts(&answer, "a long answer, caf\xc3\xa9 \xe2\x80\x94 ");
+    buf_puts(&answer, "end.");
+    buf scen = BUF_INIT(0);
+    buf_printf(&scen, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"%s\\n" DONE
+                      "\",\"delta_size\":4096}]}",
+               answer.data);
+    for (int with_cb = 0; with_cb < 2; with_cb++) {
+        char *data = tmpdir_make("persist-data");
+        char *ws = tmpdir_make("persist-ws");
+        REQUIRE(data && ws);
+        fakeprov fp;
+        REQUIRE(fakeprov_start(&fp, scen.data) == 0);
+        hew_options o;
+        options(&o, fp.url, data, ws);
+        buf seen = BUF_INIT(0);
+        if (with_cb) {
+            o.on_event = on_event_final_text;
+            o.event_ud = &seen;
+        }
+        char err[256];
+        hew_session *s = NULL;
+        REQUIRE(hew_session_new(&o, &s, err, sizeof err) == HEW_OK);
+        hew_task *t = NULL;
+        REQUIRE(hew_task_start(s, "Say a lot.", &t, err, sizeof err) == HEW_OK);
+        /* nobody else answers the completion ask: answer it once it is waiting */
+        while (hew_task_status_now(t) == HEW_TASK_RUNNING &&
+               hew_task_respond(t, HEW_ANSWER_YES, NULL) != 0)
+            nap();
+        CHECK_INT(hew_task_wait(t), HEW_TASK_COMPLETED);
+        char id[64];
+        snprintf(id, sizeof id, "%s", hew_task_id(t));
+        hew_task_free(t);
+        hew_session_free(s);
+        if (with_cb)
+            CHECK(seen.len == answer.len && strcmp(seen.data, answer.data) == 0);
+        char *js = NULL;
+        REQUIRE(hew_history_task_json(&o, id, 1, &js, err, sizeof err) == HEW_OK);
+        json_t *task = json_loads(js, 0, NULL);
+        hew_free(js);
+        const json_t *said = stored_event(task, "text", "say");
+        CHECK(said && json_is_false(json_object_get(said, "partial")));
+        CHECK(said && strcmp(json_string_value(json_object_get(said, "text")), answer.data) == 0);
+        json_decref(task);
+        buf_release(&seen);
+        fakeprov_stop(&fp);
+        tmpdir_remove(data);
+        tmpdir_remove(ws);
+        free(data);
+        free(ws);
+    }
+    buf_release(&answer);
+    buf_release(&scen);
+}
+
 int main(void)
 {
     RUN(test_no_callback_stores_everything);
     RUN(test_growing_message_is_stored_as_it_grows);
     RUN(test_growing_message_is_stored_by_appends);
+    RUN(test_long_answer_let_go_after_both);
     return check_report();
 }

@@ -110,9 +110,50 @@ static void test_in_place_edit_reports_its_offset(void)
     uimsg_list_release(&l);
 }
 
+/* Letting go of a long final text (uimsg_text_spill): the message keeps its place and
+ * kind but no text in memory; nothing reads it until it is restored (and then it counts
+ * as said: no append replays it); a partial message is never let go; a new text ends the
+ * spill. */
+static void test_spill_and_restore(void)
+{
+    uimsg_list l = UIMSG_LIST_INIT;
+    CHECK_INT(uimsg_put(&l, UIMSG_SAY, "text", "grow", NULL, UIMSG_PARTIAL), 0);
+    uimsg_text_spill(&l, 0); /* partial: kept */
+    CHECK(!uimsg_is_spilled(&l, 0));
+    CHECK_STR(uimsg_text(&l, 0), "grow");
+    CHECK_INT(uimsg_put(&l, UIMSG_SAY, "text", "grown whole", NULL, UIMSG_FINAL), 0);
+    size_t off = 0, n = 0;
+    uimsg_take_append(&l, 0, &off, &n);
+    uimsg_text_spill(&l, 0);
+    CHECK(uimsg_is_spilled(&l, 0));
+    CHECK(uimsg_text(&l, 0) == NULL);
+    CHECK(l.items[0].has_text && l.items[0].text.data == NULL);
+    CHECK_INT(uimsg_put(&l, UIMSG_SAY, "text", "next", NULL, UIMSG_WHOLE), 1);
+    CHECK_INT(l.len, 2);
+    buf back = BUF_INIT(0);
+    buf_puts(&back, "grown whole");
+    uimsg_text_restore(&l, 0, &back);
+    CHECK(back.data == NULL && back.len == 0);
+    CHECK(!uimsg_is_spilled(&l, 0));
+    CHECK_STR(uimsg_text(&l, 0), "grown whole");
+    const char *d = uimsg_take_append(&l, 0, &off, &n);
+    CHECK_INT(off, 11);
+    CHECK_INT(n, 0);
+    CHECK_STR(d, "");
+    uimsg_text_spill(&l, 0);
+    uimsg_update(&l, 0, "replaced", NULL);
+    CHECK(!uimsg_is_spilled(&l, 0));
+    CHECK_STR(uimsg_text(&l, 0), "replaced");
+    d = uimsg_take_append(&l, 0, &off, &n);
+    CHECK_INT(off, 0);
+    CHECK_STR(d, "replaced");
+    uimsg_list_release(&l);
+}
+
 int main(void)
 {
     RUN(test_appends_rebuild_every_update);
     RUN(test_in_place_edit_reports_its_offset);
+    RUN(test_spill_and_restore);
     return check_report();
 }
