@@ -15,7 +15,9 @@
  *       optional "hew_item_id"/"hew_encrypted" (Responses reasoning item),
  *       "hew_reasoning_details" (OpenRouter, sent back unchanged)
  *   {"type":"redacted_thinking", "data"}                          (assistant)
- * "content" may also be a plain string (read as one text block). Keys starting with
+ * "content" may also be a plain string (read as one text block). Consecutive text blocks
+ * read as one text: a long answer is kept as several of at most 1 MiB (api/turn.h), so
+ * that it is never a second whole copy while it is made. Keys starting with
  * "hew_" are hew's own and never sent to Anthropic.
  *
  * The constructors build blocks with the right keys (strings copied; invalid UTF-8 is

@@ -9,6 +9,8 @@
 #include "api/message.h"
 #include "base/json.h"
 #include "base/limits.h"
+#include "base/log.h"
+#include "sys/spill.h"
 
 _Static_assert(API_TURN_MAX >= LIMITS_STREAM_LINE,
                "a turn's buffers hold a tool call that came whole in the longest line");
@@ -26,6 +28,7 @@ void api_turn_init(api_turn *t)
 void api_turn_release(api_turn *t)
 {
     buf_release(&t->text);
+    spill_close(t->text_spill);
     buf_release(&t->reasoning);
     for (size_t i = 0; i < t->nblocks; i++) {
         api_turn_reasoning *b = &t->blocks[i];
@@ -115,12 +118,51 @@ static api_turn_call *call_at(api_turn *t, int index)
     return &t->calls[index];
 }
 
+void api_turn_spill_to(api_turn *t, const char *dir)
+{
+    t->spill_dir = dir && *dir ? dir : NULL;
+}
+
+size_t api_turn_text_len(const api_turn *t)
+{
+    return t->text_front + t->text.len;
+}
+
+/* All but the text's last API_TURN_SPILL_KEEP bytes go to the spill file. A failure
+ * stops spilling for this turn (the text stays in memory); what is on disk stays
+ * readable. */
+static void spill_front(api_turn *t)
+{
+    hew_err err = HEW_ERR_INIT;
+    if (!t->text_spill && spill_open(t->spill_dir, &t->text_spill, &err) != HEW_OK) {
+        hew_log(HEW_LOG_WARN, "api", "a long answer stays in memory: %s", err.msg);
+        t->spill_dir = NULL;
+        return;
+    }
+    size_t n = t->text.len - API_TURN_SPILL_KEEP;
+    if (spill_append(t->text_spill, t->text.data, n, &err) != HEW_OK) {
+        hew_log(HEW_LOG_WARN, "api", "a long answer stays in memory: %s", err.msg);
+        t->spill_dir = NULL;
+        return;
+    }
+    buf_consume(&t->text, n);
+    t->text_front += n;
+}
+
 int api_turn_add(void *ud, const api_chunk *c)
 {
     api_turn *t = ud;
     switch (c->kind) {
     case API_CHUNK_TEXT:
+        if (t->text_front > API_TURN_MAX - t->text.len ||
+            c->len > API_TURN_MAX - t->text.len - t->text_front) {
+            if (!t->text.err)
+                t->text.err = HEW_E_TOOBIG; /* the cap holds for the whole text */
+            break;
+        }
         buf_append(&t->text, c->text, c->len);
+        if (t->spill_dir && t->text.len >= API_TURN_SPILL_AT && !t->text.err)
+            spill_front(t);
         break;
     case API_CHUNK_REASONING: {
         const api_reasoning *r = &c->reasoning;
@@ -224,6 +266,55 @@ static json_t *str_or_null(const char *s)
     return s ? json_string_lossy(s, strlen(s)) : json_null();
 }
 
+/* Bytes [off, off + n) of the whole text (spilled, then in memory) appended to out. */
+static hew_code text_range(const api_turn *t, size_t off, size_t n, buf *out, hew_err *err)
+{
+    if (off < t->text_front) {
+        size_t k = t->text_front - off < n ? t->text_front - off : n;
+        hew_code rc = spill_read(t->text_spill, off, k, out, err);
+        if (rc != HEW_OK)
+            return rc;
+        off += k;
+        n -= k;
+    }
+    if (n) {
+        size_t at = off - t->text_front;
+        buf_append(out, t->text.data + at, n < t->text.len - at ? n : t->text.len - at);
+    }
+    return out->err ? hew_err_set(err, out->err, "out of memory") : HEW_OK;
+}
+
+/* The text as blocks of at most API_TURN_TEXT_PART bytes, each cut before a character's
+ * first byte (the next one starts with it), read part by part: a long text is never
+ * whole twice. */
+static void push_text(const api_turn *t, json_t *content, hew_code *st)
+{
+    size_t total = api_turn_text_len(t), off = 0;
+    buf part = BUF_INIT(0);
+    hew_err err = HEW_ERR_INIT;
+    while (off < total && *st == HEW_OK) {
+        size_t want = total - off < API_TURN_TEXT_PART ? total - off : API_TURN_TEXT_PART;
+        buf_reset(&part);
+        /* 3 bytes more: where the next character starts */
+        if (text_range(t, off, want + 3, &part, &err) != HEW_OK) {
+            hew_log(HEW_LOG_ERROR, "api", "the answer's text cannot be read back: %s",
+                    err.msg);
+            *st = err.code;
+            break;
+        }
+        size_t k = want;
+        if (off + want < total) {
+            while (k > want - 3 && ((unsigned char)part.data[k] & 0xC0) == 0x80)
+                k--;
+            if (((unsigned char)part.data[k] & 0xC0) == 0x80)
+                k = want; /* not UTF-8 here anyway: cut where the size says */
+        }
+        json_arr_push(content, api_msg_text(part.data, k), st);
+        off += k;
+    }
+    buf_release(&part);
+}
+
 json_t *api_turn_to_message(const api_turn *t)
 {
     json_t *content = json_array();
@@ -245,8 +336,8 @@ json_t *api_turn_to_message(const api_turn *t)
         }
         json_arr_push(content, blk, &st);
     }
-    if (t->text.len)
-        json_arr_push(content, api_msg_text(t->text.data, t->text.len), &st);
+    if (st == HEW_OK)
+        push_text(t, content, &st);
     for (size_t i = 0; i < t->ncalls && st == HEW_OK; i++) {
         const api_turn_call *k = &t->calls[i];
         json_t *input = t->tool_args_truncated ? NULL : api_turn_call_input(t, i);
@@ -303,8 +394,12 @@ json_t *api_turn_debug_json(const api_turn *t)
 {
     json_t *o = json_object();
     hew_code st = o ? HEW_OK : HEW_E_NOMEM;
-    json_obj_put(o, "text", json_string_lossy(t->text.data ? t->text.data : "", t->text.len),
-                 &st);
+    buf whole = BUF_INIT(0); /* the text, with a spilled start read back */
+    hew_err err = HEW_ERR_INIT;
+    if (text_range(t, 0, api_turn_text_len(t), &whole, &err) != HEW_OK && st == HEW_OK)
+        st = err.code;
+    json_obj_put(o, "text", json_string_lossy(whole.data ? whole.data : "", whole.len), &st);
+    buf_release(&whole);
     json_obj_put(o, "reasoning",
                  json_string_lossy(t->reasoning.data ? t->reasoning.data : "", t->reasoning.len),
                  &st);

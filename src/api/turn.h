@@ -20,6 +20,13 @@
 #include "base/buf.h"
 
 #define API_TURN_MAX ((size_t)64 << 20) /* per text / argument buffer */
+/* A text is kept in the history in blocks of at most this many bytes (cut between
+ * characters), so that a long one is never a second whole copy while it is made. */
+#define API_TURN_TEXT_PART ((size_t)1 << 20)
+/* With a spill directory, a text that reaches SPILL_AT bytes in memory has all but its
+ * last KEEP bytes written to disk. */
+#define API_TURN_SPILL_AT ((size_t)2 << 20)
+#define API_TURN_SPILL_KEEP ((size_t)1 << 20)
 
 typedef struct api_turn_call {
     char *id;                /* as sent, or hew's synthesized id (owned, never NULL after
@@ -39,8 +46,13 @@ typedef struct api_turn_reasoning {
     json_t *details; /* OpenRouter reasoning_details entries (array), or NULL */
 } api_turn_reasoning;
 
+struct spill;
+
 typedef struct api_turn {
-    buf text;
+    buf text;      /* the text, or its end when the start was spilled (text_front) */
+    struct spill *text_spill; /* the text's start, on disk (api_turn_spill_to), or NULL */
+    size_t text_front;        /* bytes of the text in text_spill, before text.data */
+    const char *spill_dir;    /* where a long text may spill (borrowed), or NULL */
     buf reasoning; /* all reasoning text, in order */
     api_turn_reasoning *blocks;
     size_t nblocks;
@@ -64,6 +76,16 @@ void api_turn_release(api_turn *t);
 /* Add one chunk (ud is the api_turn). Always returns 0. */
 int api_turn_add(void *ud, const api_chunk *c);
 
+/* Let the text's start go to an unnamed file in dir (borrowed; NULL: never) once it is
+ * long (API_TURN_SPILL_AT): a streaming answer of megabytes then holds about one
+ * API_TURN_SPILL_KEEP in memory, the rest waiting on disk until api_turn_to_message
+ * reads it back part by part. A spill that fails (no room) leaves the text in memory
+ * from then on; nothing written is lost. Call before the first chunk. */
+void api_turn_spill_to(api_turn *t, const char *dir);
+
+/* The whole text's length, in memory and spilled. */
+size_t api_turn_text_len(const api_turn *t);
+
 
 /* The turn as an assistant message of the history (message.h): thinking /
  * redacted_thinking blocks (with signatures), text, tool_use blocks (input parsed; a call
@@ -71,7 +93,10 @@ int api_turn_add(void *ud, const api_chunk *c);
  * must answer it with an error tool_result, never run it). Gemini thought signatures go
  * into tool_use.thought_signature, Responses reasoning items into thinking blocks with
  * "hew_item_id"/"hew_encrypted", OpenRouter reasoning_details into
- * "hew_reasoning_details". New reference, NULL when out of memory. */
+ * "hew_reasoning_details". The text is one block, or — past API_TURN_TEXT_PART bytes —
+ * several consecutive text blocks of at most that size each, cut between characters,
+ * which read as one text (every protocol joins or concatenates them). New reference,
+ * NULL when out of memory or when the spilled text cannot be read back. */
 json_t *api_turn_to_message(const api_turn *t);
 
 /* The debug view printed by `hew debug decode` (see include/hew.h). New reference. */

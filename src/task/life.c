@@ -37,6 +37,7 @@ static void release(hew_task *t)
 {
     task_stream_reset(t);
     api_turn_release(&t->stream.turn);
+    free(t->stream.spill_dir);
     abort_free(t->stream.abort);
     task_ckpt_release(t);
     abort_free(t->abort);

@@ -38,6 +38,13 @@ hew_code task_persist_open(hew_task *t, const char *resume_id)
     store_options so = STORE_OPTIONS_INIT;
     so.path = path;
     hew_code rc = path ? store_open(&so, &t->persist.store, &err) : err.code;
+    char *slash = rc == HEW_OK ? strrchr(path, '/') : NULL;
+    if (slash) { /* a long answer waits on disk beside the store (api_turn_spill_to) */
+        *slash = '\0';
+        free(t->stream.spill_dir);
+        t->stream.spill_dir = path;
+        path = NULL;
+    }
     free(path);
     if (rc != HEW_OK)
         return hew_err_set(&t->persist.err, rc, "%s", err.msg);

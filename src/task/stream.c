@@ -151,6 +151,7 @@ void task_stream_reset(hew_task *t)
     s->parser = NULL;
     api_turn_release(&s->turn);
     api_turn_init(&s->turn);
+    api_turn_spill_to(&s->turn, s->spill_dir);
     s->first_chunk = false;
     s->done = false;
     s->rc = HEW_OK;
@@ -171,6 +172,7 @@ void task_stream_drop_answer(hew_task *t)
     s->parser = NULL;
     api_turn_release(&s->turn);
     api_turn_init(&s->turn);
+    api_turn_spill_to(&s->turn, s->spill_dir);
     pthread_mutex_unlock(&t->mu);
 }
 

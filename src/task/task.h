@@ -203,6 +203,8 @@ typedef struct task_stream {
     pthread_t thread;           /* [task] */
     bool running;               /* [task] the thread was started and not joined */
     hew_abort *abort;           /* [const per request] stops this request only */
+    char *spill_dir;            /* [task] where a long answer's text waits on disk: the
+                                   store's folder (persist.c), or NULL (no store) */
     /* [mu] */
     parser *parser;             /* the blocks of this answer */
     api_turn turn;              /* the same chunks, collected for the history */
