@@ -1067,6 +1067,19 @@ bool store_ui_partial_due(const store *s)
     return s->partial_ms < 0 || clock_now_ms() - s->last_partial_ms >= s->partial_ms;
 }
 
+/* The stored row of UI message index, stepped once (*src: SQLITE_ROW when it is there);
+ * NULL when the statement could not be had (err set). st_done it after. */
+static sqlite3_stmt *ui_row(store *s, sqlite3_int64 tid, long index, int *src, hew_err *err)
+{
+    sqlite3_stmt *st = st_get(s, ST_UI_GET, err);
+    if (!st)
+        return NULL;
+    sqlite3_bind_int64(st, 1, tid);
+    sqlite3_bind_int64(st, 2, index);
+    *src = sqlite3_step(st);
+    return st;
+}
+
 /* Check that UI message `index` is a partial message with a text (a final one takes no
  * appends), and put the length of that text in *have (NULL: not wanted — once the message
  * has parts, the newest part's total is its length). HEW_E_INVALID when there is no such
@@ -1074,12 +1087,10 @@ bool store_ui_partial_due(const store *s)
 static hew_code ui_base_len(store *s, const char *id, sqlite3_int64 tid, long index,
                             sqlite3_int64 *have, hew_err *err)
 {
-    sqlite3_stmt *st = st_get(s, ST_UI_GET, err);
+    int src;
+    sqlite3_stmt *st = ui_row(s, tid, index, &src, err);
     if (!st)
         return err ? err->code : HEW_E_IO;
-    sqlite3_bind_int64(st, 1, tid);
-    sqlite3_bind_int64(st, 2, index);
-    int src = sqlite3_step(st);
     if (src != SQLITE_ROW) {
         st_done(st);
         return src == SQLITE_DONE
@@ -1201,12 +1212,10 @@ hew_code store_ui_append(store *s, const char *id, long index, size_t offset,
 static hew_code ui_row_final(store *s, const char *id, sqlite3_int64 tid, long index,
                              hew_err *err)
 {
-    sqlite3_stmt *st = st_get(s, ST_UI_GET, err);
+    int src;
+    sqlite3_stmt *st = ui_row(s, tid, index, &src, err);
     if (!st)
         return err ? err->code : HEW_E_IO;
-    sqlite3_bind_int64(st, 1, tid);
-    sqlite3_bind_int64(st, 2, index);
-    int src = sqlite3_step(st);
     if (src != SQLITE_ROW) {
         st_done(st);
         return st_err(s, src == SQLITE_DONE ? SQLITE_CORRUPT : src, "reading a UI message", err);
@@ -1652,6 +1661,27 @@ static hew_code fold_set(json_t *msg, buf *text, hew_err *err)
     return HEW_OK;
 }
 
+/* Fold one part of UI message idx into its text: the statement's row holds the part's
+ * offset, total and bytes from column col on. A part that does not fit (an offset beyond
+ * the text, a total that does not add up) is HEW_E_INVALID: the database was changed
+ * behind the store's back. */
+static hew_code fold_part(store *s, sqlite3_stmt *st, int col, sqlite3_int64 idx, buf *text,
+                          hew_err *err)
+{
+    sqlite3_int64 off = sqlite3_column_int64(st, col);
+    sqlite3_int64 total = sqlite3_column_int64(st, col + 1);
+    const void *bytes = sqlite3_column_blob(st, col + 2);
+    size_t n = (size_t)sqlite3_column_bytes(st, col + 2);
+    if (off < 0 || (size_t)off > text->len || total != off + (sqlite3_int64)n)
+        return hew_err_set(err, HEW_E_INVALID,
+                           "store %s: an append to UI message %lld does not fit its text "
+                           "(offset %lld, %zu bytes stored before it)",
+                           s->path, (long long)idx, (long long)off, text->len);
+    buf_truncate(text, (size_t)off);
+    buf_append(text, bytes ? bytes : "", n);
+    return buf_check(text, "a folded UI message", err);
+}
+
 /* Fold the parts of messages grown by store_ui_append into their "text" (ui holds the
  * rows): per message, its stored text, then each part in order cuts it to `off` and adds
  * its bytes. A part that does not fit (an offset beyond the text, a total that does not
@@ -1694,20 +1724,7 @@ static hew_code fold_parts(store *s, sqlite3_int64 tid, json_t *ui, hew_err *err
             if (base)
                 buf_append(&text, json_string_value(base), json_string_length(base));
         }
-        sqlite3_int64 off = sqlite3_column_int64(st, 1);
-        sqlite3_int64 total = sqlite3_column_int64(st, 2);
-        const void *bytes = sqlite3_column_blob(st, 3);
-        size_t n = (size_t)sqlite3_column_bytes(st, 3);
-        if (off < 0 || (size_t)off > text.len || total != off + (sqlite3_int64)n) {
-            rc = hew_err_set(err, HEW_E_INVALID,
-                             "store %s: an append to UI message %lld does not fit its text "
-                             "(offset %lld, %zu bytes stored before it)",
-                             s->path, (long long)idx, (long long)off, text.len);
-            break;
-        }
-        buf_truncate(&text, (size_t)off);
-        buf_append(&text, bytes ? bytes : "", n);
-        if ((rc = buf_check(&text, "a folded UI message", err)) != HEW_OK)
+        if ((rc = fold_part(s, st, 1, idx, &text, err)) != HEW_OK)
             break;
     }
     if (rc == HEW_OK && src != SQLITE_DONE)
@@ -1721,12 +1738,10 @@ static hew_code fold_parts(store *s, sqlite3_int64 tid, json_t *ui, hew_err *err
  * its parts folded in order) into out. */
 static hew_code ui_text_read(store *s, sqlite3_int64 tid, long index, buf *out, hew_err *err)
 {
-    sqlite3_stmt *st = st_get(s, ST_UI_GET, err);
+    int src;
+    sqlite3_stmt *st = ui_row(s, tid, index, &src, err);
     if (!st)
         return err ? err->code : HEW_E_IO;
-    sqlite3_bind_int64(st, 1, tid);
-    sqlite3_bind_int64(st, 2, index);
-    int src = sqlite3_step(st);
     if (src != SQLITE_ROW) {
         st_done(st);
         return src == SQLITE_DONE ? hew_err_set(err, HEW_E_NOTFOUND,
@@ -1752,22 +1767,9 @@ static hew_code ui_text_read(store *s, sqlite3_int64 tid, long index, buf *out, 
     sqlite3_bind_int64(st, 1, tid);
     sqlite3_bind_int64(st, 2, index);
     hew_code rc = HEW_OK;
-    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-        sqlite3_int64 off = sqlite3_column_int64(st, 0);
-        sqlite3_int64 total = sqlite3_column_int64(st, 1);
-        const void *bytes = sqlite3_column_blob(st, 2);
-        size_t n = (size_t)sqlite3_column_bytes(st, 2);
-        if (off < 0 || (size_t)off > out->len || total != off + (sqlite3_int64)n) {
-            rc = hew_err_set(err, HEW_E_INVALID,
-                             "store %s: an append to UI message %ld does not fit its text",
-                             s->path, index);
+    while ((src = sqlite3_step(st)) == SQLITE_ROW)
+        if ((rc = fold_part(s, st, 0, index, out, err)) != HEW_OK)
             break;
-        }
-        buf_truncate(out, (size_t)off);
-        buf_append(out, bytes ? bytes : "", n);
-        if ((rc = buf_check(out, "a UI message's text", err)) != HEW_OK)
-            break;
-    }
     if (rc == HEW_OK && src != SQLITE_DONE)
         rc = st_err(s, src, "reading the appends to a UI message", err);
     st_done(st);

@@ -58,6 +58,35 @@ static const json_t *stored_event(const json_t *task, const char *type, const ch
     return NULL;
 }
 
+/* Run prompt to completion with o (answering the completion ask when no callback does)
+ * and give the stored task as hew_history_task_json shows it (a new reference). */
+static json_t *run_stored(const hew_options *o, const char *prompt)
+{
+    char err[256];
+    hew_session *s = NULL;
+    if (hew_session_new(o, &s, err, sizeof err) != HEW_OK)
+        return NULL;
+    hew_task *t = NULL;
+    if (hew_task_start(s, prompt, &t, err, sizeof err) != HEW_OK) {
+        hew_session_free(s);
+        return NULL;
+    }
+    while (hew_task_status_now(t) == HEW_TASK_RUNNING &&
+           hew_task_respond(t, HEW_ANSWER_YES, NULL) != 0)
+        nap();
+    CHECK_INT(hew_task_wait(t), HEW_TASK_COMPLETED);
+    char id[64];
+    snprintf(id, sizeof id, "%s", hew_task_id(t));
+    hew_task_free(t);
+    hew_session_free(s);
+    char *js = NULL;
+    if (hew_history_task_json(o, id, 1, &js, err, sizeof err) != HEW_OK)
+        return NULL;
+    json_t *task = json_loads(js, 0, NULL);
+    hew_free(js);
+    return task;
+}
+
 static void test_no_callback_stores_everything(void)
 {
     char *data = tmpdir_make("persist-data");
@@ -67,25 +96,9 @@ static void test_no_callback_stores_everything(void)
     REQUIRE(fakeprov_start(&fp, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"" ANSWER
                                 "\\n" DONE "\",\"delta_size\":8}]}") == 0);
     hew_options o;
-    options(&o, fp.url, data, ws); /* on_event stays NULL */
-    char err[256];
-    hew_session *s = NULL;
-    REQUIRE(hew_session_new(&o, &s, err, sizeof err) == HEW_OK);
-    hew_task *t = NULL;
-    REQUIRE(hew_task_start(s, "Plan it.", &t, err, sizeof err) == HEW_OK);
-    /* No callback tells us of the completion ask: answer it once it is waiting. */
-    while (hew_task_status_now(t) == HEW_TASK_RUNNING && hew_task_respond(t, HEW_ANSWER_YES, NULL) != 0)
-        nap();
-    CHECK_INT(hew_task_wait(t), HEW_TASK_COMPLETED);
-    char id[64];
-    snprintf(id, sizeof id, "%s", hew_task_id(t));
-    hew_task_free(t);
-    hew_session_free(s);
-
-    char *js = NULL;
-    REQUIRE(hew_history_task_json(&o, id, 1, &js, err, sizeof err) == HEW_OK);
-    json_t *task = json_loads(js, 0, NULL);
-    hew_free(js);
+    options(&o, fp.url, data, ws); /* on_event stays NULL: the completion ask is answered
+                                      once it is waiting */
+    json_t *task = run_stored(&o, "Plan it.");
     REQUIRE(task != NULL);
     const json_t *said = stored_event(task, "text", "say");
     CHECK(said != NULL);
@@ -340,26 +353,10 @@ static void test_long_answer_let_go_after_both(void)
             o.on_event = on_event_final_text;
             o.event_ud = &seen;
         }
-        char err[256];
-        hew_session *s = NULL;
-        REQUIRE(hew_session_new(&o, &s, err, sizeof err) == HEW_OK);
-        hew_task *t = NULL;
-        REQUIRE(hew_task_start(s, "Say a lot.", &t, err, sizeof err) == HEW_OK);
-        /* nobody else answers the completion ask: answer it once it is waiting */
-        while (hew_task_status_now(t) == HEW_TASK_RUNNING &&
-               hew_task_respond(t, HEW_ANSWER_YES, NULL) != 0)
-            nap();
-        CHECK_INT(hew_task_wait(t), HEW_TASK_COMPLETED);
-        char id[64];
-        snprintf(id, sizeof id, "%s", hew_task_id(t));
-        hew_task_free(t);
-        hew_session_free(s);
+        json_t *task = run_stored(&o, "Say a lot.");
+        REQUIRE(task != NULL);
         if (with_cb)
             CHECK(seen.len == answer.len && strcmp(seen.data, answer.data) == 0);
-        char *js = NULL;
-        REQUIRE(hew_history_task_json(&o, id, 1, &js, err, sizeof err) == HEW_OK);
-        json_t *task = json_loads(js, 0, NULL);
-        hew_free(js);
         const json_t *said = stored_event(task, "text", "say");
         CHECK(said && json_is_false(json_object_get(said, "partial")));
         CHECK(said && strcmp(json_string_value(json_object_get(said, "text")), answer.data) == 0);
