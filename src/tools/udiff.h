@@ -1,7 +1,9 @@
 /* udiff — a unified diff of two texts, for showing an edit to the user before approval
- * (the "diff" of a "tool" message; the front end colours it). Pure: no I/O. It must
- * never take time or memory quadratic in a large file: past a size limit the changed
- * middle of the file is shown as one removal and one addition instead of a minimal diff.
+ * (the "diff" of a "tool" message; the front end colours it). Pure: no I/O. A shortest
+ * line diff (Myers, as git's default algorithm: on files where that is unambiguous the
+ * hunks are git diff's), in memory linear in the texts and time about linear for the
+ * usual few edits; when two texts share many lines in a different order, the search is
+ * cut at a cost bound (xdiff's) and the diff may be longer than shortest, never wrong.
  *
  * Output: hunks only, no ---/+++ header (as Cline's createPrettyPatch shows them):
  *   @@ -a,b +c,d @@
