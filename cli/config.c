@@ -63,6 +63,10 @@ static const struct cfg_def {
     [CFG_RULES_WINDSURFRULES] = { "rules.windsurfrules", T_BOOL, 1, NULL,
                                   "read .windsurfrules" },
     [CFG_RULES_AGENTS] = { "rules.agents", T_BOOL, 1, NULL, "read AGENTS.md files" },
+    [CFG_RULES_CLAUDE] = { "rules.claude", T_BOOL, 1, NULL,
+                           "read CLAUDE.md files (and ~/.claude/CLAUDE.md)" },
+    [CFG_RULES_GEMINI] = { "rules.gemini", T_BOOL, 1, NULL,
+                           "read GEMINI.md files (and ~/.gemini/GEMINI.md)" },
     [CFG_RULES_CLINEIGNORE] = { "rules.clineignore", T_BOOL, 1, NULL,
                                 "show the model the .clineignore text" },
     [CFG_ENV_ALLOW] = { "commands.env_allow", T_NAMES, 0, NULL,
@@ -916,6 +920,8 @@ int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errl
     o->rules_cursorrules = c->num[CFG_RULES_CURSORRULES] != 0;
     o->rules_windsurfrules = c->num[CFG_RULES_WINDSURFRULES] != 0;
     o->rules_agents = c->num[CFG_RULES_AGENTS] != 0;
+    o->rules_claude = c->num[CFG_RULES_CLAUDE] != 0;
+    o->rules_gemini = c->num[CFG_RULES_GEMINI] != 0;
     o->rules_clineignore = c->num[CFG_RULES_CLINEIGNORE] != 0;
     o->request_timeout_ms = c->num[CFG_REQUEST_TIMEOUT_S] * 1000;
     o->idle_timeout_ms = c->num[CFG_IDLE_TIMEOUT_S] * 1000;

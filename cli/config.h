@@ -46,6 +46,8 @@ enum cfg_key {
     CFG_RULES_CURSORRULES,
     CFG_RULES_WINDSURFRULES,
     CFG_RULES_AGENTS,
+    CFG_RULES_CLAUDE,
+    CFG_RULES_GEMINI,
     CFG_RULES_CLINEIGNORE,
     CFG_ENV_ALLOW, /* commands.env_allow: the user's file only */
     CFG_COMMANDS_ALLOW, /* commands.allow: the user's file and flags only */

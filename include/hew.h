@@ -256,6 +256,10 @@ typedef struct hew_options {
      * with no is recorded as denied for want of approval, with what would have allowed it
      * (hew_task_outcome's denied list; class HEW_EXIT_DENIED). Default 0. */
     int unattended;
+    /* More sources of instructions, beside rules_agents (on by default): Claude Code's
+     * CLAUDE.md files (with CLAUDE.local.md, .claude/CLAUDE.md, ~/.claude/CLAUDE.md and
+     * their @path imports) and Gemini CLI's GEMINI.md files (and ~/.gemini/GEMINI.md). */
+    int rules_claude, rules_gemini;
 } hew_options;
 
 /* Fill o with the defaults above. */

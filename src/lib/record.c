@@ -133,6 +133,8 @@ void lib_record_manifest(hew_session *s, const char *text, const char *task_id, 
         { "rules_cursorrules", st->rules_cursorrules },
         { "rules_windsurfrules", st->rules_windsurfrules },
         { "rules_agents", st->rules_agents },
+        { "rules_claude", st->rules_claude },
+        { "rules_gemini", st->rules_gemini },
         { "rules_clineignore", st->rules_clineignore },
     };
     const struct { const char *key; long long v; } numbers[] = {

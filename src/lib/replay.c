@@ -286,6 +286,8 @@ static const struct {
     OPT(rules_cursorrules, 1, true),
     OPT(rules_windsurfrules, 1, true),
     OPT(rules_agents, 1, true),
+    OPT(rules_claude, 0, true), /* missing: a recording from before hew read them */
+    OPT(rules_gemini, 0, true),
     OPT(rules_clineignore, 1, true),
     OPT(max_consecutive_mistakes, 3, false),
     OPT(auto_condense, -1, false),

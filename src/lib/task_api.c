@@ -38,6 +38,7 @@ void hew_options_init(hew_options *o)
     o->mcp = 1;
     o->rules_global = o->rules_clinerules = o->rules_cursorrules = 1;
     o->rules_windsurfrules = o->rules_agents = o->rules_clineignore = 1;
+    o->rules_claude = o->rules_gemini = 1;
 }
 
 static char *dup_opt(const char *s)
@@ -210,6 +211,8 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
     st->rules_cursorrules = o->rules_cursorrules != 0;
     st->rules_windsurfrules = o->rules_windsurfrules != 0;
     st->rules_agents = o->rules_agents != 0;
+    st->rules_claude = o->rules_claude != 0;
+    st->rules_gemini = o->rules_gemini != 0;
     st->rules_clineignore = o->rules_clineignore != 0;
     st->persist = o->persist != 0;
     st->data_dir = dup_opt(o->data_dir);

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define BOM "\xEF\xBB\xBF"
 
@@ -182,6 +183,11 @@ static hew_code inline_list(frontmatter *fm, size_t *cap, const char *s, size_t 
     return HEW_OK;
 }
 
+static bool key_is(const char *s, size_t k, const char *name)
+{
+    return strlen(name) == k && memcmp(s, name, k) == 0;
+}
+
 hew_code frontmatter_parse(const char *text, size_t len, frontmatter *fm, hew_err *err)
 {
     *fm = (frontmatter)FRONTMATTER_INIT;
@@ -252,13 +258,56 @@ hew_code frontmatter_parse(const char *text, size_t len, frontmatter *fm, hew_er
         size_t vn = n - k - 1;
         trim(&v, &vn);
         in_paths = in_key = false;
-        if (k != 5 || memcmp(s, "paths", 5) != 0) {
+        bool globs = key_is(s, k, "globs");
+        if (key_is(s, k, "alwaysApply")) {
+            if (vn >= 4 && strncasecmp(v, "true", 4) == 0)
+                fm->always_apply = 1;
+            else if (vn >= 5 && strncasecmp(v, "false", 5) == 0)
+                fm->always_apply = 0;
+            continue;
+        }
+        if (key_is(s, k, "description")) {
+            size_t used = 0;
+            bool malformed = false;
+            if (vn == 0 || v[0] == '|' || v[0] == '>') {
+                in_key = true; /* a block scalar: not read */
+                continue;
+            }
+            char *d = scalar(v, vn, false, &used, &malformed);
+            if (!d && !malformed)
+                return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+            free(fm->description);
+            fm->description = d; /* a malformed one is no description */
+            continue;
+        }
+        if (!key_is(s, k, "paths") && !globs) {
             in_key = true;
             continue;
         }
-        if (seen_paths)
+        if (seen_paths && !globs)
             return bad(fm, err, lineno, "`paths` given twice");
-        seen_paths = true;
+        seen_paths = seen_paths || !globs;
+        if (globs && vn && v[0] != '[' && v[0] != '#') {
+            /* Cursor's form: one plain value, globs between commas */
+            for (size_t i = 0; i < vn;) {
+                size_t e = i;
+                while (e < vn && v[e] != ',')
+                    e++;
+                const char *g = v + i;
+                size_t gn = e - i;
+                trim(&g, &gn);
+                if (gn >= 2 && (g[0] == '"' || g[0] == '\'') && g[gn - 1] == g[0])
+                    g++, gn -= 2;
+                if (gn) {
+                    char *item = strndup(g, gn);
+                    if (!item || push(fm, &cap, item) != HEW_OK)
+                        return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+                }
+                i = e + 1;
+            }
+            fm->has_paths = true;
+            continue;
+        }
         if (vn == 0 || v[0] == '#') {
             in_paths = true; /* a block list may follow */
         } else if (v[0] == '[') {
@@ -291,5 +340,6 @@ void frontmatter_release(frontmatter *fm)
     for (size_t i = 0; i < fm->npaths; i++)
         free(fm->paths[i]);
     free(fm->paths);
+    free(fm->description);
     *fm = (frontmatter)FRONTMATTER_INIT;
 }

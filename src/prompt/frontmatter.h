@@ -13,7 +13,12 @@
  *       - docs/index.md
  *     ---                          closing line, exactly
  *
- * or `paths: [Makefile, "*.mk"]` (inline list), or `paths: "*.py"` (one glob). Items may
+ * or `paths: [Makefile, "*.mk"]` (inline list), or `paths: "*.py"` (one glob).
+ *
+ * Cursor's rule files (.mdc) say the same with other keys, which are read too:
+ * `globs:` (a list like `paths:`, or one plain value of comma-separated globs, which may
+ * start with `*` — `globs: *.ts, *.tsx` — though YAML would take that for an alias),
+ * `alwaysApply: true|false`, and `description:` (a plain or quoted one-line value).  Items may
  * be plain, 'single-quoted' ('' is a quote) or "double-quoted" (\" and \\ escapes); a
  * ` #` starts a comment after a plain item. Blank lines and `#` comment lines are
  * skipped. `paths:` with nothing after it is the same as no `paths:` key (the rule is
@@ -32,13 +37,15 @@
 
 typedef struct frontmatter {
     bool present;   /* the text opens with a front matter block */
-    bool has_paths; /* it has a `paths:` list (possibly empty) */
+    bool has_paths; /* it has a `paths:` or `globs:` list (possibly empty) */
     char **paths;   /* the globs, each a new string owned by the struct */
     size_t npaths;
     size_t body;    /* offset of the first byte after the block (0 when not present) */
+    int always_apply;  /* `alwaysApply:` 1 true, 0 false, -1 not given */
+    char *description; /* `description:`, or NULL */
 } frontmatter;
 
-#define FRONTMATTER_INIT { false, false, NULL, 0, 0 }
+#define FRONTMATTER_INIT { false, false, NULL, 0, 0, -1, NULL }
 
 /* Read the front matter of text[0..len). HEW_OK: *fm is filled (present false when the
  * text does not start with "---"). HEW_E_INVALID: the block is malformed (err says

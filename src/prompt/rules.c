@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -32,10 +33,13 @@ rules_opts rules_defaults(void)
         .cursorrules = true,
         .windsurfrules = true,
         .agents = true,
+        .claude = true,
+        .gemini = true,
         .clineignore = true,
         .max_file_bytes = 64 * 1024,
         .max_total_bytes = 256 * 1024,
         .global_dir = NULL,
+        .home = NULL,
         .disabled = NULL,
     };
 }
@@ -62,6 +66,36 @@ typedef struct loader {
     buf notes;  /* "[hew: …]" lines about files not read */
     bool oom;
 } loader;
+
+/* The user's own files (their home's), read wherever their links lead: */
+static bool users_own(rules_source src)
+{
+    return src == RULES_SRC_GLOBAL || src == RULES_SRC_CLAUDE_USER ||
+           src == RULES_SRC_GEMINI_USER;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/* When a file applies, from its front matter (see rules.h): Cursor's .mdc types, else
+ * `paths:`/`globs:` or always. */
+static rules_apply apply_of(rules_source src, const char *name, const frontmatter *fm,
+                            bool read)
+{
+    if (src == RULES_SRC_CURSOR_DIR && ends_with(name, ".mdc") && read && fm->present) {
+        if (fm->always_apply == 1)
+            return RULES_ALWAYS;
+        if (fm->has_paths && fm->npaths)
+            return RULES_GLOBS;
+        if (fm->description && *fm->description)
+            return RULES_ON_REQUEST;
+        return RULES_MANUAL;
+    }
+    return read && fm->has_paths ? RULES_GLOBS : RULES_ALWAYS;
+}
 
 /* Open path for reading. root NULL (the user's own rules): symlinks are followed. Else
  * (a workspace's file: the repository may be hostile) the path is resolved and must stay
@@ -169,26 +203,27 @@ static bool disabled(const rules_opts *o, const char *path)
     return false;
 }
 
-/* Read one rule file and add it to the set. Files that cannot be read are skipped. */
-static void add_file(loader *l, rules_source src, const char *path, const char *name,
+/* Read one rule file and add it to the set. Files that cannot be read are skipped.
+ * Returns its index in the set, or -1. */
+static long add_file(loader *l, rules_source src, const char *path, const char *name,
                      const char *scope)
 {
     if (l->oom || disabled(l->o, path))
-        return;
+        return -1;
     char *text = NULL;
     size_t size = 0;
     bool cut = false;
-    const char *root = src == RULES_SRC_GLOBAL ? NULL : l->rs->cwd;
+    const char *root = users_own(src) ? NULL : l->rs->cwd;
     hew_code rc = read_head(root, path, l->o->max_file_bytes, &text, &size, &cut);
     if (rc == HEW_E_NOMEM) {
         l->oom = true;
-        return;
+        return -1;
     }
     if (rc == HEW_E_ESCAPE)
         buf_printf(&l->notes, "[hew: the rule file %s leads outside the workspace (a "
                               "symbolic link); it was not read.]\n", name);
     if (rc != HEW_OK)
-        return;
+        return -1;
     rules_set *rs = l->rs;
     if (rs->nfiles == l->cap) {
         size_t ncap = l->cap ? l->cap * 2 : 16;
@@ -196,7 +231,7 @@ static void add_file(loader *l, rules_source src, const char *path, const char *
         if (!nv) {
             free(text);
             l->oom = true;
-            return;
+            return -1;
         }
         rs->files = nv;
         l->cap = ncap;
@@ -207,11 +242,15 @@ static void add_file(loader *l, rules_source src, const char *path, const char *
     f.scope = scope ? strdup(scope) : NULL;
     frontmatter fm = FRONTMATTER_INIT;
     size_t len = strlen(text);
-    if (frontmatter_parse(text, len, &fm, NULL) == HEW_OK && fm.present) {
+    bool read = frontmatter_parse(text, len, &fm, NULL) == HEW_OK;
+    f.apply = apply_of(src, name, &fm, read);
+    if (read && fm.present) {
         f.text = strdup(text + fm.body);
-        f.conditional = fm.has_paths;
+        f.conditional = f.apply == RULES_GLOBS;
         f.globs = fm.paths;
         f.nglobs = fm.npaths;
+        f.description = fm.description;
+        fm.description = NULL;
         fm.paths = NULL;
         fm.npaths = 0;
         free(text);
@@ -222,6 +261,7 @@ static void add_file(loader *l, rules_source src, const char *path, const char *
     rs->files[rs->nfiles++] = f;
     if (!f.path || !f.name || (scope && !f.scope) || !f.text)
         l->oom = true;
+    return (long)rs->nfiles - 1;
 }
 
 typedef struct found {
@@ -357,33 +397,183 @@ static void load_entry(loader *l, const char *name, rules_source file_src, int d
     free(p);
 }
 
-/* ---- AGENTS.md ------------------------------------------------------------------------ */
+/* ---- @path imports (CLAUDE.md, GEMINI.md) ---------------------------------------------- */
 
-typedef struct agents_walk {
-    size_t visited;
-    char *rel[RULES_MAX_AGENTS];
-    size_t n;
-    bool more;     /* more AGENTS.md files than RULES_MAX_AGENTS */
-    bool stopped;  /* the walk hit RULES_WALK_MAX */
-} agents_walk;
+#define IMPORT_DEPTH 5
 
-static bool agents_cb(void *ud, const char *rel)
+/* The next `@path` in t from *pos that is outside code (``` blocks, `spans`): the path
+ * into out. false when there is none. */
+static bool next_import(const char *t, size_t *pos, bool *fence, char *out, size_t cap)
 {
-    agents_walk *a = ud;
+    size_t i = *pos;
+    while (t[i]) {
+        bool line_start = i == 0 || t[i - 1] == '\n';
+        if (line_start) {
+            size_t k = i;
+            while (t[k] == ' ' || t[k] == '\t')
+                k++;
+            if (strncmp(t + k, "```", 3) == 0) {
+                *fence = !*fence;
+                i = k + 3;
+                continue;
+            }
+        }
+        if (*fence || t[i] != '@' || (i > 0 && !isspace((unsigned char)t[i - 1]) &&
+                                      t[i - 1] != '(')) {
+            if (!*fence && t[i] == '`') { /* a code span on this line */
+                const char *e = strchr(t + i + 1, '`'), *nl = strchr(t + i + 1, '\n');
+                if (e && (!nl || e < nl)) {
+                    i = (size_t)(e - t) + 1;
+                    continue;
+                }
+            }
+            i++;
+            continue;
+        }
+        size_t j = i + 1;
+        while (t[j] && !isspace((unsigned char)t[j]) && t[j] != '`' && t[j] != ')' &&
+               t[j] != '@')
+            j++;
+        size_t n = j - i - 1;
+        while (n && strchr(".,;:!?\"'", t[i + n]))
+            n--;
+        *pos = j;
+        if (n && n < cap) {
+            memcpy(out, t + i + 1, n);
+            out[n] = '\0';
+            return true;
+        }
+        i = j;
+    }
+    *pos = i;
+    return false;
+}
+
+/* An import's path: `~/` from home, absolute as it is, else beside the importing file. */
+static char *import_path(const loader *l, const char *from, const char *p)
+{
+    if (p[0] == '~' && p[1] == '/') {
+        const char *home = l->o->home ? l->o->home : getenv("HOME");
+        return home && *home ? path_join(home, p + 2) : NULL;
+    }
+    if (p[0] == '/')
+        return path_normalize(p);
+    const char *slash = strrchr(from, '/');
+    char *dir = slash ? strndup(from, (size_t)(slash - from)) : strdup(".");
+    char *joined = dir ? path_join(dir, p) : NULL;
+    char *norm = joined ? path_normalize(joined) : NULL;
+    free(dir);
+    free(joined);
+    return norm;
+}
+
+static bool in_set(const rules_set *rs, const char *path)
+{
+    for (size_t i = 0; i < rs->nfiles; i++)
+        if (strcmp(rs->files[i].path, path) == 0)
+            return true;
+    return false;
+}
+
+/* The files that file `at` imports, each added after it (with its own imports) — for
+ * a workspace's file only inside the workspace (add_file refuses the rest, with a note);
+ * each file once, IMPORT_DEPTH levels at most. */
+static void load_imports(loader *l, long at, int depth)
+{
+    if (at < 0 || depth >= IMPORT_DEPTH || l->oom)
+        return;
+    const rules_file *f = &l->rs->files[at];
+    rules_source src = f->source;
+    char *text = strdup(f->text), *from = strdup(f->path), *name = strdup(f->name);
+    char *scope = f->scope ? strdup(f->scope) : NULL;
+    if (!text || !from || !name || (f->scope && !scope)) {
+        l->oom = true;
+    } else {
+        size_t pos = 0;
+        bool fence = false;
+        char p[1024];
+        while (!l->oom && next_import(text, &pos, &fence, p, sizeof p)) {
+            char *abs = import_path(l, from, p);
+            if (abs && !users_own(src) && !path_is_inside(l->rs->cwd, abs) && is_file(abs)) {
+                /* a repository's file cannot pull the user's files into the prompt */
+                buf_printf(&l->notes, "[hew: %s imports %s, which is outside the workspace; "
+                                      "it was not read.]\n",
+                           name, p);
+            } else if (abs && is_file(abs) && !in_set(l->rs, abs)) {
+                char *rel = path_is_inside(l->rs->cwd, abs) ? path_relative_to(l->rs->cwd, abs)
+                                                           : strdup(abs);
+                long k = rel ? add_file(l, src, abs, rel, scope) : -1;
+                if (k >= 0 && !(l->rs->files[k].imported_by = strdup(name)))
+                    l->oom = true;
+                free(rel);
+                load_imports(l, k, depth + 1);
+            }
+            free(abs);
+        }
+    }
+    free(text);
+    free(from);
+    free(name);
+    free(scope);
+}
+
+/* A file of a source that imports (CLAUDE.md, GEMINI.md): added, then its imports. */
+static void add_with_imports(loader *l, rules_source src, const char *path, const char *name,
+                             const char *scope)
+{
+    long at = add_file(l, src, path, name, scope);
+    if (src >= RULES_SRC_CLAUDE_USER)
+        load_imports(l, at, 0);
+}
+
+/* ---- AGENTS.md, CLAUDE.md, GEMINI.md ---------------------------------------------------- */
+
+/* The files read at the top of the workspace and found nested below it, one walk for
+ * all of them. */
+static const struct scoped_name {
+    const char *name;
+    rules_source src;
+} scoped_names[] = {
+    { "AGENTS.md", RULES_SRC_AGENTS },
+    { "CLAUDE.md", RULES_SRC_CLAUDE },
+    { "GEMINI.md", RULES_SRC_GEMINI },
+};
+#define NSCOPED (sizeof scoped_names / sizeof scoped_names[0])
+
+static bool scoped_on(const rules_opts *o, rules_source src)
+{
+    return src == RULES_SRC_AGENTS ? o->agents : src == RULES_SRC_CLAUDE ? o->claude : o->gemini;
+}
+
+typedef struct scoped_walk {
+    const rules_opts *o;
+    size_t visited;
+    char *rel[NSCOPED][RULES_MAX_AGENTS];
+    size_t n[NSCOPED];
+    bool more[NSCOPED]; /* more such files than RULES_MAX_AGENTS */
+    bool stopped;       /* the walk hit RULES_WALK_MAX */
+} scoped_walk;
+
+static bool scoped_cb(void *ud, const char *rel)
+{
+    scoped_walk *a = ud;
     if (++a->visited >= RULES_WALK_MAX) {
         a->stopped = true;
         return false;
     }
     const char *slash = strrchr(rel, '/');
-    if (!slash || strcmp(slash + 1, "AGENTS.md") != 0)
-        return true; /* the root one is read on its own */
-    if (a->n == RULES_MAX_AGENTS) {
-        a->more = true;
-        return false;
+    if (!slash)
+        return true; /* the top-level ones are read on their own */
+    for (size_t k = 0; k < NSCOPED; k++) {
+        if (strcmp(slash + 1, scoped_names[k].name) != 0 || !scoped_on(a->o, scoped_names[k].src))
+            continue;
+        if (a->n[k] == RULES_MAX_AGENTS) {
+            a->more[k] = true;
+            continue;
+        }
+        if ((a->rel[k][a->n[k]] = strdup(rel)))
+            a->n[k]++;
     }
-    a->rel[a->n] = strdup(rel);
-    if (a->rel[a->n])
-        a->n++;
     return true;
 }
 
@@ -392,54 +582,94 @@ static const char *const agents_skip_dirs[] = {
     "temp", "deps", "pkg", "Pods", "target", "build", NULL,
 };
 
-static void load_agents(loader *l)
+/* A user's own file (~/.claude/CLAUDE.md, ~/.gemini/GEMINI.md), when there is one. */
+static void load_user_file(loader *l, rules_source src, const char *rel)
+{
+    const char *home = l->o->home ? l->o->home : getenv("HOME");
+    char *p = home && *home ? path_join(home, rel) : NULL;
+    if (p && is_file(p)) {
+        char shown[64];
+        snprintf(shown, sizeof shown, "~/%s", rel);
+        add_with_imports(l, src, p, shown, "");
+    }
+    free(p);
+}
+
+/* The top-level files of one source: each of names that is a file. */
+static void load_top(loader *l, rules_source src, const char *const *names)
+{
+    for (; *names && !l->oom; names++) {
+        char *p = path_join(l->rs->cwd, *names);
+        if (!p) {
+            l->oom = true;
+            return;
+        }
+        if (is_file(p) && !in_set(l->rs, p))
+            add_with_imports(l, src, p, *names, "");
+        free(p);
+    }
+}
+
+static void load_scoped(loader *l)
 {
     const char *cwd = l->rs->cwd;
-    char *root = path_join(cwd, "AGENTS.md");
-    if (!root) {
-        l->oom = true;
-        return;
+    static const char *const agents_top[] = { "AGENTS.md", NULL };
+    static const char *const claude_top[] = { "CLAUDE.md", ".claude/CLAUDE.md",
+                                              "CLAUDE.local.md", NULL };
+    static const char *const gemini_top[] = { "GEMINI.md", NULL };
+    scoped_walk a = { .o = l->o };
+    if (l->o->agents || l->o->claude || l->o->gemini) {
+        ignore *cline = NULL;
+        if (ignore_load_cline(cwd, &cline, NULL) != HEW_OK)
+            cline = NULL;
+        walk_opts wo = {
+            .dir = cwd,
+            .root = cwd,
+            .dir_rel = "",
+            .gitignore = true,
+            .skip_hidden = true,
+            .cline = cline,
+            .skip_dirs = agents_skip_dirs,
+            .abort = NULL,
+        };
+        (void)walk_files(&wo, scoped_cb, &a, NULL);
+        ignore_free(cline);
     }
-    if (is_file(root))
-        add_file(l, RULES_SRC_AGENTS, root, "AGENTS.md", "");
-    free(root);
-
-    ignore *cline = NULL;
-    if (ignore_load_cline(cwd, &cline, NULL) != HEW_OK)
-        cline = NULL;
-    agents_walk a = { 0 };
-    walk_opts wo = {
-        .dir = cwd,
-        .root = cwd,
-        .dir_rel = "",
-        .gitignore = true,
-        .skip_hidden = true,
-        .cline = cline,
-        .skip_dirs = agents_skip_dirs,
-        .abort = NULL,
-    };
-    (void)walk_files(&wo, agents_cb, &a, NULL);
-    ignore_free(cline);
-    for (size_t i = 0; i < a.n; i++) {
-        char *abs = path_join(cwd, a.rel[i]);
-        char *scope = strdup(a.rel[i]);
-        if (abs && scope) {
-            scope[strlen(scope) - strlen("/AGENTS.md")] = '\0';
-            add_file(l, RULES_SRC_AGENTS, abs, a.rel[i], scope);
-        } else {
-            l->oom = true;
+    for (size_t k = 0; k < NSCOPED; k++) {
+        rules_source src = scoped_names[k].src;
+        if (scoped_on(l->o, src)) {
+            if (src == RULES_SRC_CLAUDE)
+                load_user_file(l, RULES_SRC_CLAUDE_USER, ".claude/CLAUDE.md");
+            if (src == RULES_SRC_GEMINI)
+                load_user_file(l, RULES_SRC_GEMINI_USER, ".gemini/GEMINI.md");
+            load_top(l, src, src == RULES_SRC_AGENTS   ? agents_top
+                             : src == RULES_SRC_CLAUDE ? claude_top
+                                                       : gemini_top);
         }
-        free(abs);
-        free(scope);
-        free(a.rel[i]);
+        size_t nl = strlen(scoped_names[k].name);
+        for (size_t i = 0; i < a.n[k]; i++) {
+            char *abs = path_join(cwd, a.rel[k][i]);
+            char *scope = strdup(a.rel[k][i]);
+            if (abs && scope) {
+                scope[strlen(scope) - nl - 1] = '\0';
+                if (!in_set(l->rs, abs))
+                    add_with_imports(l, src, abs, a.rel[k][i], scope);
+            } else {
+                l->oom = true;
+            }
+            free(abs);
+            free(scope);
+            free(a.rel[k][i]);
+        }
+        if (a.more[k])
+            buf_printf(&l->notes, "[hew: the workspace holds more than %d %s files; only the "
+                                  "first %d are shown.]\n",
+                       RULES_MAX_AGENTS, scoped_names[k].name, RULES_MAX_AGENTS);
     }
-    if (a.more)
-        buf_printf(&l->notes, "[hew: the workspace holds more than %d AGENTS.md files; only "
-                              "the first %d are shown.]\n", RULES_MAX_AGENTS, RULES_MAX_AGENTS);
     if (a.stopped)
-        buf_printf(&l->notes, "[hew: the workspace is too large to search it all for AGENTS.md "
-                              "files; nested ones beyond the first %d files looked at are "
-                              "not shown.]\n", RULES_WALK_MAX);
+        buf_printf(&l->notes, "[hew: the workspace is too large to search it all for AGENTS.md, "
+                              "CLAUDE.md and GEMINI.md files; nested ones beyond the first %d "
+                              "files looked at are not shown.]\n", RULES_WALK_MAX);
 }
 
 static void load_clineignore(loader *l)
@@ -509,8 +739,8 @@ hew_code rules_load(const char *cwd, const rules_opts *o, rules_set *out, hew_er
     }
     if (!l.oom && eff.windsurfrules)
         load_entry(&l, ".windsurfrules", RULES_SRC_WINDSURF, -1, false);
-    if (!l.oom && eff.agents)
-        load_agents(&l);
+    if (!l.oom)
+        load_scoped(&l);
     if (!l.oom && eff.clineignore)
         load_clineignore(&l);
     if (l.notes.len) {
@@ -535,6 +765,8 @@ void rules_set_release(rules_set *rs)
         free(f->name);
         free(f->scope);
         free(f->text);
+        free(f->description);
+        free(f->imported_by);
         for (size_t g = 0; g < f->nglobs; g++)
             free(f->globs[g]);
         free(f->globs);
@@ -589,6 +821,8 @@ static bool glob_match(const char *glob, const char *path)
 static bool rules_file_applies(const rules_set *rs, const rules_file *f, const char *const *paths,
                                size_t npaths)
 {
+    if (f->apply == RULES_MANUAL)
+        return false; /* Cursor's "manual" rule: only when the user names it */
     if (!f->conditional)
         return true;
     for (size_t i = 0; i < npaths; i++) {
@@ -636,11 +870,25 @@ static void header(const rules_set *rs, rules_source src, buf *out)
                       ".windsurfrules file:\n\n");
         break;
     case RULES_SRC_AGENTS:
-        buf_puts(out, "# AGENTS.md\n\nThese instructions come from AGENTS.md files in the "
-                      "workspace. Each file applies to the folder that holds it and to "
-                      "everything below that folder. For a file in a nested folder, follow "
-                      "every AGENTS.md on the way down to it; where they disagree, the one "
-                      "in the deeper folder wins.\n\n");
+    case RULES_SRC_CLAUDE:
+    case RULES_SRC_GEMINI: {
+        const char *n = src == RULES_SRC_AGENTS   ? "AGENTS.md"
+                        : src == RULES_SRC_CLAUDE ? "CLAUDE.md"
+                                                  : "GEMINI.md";
+        buf_printf(out, "# %s\n\nThese instructions come from %s files in the workspace. "
+                        "Each file applies to the folder that holds it and to everything "
+                        "below that folder. For a file in a nested folder, follow every %s "
+                        "on the way down to it; where they disagree, the one in the deeper "
+                        "folder wins.\n\n",
+                   n, n, n);
+        break;
+    }
+    case RULES_SRC_CLAUDE_USER:
+    case RULES_SRC_GEMINI_USER:
+        buf_printf(out, "# %s\n\nThese instructions come from the user's own %s and apply "
+                        "to every project:\n\n",
+                   src == RULES_SRC_CLAUDE_USER ? "~/.claude/CLAUDE.md" : "~/.gemini/GEMINI.md",
+                   src == RULES_SRC_CLAUDE_USER ? "CLAUDE.md" : "GEMINI.md");
         break;
     }
 }
@@ -658,8 +906,20 @@ static void trimmed(const char *s, buf *out)
 
 static void file_block(const rules_set *rs, const rules_file *f, buf *out)
 {
-    (void)rs;
-    if (f->source == RULES_SRC_AGENTS) {
+    if (f->apply == RULES_ON_REQUEST) { /* told of, not shown: the model reads it */
+        char *rel = path_relative_to(rs->cwd, f->path);
+        buf_printf(out, "%s — not shown here; read it (read_file %s) when this applies: ",
+                   f->name, rel ? rel : f->path);
+        free(rel);
+        trimmed(f->description ? f->description : "", out);
+        return;
+    }
+    if (f->imported_by) {
+        buf_printf(out, "## %s (imported by %s)\n\n", f->name, f->imported_by);
+    } else if (f->source == RULES_SRC_CLAUDE_USER || f->source == RULES_SRC_GEMINI_USER) {
+        ; /* the header names it */
+    } else if (f->source == RULES_SRC_AGENTS || f->source == RULES_SRC_CLAUDE ||
+               f->source == RULES_SRC_GEMINI) {
         if (!f->scope[0])
             buf_printf(out, "## %s (applies to the whole workspace)\n\n", f->name);
         else

@@ -9,7 +9,8 @@
  *   rules_render writes the instructions for the paths in play (a rule whose front matter
  *                has `paths:` globs is included only when one of those paths matches),
  *                in this order: global rules, .clinerules, .cursorrules, .cursor/rules/,
- *                .windsurfrules, AGENTS.md. The result goes into prompt_ctx.rules.
+ *                .windsurfrules, AGENTS.md, CLAUDE.md, GEMINI.md. The result goes into
+ *                prompt_ctx.rules.
  * Call rules_load once per API request (rule files may change during a task; the walk for
  * nested AGENTS.md files is bounded, see below) or cache the set per user message.
  *
@@ -23,7 +24,21 @@
  *                reaches (.gitignore and .clineignore honoured, hidden and dependency
  *                folders skipped); at most RULES_MAX_AGENTS files, and the walk stops
  *                after RULES_WALK_MAX files
+ *   claude       Claude Code's memory files: the user's ~/.claude/CLAUDE.md, then
+ *                <cwd>/CLAUDE.md, <cwd>/.claude/CLAUDE.md, <cwd>/CLAUDE.local.md and every
+ *                nested CLAUDE.md (scoped to its folder, found by the same walk as
+ *                AGENTS.md); an `@path` in one (outside code) imports that file after it,
+ *                as Claude Code does (relative to the importing file, `~/` for home; five
+ *                levels deep at most, each file once) — a workspace's file imports only
+ *                files inside the workspace, the user's own file anything it names
+ *   gemini       Gemini CLI's: the user's ~/.gemini/GEMINI.md, then <cwd>/GEMINI.md and
+ *                every nested GEMINI.md, with the same imports
  *   clineignore  the text of <cwd>/.clineignore
+ * Cursor's .mdc rule files (.cursor/rules/) apply as Cursor applies them, from their
+ * front matter: `alwaysApply: true` always; `globs:` when a path in play matches; a
+ * `description:` alone makes the rule one the model is told of (its file and
+ * description) and reads when it is relevant; none of these, a rule only for when the
+ * user names it — left out. Other rule files without front matter always apply.
  * Folders are read recursively (at most 8 levels), files in byte order of their path
  * relative to the folder; hidden names (".x") and files holding NUL bytes are skipped;
  * symbolic links to files are followed, links to folders are not. A file that is not
@@ -51,10 +66,14 @@ typedef struct rules_opts {
     bool cursorrules;
     bool windsurfrules;
     bool agents;
+    bool claude;
+    bool gemini;
     bool clineignore;
     size_t max_file_bytes;   /* per rule file (default 64 KiB) */
     size_t max_total_bytes;  /* all rules rendered together (default 256 KiB) */
     const char *global_dir;  /* NULL: $XDG_CONFIG_HOME/hew/rules, else ~/.config/hew/rules */
+    const char *home;        /* for ~/.claude/CLAUDE.md, ~/.gemini/GEMINI.md and `@~/`
+                                imports; NULL: $HOME */
     /* Rule files turned off one by one: absolute paths, NULL-terminated; may be NULL. */
     const char *const *disabled;
 } rules_opts;
@@ -69,7 +88,19 @@ typedef enum rules_source {
     RULES_SRC_CURSOR_DIR,
     RULES_SRC_WINDSURF,
     RULES_SRC_AGENTS,
+    RULES_SRC_CLAUDE_USER,
+    RULES_SRC_CLAUDE,
+    RULES_SRC_GEMINI_USER,
+    RULES_SRC_GEMINI,
 } rules_source;
+
+/* When a rule file applies (Cursor's rule types; every other file is ALWAYS or GLOBS). */
+typedef enum rules_apply {
+    RULES_ALWAYS,     /* every request */
+    RULES_GLOBS,      /* when a path in play matches one of its globs */
+    RULES_ON_REQUEST, /* the model is told of it (name, description) and reads it itself */
+    RULES_MANUAL,     /* only when the user names it: not rendered */
+} rules_apply;
 
 typedef struct rules_file {
     rules_source source;
@@ -83,6 +114,9 @@ typedef struct rules_file {
     char **globs;       /* `paths:` globs; conditional is true when the key was there */
     size_t nglobs;
     bool conditional;
+    rules_apply apply;
+    char *description;  /* RULES_ON_REQUEST: what the rule is about */
+    char *imported_by;  /* an `@path` import: the name of the file that imports it */
 } rules_file;
 
 typedef struct rules_set {

@@ -73,6 +73,8 @@ static void rules_refresh(hew_task *t)
     ro.cursorrules = st->rules_cursorrules;
     ro.windsurfrules = st->rules_windsurfrules;
     ro.agents = st->rules_agents;
+    ro.claude = st->rules_claude;
+    ro.gemini = st->rules_gemini;
     ro.clineignore = st->rules_clineignore;
     if (r->loaded)
         rules_set_release(&r->set);

@@ -72,12 +72,36 @@ static void test_frontmatter(void)
     fm_ok("---\npaths: []\n---\nb", true, true, 0, NULL, "b");
     fm_ok("---\npaths:\n---\nb", true, false, 0, NULL, "b");
     fm_ok("---\npaths: '*.py'  # python only\n---\n", true, true, 1, "*.py", "");
+    /* Cursor's `globs:` is read as `paths:` (the two lists join) */
     fm_ok("---\ndescription: C style\nglobs:\n  - x\ntitle: \"a: b\"\npaths:\n- a/b # c\n"
           "# comment\n\n---\n",
-          true, true, 1, "a/b", "");
+          true, true, 2, "x", "");
     fm_ok("\xEF\xBB\xBF---\r\npaths: [x]\r\n---\r\nbody\r\n", true, true, 1, "x", "body\r\n");
     fm_ok("---\ndescription: only\n---\nbody", true, false, 0, NULL, "body");
     fm_ok("---  \n---\nbody", true, false, 0, NULL, "body");
+
+    /* Cursor's .mdc front matter, which YAML would refuse (`*` starts an alias) */
+    frontmatter fm = FRONTMATTER_INIT;
+    const char *mdc = "---\ndescription: \"API rules: REST\"\nglobs: *.ts, src/*.tsx ,\n"
+                      "alwaysApply: false\n---\nbody";
+    REQUIRE(frontmatter_parse(mdc, strlen(mdc), &fm, NULL) == HEW_OK);
+    CHECK(fm.has_paths);
+    CHECK_INT(fm.npaths, 2);
+    CHECK_STR(fm.paths[0], "*.ts");
+    CHECK_STR(fm.paths[1], "src/*.tsx");
+    CHECK_INT(fm.always_apply, 0);
+    CHECK_STR(fm.description, "API rules: REST");
+    frontmatter_release(&fm);
+    const char *always = "---\nalwaysApply: true\nglobs:\ndescription: x\n---\n";
+    REQUIRE(frontmatter_parse(always, strlen(always), &fm, NULL) == HEW_OK);
+    CHECK_INT(fm.always_apply, 1);
+    CHECK(!fm.has_paths);
+    frontmatter_release(&fm);
+    const char *none = "---\ntitle: t\n---\n";
+    REQUIRE(frontmatter_parse(none, strlen(none), &fm, NULL) == HEW_OK);
+    CHECK_INT(fm.always_apply, -1);
+    CHECK(fm.description == NULL);
+    frontmatter_release(&fm);
 
     fm_bad("---\npaths: [a, b\n---\n");          /* unbalanced inline list */
     fm_bad("---\npaths:\n  - a\n");               /* no closing line */
@@ -462,6 +486,134 @@ static void test_links_outside(void)
     free(global);
 }
 
+/* ---- other agents' files ------------------------------------------------------------- */
+
+static bool has(const char *t, const char *needle)
+{
+    return t && strstr(t, needle) != NULL;
+}
+
+/* Cursor's .mdc rule types: always, by globs, on request (told of, not shown), manual
+ * (left out); a rule file of that folder without front matter always applies. */
+static void test_cursor_mdc_types(void)
+{
+    char *root = tmpdir_make("mdc");
+    char *cwd = path_join(root, "ws");
+    put(cwd, ".cursor/rules/always.mdc", "---\nalwaysApply: true\nglobs: *.never\n---\nALWAYS");
+    put(cwd, ".cursor/rules/ts.mdc", "---\nglobs: *.ts, web/*.tsx\nalwaysApply: false\n---\nTS");
+    put(cwd, ".cursor/rules/api.mdc",
+        "---\ndescription: How the REST API is versioned\nglobs:\nalwaysApply: false\n---\n"
+        "API BODY");
+    put(cwd, ".cursor/rules/manual.mdc", "---\ndescription:\nglobs:\nalwaysApply: false\n---\n"
+                                         "MANUAL");
+    put(cwd, ".cursor/rules/plain.md", "PLAIN");
+    rules_opts o = rules_defaults();
+    o.global = false;
+    o.home = root;
+    rules_set rs = RULES_SET_INIT;
+    REQUIRE(rules_load(cwd, &o, &rs, NULL) == HEW_OK);
+    char *t = render(&rs, NULL, 0);
+    CHECK(has(t, "ALWAYS") && has(t, "PLAIN"));
+    CHECK(!has(t, "TS\n") && !has(t, "MANUAL") && !has(t, "API BODY"));
+    CHECK(has(t, "read_file .cursor/rules/api.mdc") && has(t, "How the REST API is versioned"));
+    free(t);
+    const char *paths[] = { "web/app.tsx" };
+    t = render(&rs, paths, 1);
+    CHECK(has(t, "TS") && !has(t, "MANUAL"));
+    free(t);
+    rules_set_release(&rs);
+    tmpdir_remove(root);
+    free(root);
+    free(cwd);
+}
+
+/* CLAUDE.md and GEMINI.md: every place Claude Code and Gemini CLI read, nested ones
+ * scoped, the user's own; `@path` imports (not in code; each file once; a cycle ends;
+ * five levels at most); a workspace's file cannot import what lies outside the
+ * workspace (~/, an absolute path, ../), the user's own file can; each source off. */
+static void test_claude_and_gemini(void)
+{
+    char *root = tmpdir_make("claude");
+    char *cwd = path_join(root, "ws");
+    char claude[1024];
+    snprintf(claude, sizeof claude,
+             "Root claude. See @docs/style.md and @README for more.\n"
+             "Mail me@example.com. `@docs/code.md` and\n```\n@docs/fence.md\n```\n"
+             "Secrets: @~/secret.txt @../outside.txt @%s/abs.txt\n",
+             root);
+    put(cwd, "CLAUDE.md", claude);
+    put(root, "abs.txt", "ABSOLUTE OUTSIDE");
+    put(cwd, "docs/style.md", "STYLE, which imports @deep1.md.");
+    put(cwd, "docs/deep1.md", "DEEP1 @deep2.md");
+    put(cwd, "docs/deep2.md", "DEEP2 @deep3.md @style.md");
+    put(cwd, "docs/deep3.md", "DEEP3 @deep4.md");
+    put(cwd, "docs/deep4.md", "DEEP4 @deep5.md");
+    put(cwd, "docs/deep5.md", "DEEP5 @deep6.md");
+    put(cwd, "docs/deep6.md", "DEEP6");
+    put(cwd, "README", "README TEXT");
+    put(cwd, "docs/code.md", "IN A CODE SPAN");
+    put(cwd, "docs/fence.md", "IN A FENCE");
+    put(cwd, ".claude/CLAUDE.md", "Dot claude.");
+    put(cwd, "CLAUDE.local.md", "Local claude.");
+    put(cwd, "api/CLAUDE.md", "Api claude.");
+    put(cwd, "GEMINI.md", "Root gemini.");
+    put(cwd, "web/GEMINI.md", "Web gemini.");
+    put(root, "secret.txt", "HOME SECRET");
+    put(root, "outside.txt", "OUTSIDE");
+    put(root, ".claude/CLAUDE.md", "User claude @~/notes.md");
+    put(root, "notes.md", "USER NOTES");
+    put(root, ".gemini/GEMINI.md", "User gemini.");
+    rules_opts o = rules_defaults();
+    o.global = false;
+    o.home = root;
+    rules_set rs = RULES_SET_INIT;
+    REQUIRE(rules_load(cwd, &o, &rs, NULL) == HEW_OK);
+    char *t = render(&rs, NULL, 0);
+    REQUIRE(t);
+    const char *in_order[] = { "# CLAUDE.md", "Root claude.", "STYLE", "DEEP1", "DEEP4",
+                               "README TEXT", "Dot claude.", "Local claude.", "Api claude.",
+                               "# GEMINI.md", "Root gemini.", "Web gemini." };
+    const char *at = t;
+    for (size_t i = 0; i < sizeof in_order / sizeof in_order[0]; i++) {
+        const char *f = strstr(at, in_order[i]);
+        CHECK(f != NULL);
+        if (!f)
+            fprintf(stderr, "missing or out of order: %s\n", in_order[i]);
+        at = f ? f : at;
+    }
+    CHECK(has(t, "# ~/.claude/CLAUDE.md") && has(t, "User claude") && has(t, "USER NOTES"));
+    CHECK(has(t, "# ~/.gemini/GEMINI.md") && has(t, "User gemini."));
+    CHECK(has(t, "## docs/style.md (imported by CLAUDE.md)"));
+    CHECK(has(t, "## api/CLAUDE.md (applies to api/ and everything below it)"));
+    CHECK(!has(t, "DEEP5") && !has(t, "DEEP6")); /* five levels of imports */
+    CHECK(!has(t, "IN A CODE SPAN") && !has(t, "IN A FENCE"));
+    CHECK(!has(t, "HOME SECRET") && !has(t, "OUTSIDE"));
+    CHECK(has(t, "imports ~/secret.txt, which is outside the workspace"));
+    CHECK(has(t, "imports ../outside.txt, which is outside the workspace"));
+    CHECK(has(t, "imports /") && has(t, "/abs.txt, which is outside the workspace"));
+    CHECK(!has(t, "ABSOLUTE OUTSIDE"));
+    const char *style = strstr(t, "STYLE, which");
+    CHECK(style && !strstr(style + 1, "STYLE, which")); /* imported once, the cycle ended */
+    free(t);
+    rules_set_release(&rs);
+    o.claude = false;
+    REQUIRE(rules_load(cwd, &o, &rs, NULL) == HEW_OK);
+    t = render(&rs, NULL, 0);
+    CHECK(!has(t, "claude") && !has(t, "STYLE") && has(t, "Root gemini."));
+    free(t);
+    rules_set_release(&rs);
+    o.claude = true;
+    o.gemini = false;
+    REQUIRE(rules_load(cwd, &o, &rs, NULL) == HEW_OK);
+    t = render(&rs, NULL, 0);
+    CHECK(has(t, "Root claude.") && !has(t, "gemini"));
+    free(t);
+    rules_set_release(&rs);
+    tmpdir_remove(root);
+    free(root);
+    free(cwd);
+}
+
 int main(void)
 {
     RUN(test_frontmatter);
@@ -473,5 +625,7 @@ int main(void)
     RUN(test_empty_workspace);
     RUN(test_paths_in_text);
     RUN(test_links_outside);
+    RUN(test_cursor_mdc_types);
+    RUN(test_claude_and_gemini);
     return check_report();
 }
