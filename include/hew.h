@@ -88,7 +88,8 @@ typedef enum hew_event_kind {
     HEW_EV_CONDENSING, HEW_EV_CONDENSED, HEW_EV_NEW_TASK, HEW_EV_TOOL, HEW_EV_COMMAND,
     HEW_EV_COMMAND_OUTPUT, HEW_EV_USE_MCP_SERVER, HEW_EV_MCP_SERVER_REQUEST_STARTED,
     HEW_EV_MCP_SERVER_RESPONSE, HEW_EV_MCP_NOTIFICATION, HEW_EV_LOAD_MCP_DOCUMENTATION,
-    HEW_EV_CHECKPOINT_CREATED, HEW_EV_CLINEIGNORE_ERROR, HEW_EV_DIFF_ERROR
+    HEW_EV_CHECKPOINT_CREATED, HEW_EV_CLINEIGNORE_ERROR, HEW_EV_DIFF_ERROR,
+    HEW_EV_SANDBOX_DENIED, HEW_EV_COMMAND_UNSANDBOXED
 } hew_event_kind;
 
 /* The kind of a type string (HEW_EV_OTHER for NULL or one not listed): for events rebuilt
@@ -256,6 +257,28 @@ typedef struct hew_options {
      * with no is recorded as denied for want of approval, with what would have allowed it
      * (hew_task_outcome's denied list; class HEW_EXIT_DENIED). Default 0. */
     int unattended;
+    /* The sandbox of the commands the model runs (issue #19; docs/sandbox.md). mode:
+     * NULL or "auto" (default): a command the user approved by hand runs unconfined (the
+     * user read it), every other one (auto-approved, yolo, unattended) under
+     * "workspace-write"; "read-only", "workspace-write" or "danger-full-access": that
+     * mode for every command, approved by hand or not. hew_session_new refuses another
+     * word. The model's requires_approval never widens it. writable_roots: more
+     * folders commands may write under workspace-write, absolute (the workspace and the
+     * temp dir always are), NULL-terminated; NULL: none. network: 1 lets sandboxed
+     * commands use the network (default 0: off). allow_hosts: the hosts a sandboxed
+     * command may still reach with the network off, through hew's egress proxy
+     * (NULL-terminated; NULL: none). hidden: more paths sandboxed commands can neither
+     * read nor write (the --api-key-file's file; hew's data and config folders always
+     * are), absolute, NULL-terminated. backend: NULL or "auto" (Landlock, else
+     * bubblewrap), "landlock" or "bwrap". All copied by hew_session_new. A front end must
+     * take none of them from a project's files: a repository must not widen its own
+     * sandbox. */
+    const char *sandbox_mode;
+    const char *const *sandbox_writable_roots;
+    int sandbox_network;
+    const char *const *sandbox_allow_hosts;
+    const char *const *sandbox_hidden;
+    const char *sandbox_backend;
 } hew_options;
 
 /* Fill o with the defaults above. */
