@@ -594,6 +594,18 @@ HEW_API hew_code hew_check_store(const hew_options *o, char *detail, size_t n);
  * it could not run or failed in version (HEW_E_NOTFOUND: not in PATH). */
 HEW_API hew_code hew_program_version(const char *program, char *version, size_t n);
 
+/* What the sandbox of commands is under o (its sandbox_* settings and cwd; o may be NULL:
+ * the defaults), as a JSON object in *out (hew_free it): {"mode" (the setting: "auto",
+ * "read-only", "workspace-write", "danger-full-access"), "applies" (the mode a command
+ * the user did not approve by hand gets), "backend" (what confines it: "landlock",
+ * "bwrap", or "none" when nothing does), "gaps" (what the backend cannot enforce, one
+ * phrase a line; "" none), "error" (only when it cannot be set up: why, and what to do),
+ * "landlock_abi" (0: none), "seccomp", "userns" (booleans), "bwrap" (the path of a
+ * working bubblewrap, "" none), "network" (boolean)}. Prepares the sandbox once to know
+ * (nothing runs). HEW_OK; HEW_E_INVALID for a sandbox setting hew_session_new would
+ * refuse (err says which); HEW_E_NOMEM. */
+HEW_API hew_code hew_sandbox_report(const hew_options *o, char **out, char *err, size_t errlen);
+
 /* ---- MCP settings ----------------------------------------------------------------------
  *
  * The files that say which MCP servers hew connects to: the user's
