@@ -308,6 +308,14 @@ static void relay(egress *e, int c, int u, bool forward)
                     x->len = (size_t)r;
                     x->off = 0;
                     last = clock_now_ms();
+                    /* most of the time the other side takes it at once: no poll */
+                    ssize_t s = send(x->to, x->buf, x->len, MSG_NOSIGNAL);
+                    if (s > 0 && (size_t)s == x->len)
+                        x->len = 0;
+                    else if (s > 0)
+                        x->off = (size_t)s;
+                    else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+                        failed = true;
                 } else if (r == 0) {
                     x->eof = true;
                 } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
