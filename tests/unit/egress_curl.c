@@ -16,74 +16,8 @@
 
 #include "check.h"
 #include "net/egress.h"
+#include "origin.h"
 #include "sys/proc.h"
-
-/* ---- a one-answer-per-connection HTTP origin ------------------------------------------- */
-
-typedef struct origin {
-    int fd, port, stop[2];
-    pthread_t th;
-} origin;
-
-static void *origin_main(void *arg)
-{
-    origin *o = arg;
-    for (;;) {
-        struct pollfd p[2] = { { o->fd, POLLIN, 0 }, { o->stop[0], POLLIN, 0 } };
-        if (poll(p, 2, 30000) <= 0 || (p[1].revents & POLLIN))
-            return NULL;
-        int c = accept(o->fd, NULL, NULL);
-        if (c < 0)
-            continue;
-        char b[8192];
-        size_t len = 0;
-        while (len < sizeof b - 1) {
-            struct pollfd q = { c, POLLIN, 0 };
-            if (poll(&q, 1, 30000) <= 0)
-                break;
-            ssize_t n = recv(c, b + len, sizeof b - 1 - len, 0);
-            if (n <= 0)
-                break;
-            len += (size_t)n;
-            b[len] = '\0';
-            if (strstr(b, "\r\n\r\n"))
-                break;
-        }
-        static const char ans[] = "HTTP/1.1 200 OK\r\nContent-Length: 15\r\n"
-                                  "Connection: close\r\n\r\norigin reached\n";
-        ssize_t w = send(c, ans, sizeof ans - 1, MSG_NOSIGNAL);
-        (void)w;
-        close(c);
-    }
-}
-
-static void origin_start(origin *o)
-{
-    o->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t al = sizeof a;
-    if (o->fd < 0 || bind(o->fd, (struct sockaddr *)&a, sizeof a) != 0 ||
-        listen(o->fd, 16) != 0 || getsockname(o->fd, (struct sockaddr *)&a, &al) != 0 ||
-        pipe(o->stop) != 0) {
-        perror("origin");
-        exit(1);
-    }
-    o->port = ntohs(a.sin_port);
-    pthread_create(&o->th, NULL, origin_main, o);
-}
-
-static void origin_stop(origin *o)
-{
-    ssize_t w = write(o->stop[1], "x", 1);
-    (void)w;
-    pthread_join(o->th, NULL);
-    close(o->fd);
-    close(o->stop[0]);
-    close(o->stop[1]);
-}
 
 /* ---- decisions ------------------------------------------------------------------------- */
 
@@ -148,7 +82,7 @@ static int run_curl(egress *e, const char *url, buf *out)
 static void test_curl_through_the_proxy(void)
 {
     origin o;
-    origin_start(&o);
+    origin_start(&o, ORIGIN_HTTP);
     char allow[64], url[128];
     snprintf(allow, sizeof allow, "localhost:%d", o.port);
     egress *e = NULL;
@@ -161,7 +95,7 @@ static void test_curl_through_the_proxy(void)
     /* allowed, by name: curl goes through the proxy (which resolves localhost) */
     snprintf(url, sizeof url, "http://localhost:%d/x", o.port);
     CHECK_INT(run_curl(e, url, &out), 0);
-    CHECK(out.data && strcmp(out.data, "origin reached\n") == 0);
+    CHECK(out.data && strcmp(out.data, ORIGIN_BODY) == 0);
 
     /* not listed, plain HTTP: curl prints the 403 body, which names host and key */
     snprintf(url, sizeof url, "http://127.0.0.1:%d/x", o.port);

@@ -1,5 +1,5 @@
 /* Tests for net/egress, the allow-list proxy, over real sockets on 127.0.0.1: a tiny
- * origin server in this file (HTTP, echo or silent) is reached through the proxy with raw
+ * origin server (tests/support/origin.h: HTTP, echo or silent) is reached through the proxy with raw
  * requests, as curl and other clients send them. Proves: an allowed host is forwarded
  * (origin-form target, Host rewritten, Proxy-* headers dropped) and tunnelled (bytes both
  * ways, early data, half-close); a host not listed gets 403 naming it and the key; every
@@ -21,28 +21,9 @@
 #include "base/buf.h"
 #include "check.h"
 #include "net/egress.h"
+#include "origin.h"
 
 #define SAFETY_MS 30000 /* only a net under a hung test: no assertion is about time */
-
-/* ---- the origin ------------------------------------------------------------------------ */
-
-enum { ORIGIN_HTTP, ORIGIN_ECHO, ORIGIN_SILENT };
-
-typedef struct origin {
-    int fd, port, mode;
-    int stop[2];
-    pthread_t th;
-    pthread_mutex_t mu;
-    int accepts;
-    char head[16384];
-} origin;
-
-static bool wait_in(int fd, int stopfd)
-{
-    struct pollfd p[2] = { { fd, POLLIN, 0 }, { stopfd, POLLIN, 0 } };
-    int n = poll(p, stopfd >= 0 ? 2 : 1, SAFETY_MS);
-    return n > 0 && !(stopfd >= 0 && (p[1].revents & POLLIN));
-}
 
 static void send_str(int fd, const char *s, size_t n)
 {
@@ -53,94 +34,6 @@ static void send_str(int fd, const char *s, size_t n)
         s += w;
         n -= (size_t)w;
     }
-}
-
-static void origin_serve(origin *o, int c)
-{
-    char b[16384];
-    size_t len = 0;
-    if (o->mode == ORIGIN_HTTP) {
-        while (len < sizeof b - 1 && wait_in(c, o->stop[0])) {
-            ssize_t n = recv(c, b + len, sizeof b - 1 - len, 0);
-            if (n <= 0)
-                break;
-            len += (size_t)n;
-            b[len] = '\0';
-            if (strstr(b, "\r\n\r\n"))
-                break;
-        }
-        b[len] = '\0';
-        pthread_mutex_lock(&o->mu);
-        memcpy(o->head, b, len + 1);
-        pthread_mutex_unlock(&o->mu);
-        static const char ans[] = "HTTP/1.1 200 OK\r\nContent-Length: 18\r\n"
-                                  "Connection: close\r\n\r\nhello from origin\n";
-        send_str(c, ans, sizeof ans - 1);
-        return;
-    }
-    while (wait_in(c, o->stop[0])) {
-        ssize_t n = recv(c, b, sizeof b, 0);
-        if (n <= 0)
-            return;
-        if (o->mode == ORIGIN_ECHO)
-            send_str(c, b, (size_t)n);
-    }
-}
-
-static void *origin_main(void *arg)
-{
-    origin *o = arg;
-    while (wait_in(o->fd, o->stop[0])) {
-        int c = accept(o->fd, NULL, NULL);
-        if (c < 0)
-            continue;
-        pthread_mutex_lock(&o->mu);
-        o->accepts++;
-        pthread_mutex_unlock(&o->mu);
-        origin_serve(o, c);
-        close(c);
-    }
-    return NULL;
-}
-
-static void origin_start(origin *o, int mode)
-{
-    memset(o, 0, sizeof *o);
-    o->mode = mode;
-    pthread_mutex_init(&o->mu, NULL);
-    o->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t al = sizeof a;
-    if (o->fd < 0 || bind(o->fd, (struct sockaddr *)&a, sizeof a) != 0 ||
-        listen(o->fd, 16) != 0 || getsockname(o->fd, (struct sockaddr *)&a, &al) != 0 ||
-        pipe(o->stop) != 0) {
-        perror("origin");
-        exit(1);
-    }
-    o->port = ntohs(a.sin_port);
-    pthread_create(&o->th, NULL, origin_main, o);
-}
-
-static int origin_accepts(origin *o)
-{
-    pthread_mutex_lock(&o->mu);
-    int n = o->accepts;
-    pthread_mutex_unlock(&o->mu);
-    return n;
-}
-
-static void origin_stop(origin *o)
-{
-    ssize_t w = write(o->stop[1], "x", 1);
-    (void)w;
-    pthread_join(o->th, NULL);
-    close(o->fd);
-    close(o->stop[0]);
-    close(o->stop[1]);
-    pthread_mutex_destroy(&o->mu);
 }
 
 /* ---- decisions ------------------------------------------------------------------------- */
