@@ -18,6 +18,7 @@
 #include "mcp/config.h"
 #include "mcp/hub.h"
 #include "mcp/watch.h"
+#include "net/egress.h"
 #include "task/settings.h"
 
 /* Where a session's MCP settings are read from. */
@@ -351,6 +352,7 @@ static void attach_hub(hew_session *s, mcp_config *cfg, json_t *untrusted)
         .hidden = (const char *const *)st->sandbox_hidden,
         .data_dir = st->data_dir,
         .network = st->sandbox_network,
+        .proxy_port = st->egress ? egress_port(st->egress) : 0,
     };
     cfg->sandbox = &so;
     if (mcp_hub_start(cfg, s->settings.cwd, &hub, &err) != HEW_OK) {

@@ -15,6 +15,7 @@
 #include "lib/lib_pending.h"
 #include "lib/lib_record.h"
 #include "lib/lib_store.h"
+#include "net/egress.h"
 #include "net/http.h"
 #include "sys/clock.h"
 #include "sys/sbpolicy.h"
@@ -100,6 +101,7 @@ static void settings_release(task_settings *s)
     free_list(s->sandbox_hidden);
     free_list(s->sandbox_allow_hosts);
     sbpolicy_free(s->sandbox);
+    egress_free(s->egress);
 }
 
 /* The model description of hew_options.model_info on top of the table's entry. */
@@ -246,8 +248,17 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
     }
 
     hew_err e = HEW_ERR_INIT;
+    /* the hosts sandboxed commands may reach with the network off: through hew's proxy,
+     * whose port is the one the sandbox lets them connect to */
+    if (st->sandbox_allow_hosts && st->sandbox_allow_hosts[0] && !st->sandbox_network &&
+        egress_start((const char *const *)st->sandbox_allow_hosts, &st->egress, &e) !=
+            HEW_OK) {
+        settings_release(st);
+        free(s);
+        return lib_fail(e.code, err, errlen, e.msg);
+    }
     /* which sandbox commands get: a bad word or path is refused here, before anything
-     * starts (TODO(egress): proxy_port from the egress proxy when allow_hosts is set) */
+     * starts */
     sbpolicy_opts sbo = {
         .mode = st->sandbox_mode,
         .backend = st->sandbox_backend,
@@ -256,6 +267,7 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
         .hidden = (const char *const *)st->sandbox_hidden,
         .data_dir = st->data_dir,
         .network = st->sandbox_network,
+        .proxy_port = st->egress ? egress_port(st->egress) : 0,
     };
     if (sbpolicy_new(&sbo, &st->sandbox, &e) != HEW_OK) {
         settings_release(st);

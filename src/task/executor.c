@@ -226,6 +226,7 @@ void executor_env_init(hew_task *t)
      * child process, whatever variable it came from) */
     e->env_allow = (const char *const *)t->settings->env_allow;
     e->sandbox = t->settings->sandbox;
+    e->egress = t->settings->egress;
 }
 
 /* ---- results ----------------------------------------------------------------------------- */

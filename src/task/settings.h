@@ -64,6 +64,8 @@ typedef struct task_settings {
     bool sandbox_network;
     struct sbpolicy *sandbox;   /* made from the above with the session (never NULL then):
                                    which sandbox commands get, and the prepared ones */
+    struct egress *egress;      /* the proxy to sandbox_allow_hosts (net/egress.h) when
+                                   the network is off and hosts are listed, else NULL */
 } task_settings;
 
 struct hew_session {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/utf8.h"
+#include "net/egress.h"
 #include "tools/cmdpolicy.h"
 #include "sys/ignore.h"
 #include "sys/clock.h"
@@ -766,6 +767,8 @@ static hew_code exec_once(tool_env *env, const char *command, long timeout_s,
     r.interactive = !env->yolo && env->ask_nowait;
     proc_env penv = PROC_ENV_INIT;
     proc_env_for_command(&penv, env->env_allow);
+    if (sb && env->egress) /* the network is off: the allowed hosts through the proxy */
+        egress_child_env(env->egress, &penv);
     const char *argv[] = { shell_path(), "-c", command, NULL };
     proc_opts po = {
         .argv = argv,

@@ -85,6 +85,8 @@ struct tool_env {
                                      (names or globs, NULL-terminated), or NULL */
     struct sbpolicy *sandbox; /* which sandbox commands get (sys/sbpolicy.h); NULL: none
                                  (commands run unconfined: tests' environments only) */
+    struct egress *egress;    /* the proxy to the allowed hosts (net/egress.h), or NULL: a
+                                 sandboxed command with the network off is pointed at it */
     /* The task's mode now (the user may switch it while a tool waits); change it with
      * set_mode. */
     mode_kind (*mode_now)(tool_env *env);

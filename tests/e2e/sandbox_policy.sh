@@ -113,4 +113,47 @@ jq -e '.sandbox.mode == "auto" and .sandbox.applies == "workspace-write" and
     (.sandbox.backend | IN("landlock", "bwrap", "none")) and
     (.checks | map(.name) | index("sandbox") != null)' "$work/d.json" >/dev/null ||
     fail "4: hew doctor: $(jq -c .sandbox "$work/d.json")"
+# ---- 5. sandbox.allow_hosts: the allowed host through hew's proxy, nothing else ----------
+if [[ $abi -ge 4 ]] && command -v curl >/dev/null; then
+    mkdir -p "$work/site"
+    echo "hello from the allowed host" >"$work/site/page.txt"
+    "$py" -m http.server 0 --bind 127.0.0.1 --directory "$work/site" >"$work/site.log" 2>&1 &
+    site=$!
+    for _ in $(seq 1 100); do
+        sport=$(grep -o 'port [0-9]*' "$work/site.log" | head -n 1 | cut -d' ' -f2 || true)
+        [[ -n $sport ]] && break
+        sleep 0.1
+    done
+    [[ -n $sport ]] || { kill "$site"; fail "5: the test's HTTP server did not start"; }
+    printf '{"sandbox": {"allow_hosts": ["127.0.0.1:%s"]}}\n' "$sport" \
+        >"$work/config/hew/config.json"
+    "$py" - "$work/s5.json" "curl -sf http://127.0.0.1:$sport/page.txt" \
+        "curl -sf --noproxy '*' http://127.0.0.1:$sport/page.txt" <<'PY'
+import json, sys
+call = ("Fetching.\n<execute_command>\n<command>%s</command>\n"
+        "<requires_approval>false</requires_approval>\n</execute_command>")
+resp = [{"protocol": "anthropic", "text": call % c} for c in sys.argv[2:]]
+resp.append({"protocol": "anthropic",
+             "text": "<attempt_completion>\n<result>done</result>\n</attempt_completion>"})
+json.dump({"responses": resp}, open(sys.argv[1], "w"))
+PY
+    fake_start "$work/s5.json"
+    hew -p "fetch" --yolo --json >"$work/e5.jsonl" 2>"$work/err5" && rc=0 || rc=$?
+    kill "$site" 2>/dev/null || true
+    [[ $rc -eq 0 || $rc -eq 7 ]] || fail "5: exit $rc: $(cat "$work/err5")"
+    "$py" - "$FAKE_RECORD" <<'PY' || fail "5: the allowed host, and only through the proxy"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+def told(i):
+    c = reqs[i]["body"]["messages"][-1]["content"]
+    return c if isinstance(c, str) else "\n".join(b.get("text", "") for b in c)
+assert "hello from the allowed host" in told(1), told(1)       # through the proxy
+assert "hello from the allowed host" not in told(2), told(2)   # straight: refused
+assert "Command executed successfully" not in told(2), told(2)
+PY
+    fake_stop
+    rm "$work/config/hew/config.json"
+else
+    echo "sandbox_policy: SKIP 5: allow_hosts needs Landlock ABI 4 (this kernel: $abi) and curl"
+fi
 echo "sandbox_policy: ok"
