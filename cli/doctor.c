@@ -3,8 +3,8 @@
  * what to do: the configuration files parse, the API key is there (masked), the provider
  * answers, the data directory and the task store, git (checkpoints), universal-ctags
  * (list_code_definition_names), node/npx (MCP servers), the sandbox of commands (which
- * backend, what the machine offers, the gaps; "sandbox" in --json) and the terminal. --json prints
- * one object with the checks instead. Exit status 0 when nothing FAILed, 1 otherwise, 2
+ * backend, what the machine offers, the gaps; "sandbox" in --json) and the terminal.
+ * --json prints one object with the checks instead. Exit status 0 when nothing FAILed, 1 otherwise, 2
  * for a usage error. The options of a task (--provider, --base-url, --cwd, ...) say
  * which configuration to check. Uses only include/hew.h. */
 #include <jansson.h>
@@ -291,6 +291,16 @@ static void check_sandbox(doctor *d, const hew_options *o)
              json_is_true(json_object_get(r, "seccomp")) ? "yes" : "no",
              json_is_true(json_object_get(r, "userns")) ? "yes" : "no",
              bwrap && *bwrap ? bwrap : "none");
+    char joined[600] = ""; /* the gaps on one line: "a; b; c" */
+    for (size_t i = 0, j = 0; gaps && gaps[i] && j + 3 < sizeof joined; i++) {
+        if (gaps[i] == '\n') {
+            if (gaps[i + 1])
+                j += (size_t)snprintf(joined + j, sizeof joined - j, "; ");
+        } else {
+            joined[j++] = gaps[i];
+            joined[j] = '\0';
+        }
+    }
     if (applies && strcmp(applies, "danger-full-access") == 0)
         add_check(d, "sandbox", CHECK_WARN,
                   "drop --sandbox danger-full-access / sandbox.mode to confine the commands "
@@ -302,12 +312,12 @@ static void check_sandbox(doctor *d, const hew_options *o)
                   "install bubblewrap (apt-get install bubblewrap) or use a kernel with "
                   "Landlock; until then hew asks before each command it would confine",
                   "none: %s; machine: %s", error, machine);
-    else if (gaps && *gaps)
+    else if (joined[0])
         add_check(d, "sandbox", CHECK_WARN,
-                  "what the backend cannot enforce is listed; bubblewrap or a newer kernel "
-                  "may close it",
+                  "these are what the sandbox cannot enforce here; a control file that does "
+                  "not exist yet can be created by a command — create it to protect it",
                   "%s (%s) with gaps: %s; machine: %s", backend ? backend : "?",
-                  applies ? applies : "?", gaps, machine);
+                  applies ? applies : "?", joined, machine);
     else
         add_check(d, "sandbox", CHECK_OK, NULL, "%s: %s for commands you did not approve; "
                   "machine: %s", backend ? backend : "?", applies ? applies : "?", machine);

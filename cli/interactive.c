@@ -824,6 +824,19 @@ static void handle_event(struct ui *u, evq_item *it)
         approval(u, it, d);
         if (is(it, HEW_EV_COMMAND))
             set_activity(u, "running the command");
+    } else if (is(it, HEW_EV_SANDBOX_DENIED)) {
+        char line[600];
+        snprintf(line, sizeof line, "the sandbox stopped it: %s", it->text ? it->text : "");
+        error_line(u, "✗", line);
+    } else if (is(it, HEW_EV_COMMAND_UNSANDBOXED)) {
+        /* leaving the sandbox: yolo and "always" never answer this one */
+        stream_end(u);
+        gap(u, 2);
+        screen_commitf(u->scr, "%s●%s %s$ %s%s  %s(%s)%s", sgr(u, "\033[33m"), sgr(u, "\033[0m"),
+                       sgr(u, "\033[1m"), jstr(d, "command"), sgr(u, "\033[0m"),
+                       sgr(u, "\033[2m"), jstr(d, "reason"), sgr(u, "\033[0m"));
+        if (it->is_ask)
+            yes_no(u, "Run it without the sandbox?");
     } else if (it->is_ask && is(it, HEW_EV_COMPLETION_RESULT)) {
         stream_end(u);
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
