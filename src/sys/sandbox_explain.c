@@ -65,6 +65,7 @@ static const struct syscall_word {
 /* Where a path lies, checked in this order. */
 typedef enum place {
     P_HIDDEN,
+    P_PROCESS, /* /proc/<pid>/…: another process, hew's included */
     P_READONLY,
     P_NO_WRITE_MODE, /* read-only mode: nothing is writable */
     P_OUTSIDE,
@@ -74,6 +75,8 @@ typedef enum place {
 static const char *const place_sentences[] = {
     [P_HIDDEN] = "reading %s was refused: it is hidden from commands in the sandbox (hew's "
                  "data and config)",
+    [P_PROCESS] = "reading %s was refused: other processes (hew's included) are out of reach "
+                  "in the sandbox",
     [P_READONLY] = "writing %s was refused: it is one of the read-only paths in the "
                    "workspace (hew's control files: %s)",
     [P_NO_WRITE_MODE] = "writing %s was refused: the sandbox is read-only (nothing is writable "
@@ -113,6 +116,8 @@ static bool relative_readonly(const sandbox *sb, const char *rel)
 
 static place where(const sandbox *sb, const char *path)
 {
+    if (strncmp(path, "/proc/", 6) == 0 && path[6] >= '1' && path[6] <= '9')
+        return P_PROCESS;
     if (path[0] == '/') {
         for (size_t i = 0; i < sb->n_hidden; i++)
             if (inside(sb->hidden[i], path))
@@ -261,7 +266,8 @@ bool sandbox_explain(const sandbox *sb, const char *output, size_t len, int exit
             }
             char path[EXPLAIN_PATH_MAX];
             find_path(p, n, path, sizeof path);
-            if (kind == R_MISSING && !(path[0] && where(sb, path) == P_HIDDEN))
+            place pl = path[0] ? where(sb, path) : P_UNKNOWN;
+            if (kind == R_MISSING && pl != P_HIDDEN && pl != P_PROCESS)
                 break; /* a file that is simply not there */
             explain_fs(sb, path, why);
             return true;
