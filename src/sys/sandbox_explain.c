@@ -34,6 +34,7 @@ static const struct pattern {
     { "Device or resource busy", R_FS }, /* renaming a path the sandbox bound over */
     { "Operation not permitted", R_FS_ANY },
     { "permission denied", R_FS_ANY }, /* mount(8) */
+    { "must be superuser", R_FS_ANY }, /* mount(8) as a user */
     { "EPERM", R_FS_ANY },
     { "Network is unreachable", R_NET },
     { "Could not resolve host", R_NET },
