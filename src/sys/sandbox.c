@@ -444,10 +444,6 @@ hew_code sandbox_prepare(const sandbox_policy *policy, sandbox **out, hew_err *e
         return HEW_OK;
     if (policy->mode != SANDBOX_READ_ONLY && policy->mode != SANDBOX_WORKSPACE_WRITE)
         return hew_err_set(err, HEW_E_INVALID, "sandbox: unknown mode %d", (int)policy->mode);
-    if (policy->backend == SANDBOX_BACKEND_NONE)
-        return hew_err_set(err, HEW_E_INVALID,
-                           "sandbox: backend \"none\" confines nothing; use the mode "
-                           "danger-full-access to run unconfined");
     sandbox *sb = calloc(1, sizeof *sb);
     if (!sb)
         return hew_err_set(err, HEW_E_NOMEM, "sandbox: out of memory");
@@ -476,7 +472,15 @@ hew_code sandbox_prepare(const sandbox_policy *policy, sandbox **out, hew_err *e
 
     sandbox_caps caps;
     sandbox_probe(&caps);
-    sb->backend = policy->backend == SANDBOX_BACKEND_AUTO ? choose(sb, &caps) : policy->backend;
+    /* NONE in a policy (a zeroed one) means AUTO: only the mode says "unconfined" */
+    sb->backend = policy->backend == SANDBOX_BACKEND_AUTO || policy->backend == SANDBOX_BACKEND_NONE
+                      ? choose(sb, &caps)
+                      : policy->backend;
+    if ((unsigned)sb->backend > SANDBOX_BACKEND_BWRAP) {
+        sandbox_free(sb);
+        return hew_err_set(err, HEW_E_INVALID, "sandbox: unknown backend %d",
+                           (int)policy->backend);
+    }
     buf gaps = BUF_INIT(1 << 16);
     if (sb->backend == SANDBOX_BACKEND_NONE) {
         rc = hew_err_set(err, HEW_E_UNSUPPORTED,
@@ -503,6 +507,9 @@ hew_code sandbox_prepare(const sandbox_policy *policy, sandbox **out, hew_err *e
     if (rc == HEW_OK && sb->backend == SANDBOX_BACKEND_LANDLOCK && !sb->network &&
         caps.landlock_abi < 4 && !caps.seccomp)
         buf_puts(&gaps, "the network is not off (no seccomp filter, Landlock ABI < 4)\n");
+    if (rc == HEW_OK && sb->backend == SANDBOX_BACKEND_LANDLOCK)
+        buf_puts(&gaps, "file metadata (chmod, chown, timestamps) outside the writable roots "
+                        "is not protected (Landlock does not cover it)\n");
     if (rc == HEW_OK && sb->proxy_port > 0)
         buf_printf(&gaps, "TCP to port %d is allowed to any host, not only the proxy "
                           "(Landlock limits ports, not addresses)\n", sb->proxy_port);

@@ -54,7 +54,8 @@ typedef enum sandbox_backend {
 
 typedef struct sandbox_policy {
     sandbox_mode mode;
-    sandbox_backend backend;            /* AUTO unless a test or the user forces one */
+    sandbox_backend backend;            /* AUTO unless a test or the user forces one
+                                           (NONE, as in a zeroed policy, means AUTO) */
     const char *const *writable_roots;  /* absolute dirs, NULL-terminated (workspace-write) */
     const char *const *readonly_paths;  /* absolute paths inside them that stay read-only;
                                            a path that does not exist yet must not be
