@@ -1,6 +1,6 @@
 /* Unit tests of sys/sandbox through sys/proc: escape attempts by a confined /bin/sh under
- * workspace-write and read-only — writing outside the workspace, to ~/.ssh, to
- * .git/hooks, renaming .git, creating in .hew, reading a hidden config holding a key, TCP
+ * workspace-write and read-only — writing outside the workspace (or changing a file's
+ * mode or times there), to ~/.ssh, to .git/hooks, renaming .git, creating in .hew, reading a hidden config holding a key, TCP
  * with the network off, unshare, ptrace, mount — fail, and the same commands succeed
  * unconfined; what the policy allows (the workspace, the temp root, new directories in
  * them, the network when on) works. Run for each backend this machine has (landlock,
@@ -140,6 +140,11 @@ static void test_workspace_write(void)
     want_why = "outside the writable roots";
     attempt(sb, s, true, NULL);
     CHECK(!exists("/etc/hew-sandbox-escape"));
+    /* file metadata outside them (Landlock alone does not cover it) */
+    snprintf(s, sizeof s, "chmod 4777 %s/file", other);
+    attempt(sb, s, true, NULL);
+    snprintf(s, sizeof s, "touch -d 2000-01-01 %s/file", other);
+    attempt(sb, s, true, NULL);
     attempt(sb, "touch /etc/hew-sandbox-escape", geteuid() == 0, "rm -f /etc/hew-sandbox-escape");
     snprintf(s, sizeof s, "echo key > %s/.ssh/authorized_keys", home);
     attempt(sb, s, true, NULL);
@@ -390,9 +395,10 @@ static void setup(void)
              "mkdir -p %s/.git/hooks %s/.hew %s/.ssh %s %s && echo '[core]' > %s/.git/config && "
              "echo known > %s/.ssh/known_hosts && echo existing > %s/existing && "
              "echo '{\"api_key\":\"sk-test-key\"}' > %s/config.json && "
-             "echo sk-test-key > %s/task.json && echo '*.log' > %s/.clineignore",
+             "echo sk-test-key > %s/task.json && echo '*.log' > %s/.clineignore && "
+             "echo x > %s/file",
              ws, ws, home, hidden_cfg, hidden_in_tmp, ws, home, ws, hidden_cfg, hidden_in_tmp,
-             ws);
+             ws, other);
     run_sh(NULL, s, NULL, NULL);
 }
 
