@@ -218,6 +218,7 @@ static void probe_now(void)
     ns.backend = SANDBOX_BACKEND_LANDLOCK;
     ns.ruleset_fd = -1;
     ns.mountns = true;
+    ns.ro_root = true; /* all of it, as the backend does it (a container may refuse) */
     ns.userns = geteuid() != 0;
     fill_idmaps(&ns);
     const char *const argv[] = { truth, NULL };
