@@ -347,8 +347,8 @@ static hew_code add_mount(sandbox_mount **v, size_t *n, const char *path, bool i
     return HEW_OK;
 }
 
-/* Scratch directories writable in workspace-write (as in sandbox_landlock.c). */
-static const char *const scratch_mounts[] = { "/dev/shm" };
+const char *const sandbox_scratch_dirs[] = { "/dev/shm" };
+const size_t sandbox_n_scratch_dirs = COUNT(sandbox_scratch_dirs);
 
 /* Plan the child's mount namespace (landlock backend): the read-only binds and hidden
  * covers inside the writable roots, and the whole tree read-only but the writable roots;
@@ -387,12 +387,12 @@ static hew_code plan_mounts(sandbox *sb, const sandbox_caps *caps, buf *gaps, he
                 rc = add_mount(&sb->rw_mounts, &sb->n_rw_mounts, sb->writable[i], true, err);
         }
         for (size_t i = 0; rc == HEW_OK && sb->mode == SANDBOX_WORKSPACE_WRITE &&
-                           i < COUNT(scratch_mounts);
+                           i < sandbox_n_scratch_dirs;
              i++) {
             struct stat st;
-            if (stat(scratch_mounts[i], &st) == 0 && S_ISDIR(st.st_mode) &&
-                !in_writable(sb, scratch_mounts[i]))
-                rc = add_mount(&sb->rw_mounts, &sb->n_rw_mounts, scratch_mounts[i], true, err);
+            const char *d = sandbox_scratch_dirs[i];
+            if (stat(d, &st) == 0 && S_ISDIR(st.st_mode) && !in_writable(sb, d))
+                rc = add_mount(&sb->rw_mounts, &sb->n_rw_mounts, d, true, err);
         }
         sb->ro_root = true;
         sb->mountns = true;

@@ -185,6 +185,8 @@ static size_t path_candidates(const char *line, size_t n, struct cand *c, size_t
                               line[i] == ',' || line[i] == ')'))
                 i++;
             len = i - start;
+            if (len == 0)
+                i++; /* a ')' alone: step over it */
         }
         while (len && (line[start + len - 1] == '.' || line[start + len - 1] == '\''))
             len--; /* a sentence's period, a stray quote */

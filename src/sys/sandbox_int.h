@@ -83,6 +83,11 @@ struct sandbox {
     char *gaps;              /* "" or lines */
 };
 
+/* Directories shared as scratch space in workspace-write (Python's semaphores live in
+ * /dev/shm): writable like the writable roots; never in read-only. */
+extern const char *const sandbox_scratch_dirs[];
+extern const size_t sandbox_n_scratch_dirs;
+
 /* ---- prepare-time builders (each fills its part of sb; errors as values) -------------- */
 
 hew_code sandbox_landlock_build(sandbox *sb, int abi, hew_err *err);

@@ -99,6 +99,8 @@ static void test_workspace_write(void)
          "ptrace", "the network is off"); /* Python's socket(): no path, no call named */
     /* bwrap */
     SAYS(sb, "bwrap: Can't mkdir /x: Read-only file system\n", "could not be set up", "bwrap");
+    /* a ')' standing alone before the path (this used to loop forever) */
+    SAYS(sb, "make ) Permission denied: '/etc/y'\n", "/etc/y", "outside");
     /* nothing of the sandbox's */
     silent(sb, "touch: cannot touch '/etc/x': Permission denied\n", 0); /* it succeeded */
     silent(sb, "make: *** [Makefile:3: all] Error 1\n", 2);
@@ -128,6 +130,52 @@ static void test_read_only(void)
     sandbox_free(sb);
 }
 
+/* Output is the command's: any bytes, any length. Nothing crashes or reads past it (ASan),
+ * and a sentence stays short. */
+static void test_any_bytes(void)
+{
+    sandbox *sb = make(SANDBOX_WORKSPACE_WRITE, false);
+    if (!sb)
+        return;
+    static const char *const pieces[] = { "Permission denied", ": '", "/etc/", "\xe2\x80\x98",
+                                          "\n", "'", "\"", "unshare:", " ", "bwrap: ",
+                                          "No such file or directory", "\xe2\x80", "/" };
+    unsigned long long seed = 0x9E3779B97F4A7C15ULL;
+    char *big = malloc(1 << 20);
+    REQUIRE(big != NULL);
+    for (int round = 0; round < 3000; round++) {
+        size_t len = 0, want = (size_t)(seed % 600);
+        while (len < want) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            if (seed >> 62) {
+                const char *p = pieces[(seed >> 33) % (sizeof pieces / sizeof *pieces)];
+                size_t n = strlen(p);
+                if (len + n > want)
+                    break;
+                memcpy(big + len, p, n);
+                len += n;
+            } else {
+                big[len++] = (char)(seed >> 40);
+            }
+        }
+        char *exact = malloc(len ? len : 1); /* no NUL after it: ASan sees any overread */
+        REQUIRE(exact != NULL);
+        memcpy(exact, big, len);
+        buf why = BUF_INIT(1 << 16);
+        sandbox_explain(sb, exact, len, 1, &why);
+        CHECK(why.len < 2048);
+        buf_release(&why);
+        free(exact);
+    }
+    memset(big, 'a', 1 << 20); /* longer than the scan: only its tail is looked at */
+    memcpy(big + (1 << 20) - 40, "\ntouch: '/etc/x': Permission denied\n", 36);
+    buf why = BUF_INIT(4096);
+    CHECK(sandbox_explain(sb, big, 1 << 20, 1, &why));
+    buf_release(&why);
+    free(big);
+    sandbox_free(sb);
+}
+
 int main(void)
 {
     sandbox_caps caps;
@@ -146,6 +194,7 @@ int main(void)
     RUN(test_workspace_write);
     RUN(test_network_on);
     RUN(test_read_only);
+    RUN(test_any_bytes);
     tmpdir_remove(ws);
     free(ws);
     return check_report();
