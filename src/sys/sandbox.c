@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -73,9 +74,12 @@ static const char *const step_names[SANDBOX_STEP_COUNT] = {
     [SANDBOX_STEP_UNSHARE] = "making a mount namespace",
     [SANDBOX_STEP_IDMAP] = "mapping the user into its namespace",
     [SANDBOX_STEP_PRIVATE] = "making the mounts private",
+    [SANDBOX_STEP_RO_ROOT] = "making every mount read-only",
+    [SANDBOX_STEP_RW_BIND] = "binding a writable root",
     [SANDBOX_STEP_RO_BIND] = "binding a read-only path",
     [SANDBOX_STEP_HIDE] = "covering a hidden path",
     [SANDBOX_STEP_CHDIR] = "entering the working directory",
+    [SANDBOX_STEP_CAPS] = "dropping root's capabilities",
     [SANDBOX_STEP_NO_NEW_PRIVS] = "setting no_new_privs",
     [SANDBOX_STEP_LANDLOCK] = "applying the Landlock rules",
     [SANDBOX_STEP_SECCOMP] = "installing the seccomp filter",
@@ -90,6 +94,8 @@ const char *sandbox_step_name(int step)
 
 const char *sandbox_step_path(const sandbox *sb, int step, int index)
 {
+    if (step == SANDBOX_STEP_RW_BIND && index >= 0 && (size_t)index < sb->n_rw_mounts)
+        return sb->rw_mounts[index].path;
     if (step == SANDBOX_STEP_RO_BIND && index >= 0 && (size_t)index < sb->n_ro_mounts)
         return sb->ro_mounts[index].path;
     if (step == SANDBOX_STEP_HIDE && index >= 0 && (size_t)index < sb->n_hide_mounts)
@@ -127,6 +133,18 @@ bool sandbox_which(const char *name, char *out, size_t cap)
 
 /* ---- the child's side -------------------------------------------------------------------- */
 
+/* Capabilities a root child loses (from its bounding set, so its exec'd command never has
+ * them): reading other processes (ptrace, /proc/<pid>/environ of an undumpable hew),
+ * administration, modules, raw I/O, devices, the clock, network administration. */
+static const int dropped_caps[] = {
+    CAP_SYS_PTRACE, CAP_SYS_ADMIN,   CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_SYS_BOOT,
+    CAP_MKNOD,      CAP_SYS_TIME,    CAP_NET_ADMIN,  CAP_NET_RAW,   CAP_SETFCAP,
+    CAP_MAC_ADMIN,  CAP_MAC_OVERRIDE, CAP_SYS_CHROOT, CAP_LINUX_IMMUTABLE,
+#ifdef CAP_BPF
+    CAP_BPF,        CAP_PERFMON,
+#endif
+};
+
 int sandbox_child_confine(const sandbox *sb, const char *cwd, int *step, int *index)
 {
     *index = -1;
@@ -136,6 +154,11 @@ int sandbox_child_confine(const sandbox *sb, const char *cwd, int *step, int *in
     *step = SANDBOX_STEP_CHDIR;
     if (cwd && chdir(cwd) != 0)
         return -errno;
+    *step = SANDBOX_STEP_CAPS;
+    if (sb->drop_caps)
+        for (size_t i = 0; i < COUNT(dropped_caps); i++)
+            if (prctl(PR_CAPBSET_DROP, dropped_caps[i], 0, 0, 0) != 0 && errno != EINVAL)
+                return -errno;
     *step = SANDBOX_STEP_NO_NEW_PRIVS;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -errno;
@@ -195,6 +218,7 @@ static void probe_now(void)
     ns.backend = SANDBOX_BACKEND_LANDLOCK;
     ns.ruleset_fd = -1;
     ns.mountns = true;
+    ns.ro_root = true; /* all of it, as the backend does it (a container may refuse) */
     ns.userns = geteuid() != 0;
     fill_idmaps(&ns);
     const char *const argv[] = { truth, NULL };
@@ -242,6 +266,7 @@ void sandbox_free(sandbox *sb)
     free_list(sb->writable, sb->n_writable);
     free_list(sb->readonly, sb->n_readonly);
     free_list(sb->hidden, sb->n_hidden);
+    free_mounts(sb->rw_mounts, sb->n_rw_mounts);
     free_mounts(sb->ro_mounts, sb->n_ro_mounts);
     free_mounts(sb->hide_mounts, sb->n_hide_mounts);
     free(sb->bpf);
@@ -322,8 +347,12 @@ static hew_code add_mount(sandbox_mount **v, size_t *n, const char *path, bool i
     return HEW_OK;
 }
 
-/* Plan the read-only binds and hidden covers inside the writable roots; gaps for what
- * cannot be done. */
+const char *const sandbox_scratch_dirs[] = { "/dev/shm" };
+const size_t sandbox_n_scratch_dirs = COUNT(sandbox_scratch_dirs);
+
+/* Plan the child's mount namespace (landlock backend): the read-only binds and hidden
+ * covers inside the writable roots, and the whole tree read-only but the writable roots;
+ * gaps for what cannot be done. */
 static hew_code plan_mounts(sandbox *sb, const sandbox_caps *caps, buf *gaps, hew_err *err)
 {
     hew_code rc = HEW_OK;
@@ -347,14 +376,34 @@ static hew_code plan_mounts(sandbox *sb, const sandbox_caps *caps, buf *gaps, he
         rc = add_mount(&sb->hide_mounts, &sb->n_hide_mounts, sb->hidden[i], S_ISDIR(st.st_mode),
                        err);
     }
-    if (rc != HEW_OK || sb->n_ro_mounts + sb->n_hide_mounts == 0)
+    if (rc != HEW_OK || sb->backend != SANDBOX_BACKEND_LANDLOCK)
         return rc;
     if (caps->userns) {
+        /* the whole tree read-only at the mount level, the writable roots (and the scratch
+         * dirs of workspace-write) writable again */
+        for (size_t i = 0; rc == HEW_OK && i < sb->n_writable; i++) {
+            struct stat st;
+            if (stat(sb->writable[i], &st) == 0 && S_ISDIR(st.st_mode))
+                rc = add_mount(&sb->rw_mounts, &sb->n_rw_mounts, sb->writable[i], true, err);
+        }
+        for (size_t i = 0; rc == HEW_OK && sb->mode == SANDBOX_WORKSPACE_WRITE &&
+                           i < sandbox_n_scratch_dirs;
+             i++) {
+            struct stat st;
+            const char *d = sandbox_scratch_dirs[i];
+            if (stat(d, &st) == 0 && S_ISDIR(st.st_mode) && !in_writable(sb, d))
+                rc = add_mount(&sb->rw_mounts, &sb->n_rw_mounts, d, true, err);
+        }
+        sb->ro_root = true;
         sb->mountns = true;
         sb->userns = geteuid() != 0;
         fill_idmaps(sb);
-        return HEW_OK;
+        return rc;
     }
+    buf_puts(gaps, "file metadata (chmod, chown, timestamps) outside the writable roots is not "
+                   "protected (no mount namespace; Landlock does not cover it)\n");
+    if (sb->n_ro_mounts + sb->n_hide_mounts == 0)
+        return HEW_OK;
     for (size_t i = 0; i < sb->n_ro_mounts; i++)
         buf_printf(gaps, "%s writable (no mount namespace)\n", sb->ro_mounts[i].path);
     for (size_t i = 0; i < sb->n_hide_mounts; i++)
@@ -425,14 +474,11 @@ hew_code sandbox_prepare(const sandbox_policy *policy, sandbox **out, hew_err *e
         return HEW_OK;
     if (policy->mode != SANDBOX_READ_ONLY && policy->mode != SANDBOX_WORKSPACE_WRITE)
         return hew_err_set(err, HEW_E_INVALID, "sandbox: unknown mode %d", (int)policy->mode);
-    if (policy->backend == SANDBOX_BACKEND_NONE)
-        return hew_err_set(err, HEW_E_INVALID,
-                           "sandbox: backend \"none\" confines nothing; use the mode "
-                           "danger-full-access to run unconfined");
     sandbox *sb = calloc(1, sizeof *sb);
     if (!sb)
         return hew_err_set(err, HEW_E_NOMEM, "sandbox: out of memory");
     sb->ruleset_fd = -1;
+    sb->drop_caps = geteuid() == 0;
     sb->mode = policy->mode;
     sb->network = policy->network;
     sb->proxy_port = policy->network ? 0 : policy->proxy_port;
@@ -456,7 +502,15 @@ hew_code sandbox_prepare(const sandbox_policy *policy, sandbox **out, hew_err *e
 
     sandbox_caps caps;
     sandbox_probe(&caps);
-    sb->backend = policy->backend == SANDBOX_BACKEND_AUTO ? choose(sb, &caps) : policy->backend;
+    /* NONE in a policy (a zeroed one) means AUTO: only the mode says "unconfined" */
+    sb->backend = policy->backend == SANDBOX_BACKEND_AUTO || policy->backend == SANDBOX_BACKEND_NONE
+                      ? choose(sb, &caps)
+                      : policy->backend;
+    if ((unsigned)sb->backend > SANDBOX_BACKEND_BWRAP) {
+        sandbox_free(sb);
+        return hew_err_set(err, HEW_E_INVALID, "sandbox: unknown backend %d",
+                           (int)policy->backend);
+    }
     buf gaps = BUF_INIT(1 << 16);
     if (sb->backend == SANDBOX_BACKEND_NONE) {
         rc = hew_err_set(err, HEW_E_UNSUPPORTED,
@@ -503,6 +557,10 @@ hew_code sandbox_prepare(const sandbox_policy *policy, sandbox **out, hew_err *e
         sandbox_free(sb);
         return rc;
     }
+    /* A confined command runs as hew's user: unless hew is undumpable it could read hew's
+     * environment (an API key) through /proc/<pid>/environ, which Landlock does not
+     * refuse. Children are not affected (exec resets it). */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     *out = sb;
     return HEW_OK;
 }

@@ -21,9 +21,12 @@ typedef enum sandbox_step {
     SANDBOX_STEP_UNSHARE,     /* the user / mount namespace */
     SANDBOX_STEP_IDMAP,       /* uid_map, gid_map, setgroups */
     SANDBOX_STEP_PRIVATE,     /* making the mounts private to the child */
+    SANDBOX_STEP_RO_ROOT,     /* every mount read-only */
+    SANDBOX_STEP_RW_BIND,     /* a writable root bound writable again (index: which) */
     SANDBOX_STEP_RO_BIND,     /* a read-only path bound over itself (index: which) */
     SANDBOX_STEP_HIDE,        /* an empty mount over a hidden path (index: which) */
     SANDBOX_STEP_CHDIR,       /* entering the working directory (after the mounts) */
+    SANDBOX_STEP_CAPS,        /* root: dropping capabilities from the bounding set */
     SANDBOX_STEP_NO_NEW_PRIVS,
     SANDBOX_STEP_LANDLOCK,    /* landlock_restrict_self */
     SANDBOX_STEP_SECCOMP,     /* installing the filter */
@@ -46,6 +49,7 @@ struct sandbox {
     sandbox_backend backend;
     bool network;
     int proxy_port;
+    bool drop_caps;          /* hew runs as root: the child drops dangerous capabilities */
 
     /* The policy's paths, copied (for explain and the bwrap argv). */
     char **writable, **readonly, **hidden;
@@ -59,6 +63,9 @@ struct sandbox {
     bool mountns;            /* the child makes one */
     bool userns;             /* ... inside a new user namespace (not root) */
     char uid_map[48], gid_map[48];
+    bool ro_root;            /* every mount read-only but rw_mounts */
+    sandbox_mount *rw_mounts;
+    size_t n_rw_mounts;
     sandbox_mount *ro_mounts;
     size_t n_ro_mounts;
     sandbox_mount *hide_mounts;
@@ -75,6 +82,11 @@ struct sandbox {
 
     char *gaps;              /* "" or lines */
 };
+
+/* Directories shared as scratch space in workspace-write (Python's semaphores live in
+ * /dev/shm): writable like the writable roots; never in read-only. */
+extern const char *const sandbox_scratch_dirs[];
+extern const size_t sandbox_n_scratch_dirs;
 
 /* ---- prepare-time builders (each fills its part of sb; errors as values) -------------- */
 

