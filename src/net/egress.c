@@ -475,6 +475,9 @@ static bool build_forward(const head *h, size_t pos, const request *rq, const ch
         for (const char *c = line; c < colon; c++)
             if (!is_tchar(*c))
                 return false;
+        for (const char *c = colon; c < line + len; c++) /* no CR or control in a value */
+            if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f)
+                return false;
         if (dropped(line, (size_t)(colon - line)))
             continue;
         buf_append(out, line, len);

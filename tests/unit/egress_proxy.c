@@ -377,6 +377,10 @@ static void test_head_cap_and_garbage(void)
     snprintf(f.req, sizeof f.req, "GET http://127.0.0.1:%d/ HTTP/1.1\r\n folded: x\r\n\r\n",
              f.o.port);
     CHECK_INT(exchange_str(P(&f), f.req, &f.ans), 400);
+    snprintf(f.req, sizeof f.req,
+             "GET http://127.0.0.1:%d/ HTTP/1.1\r\nX: a\rGET /smuggled HTTP/1.1\r\n\r\n",
+             f.o.port);
+    CHECK_INT(exchange_str(P(&f), f.req, &f.ans), 400);
     CHECK_INT(origin_accepts(&f.o), 1);
     /* random bytes: always an answer or a close, never a crash or a forward */
     unsigned s = 12345;
