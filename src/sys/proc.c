@@ -421,6 +421,14 @@ static hew_code spawn_confined(const proc_opts *o, const int outp[2], const int 
             close(c.seccomp_fd);
         return hew_err_set(err, HEW_E_IO, "cannot run %s: no pipe: %s", prog, strerror(e));
     }
+    /* the child moves descriptors onto 0..3: the report pipe must not sit there */
+    if (rep[1] <= SANDBOX_BWRAP_SECCOMP_FD) {
+        int moved = fcntl(rep[1], F_DUPFD_CLOEXEC, 10);
+        if (moved >= 0) {
+            close(rep[1]);
+            rep[1] = moved;
+        }
+    }
     c.report_fd = rep[1];
 
     /* no handler of the parent may run in the child before its dispositions are reset */

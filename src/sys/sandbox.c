@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -76,6 +77,7 @@ static const char *const step_names[SANDBOX_STEP_COUNT] = {
     [SANDBOX_STEP_RO_BIND] = "binding a read-only path",
     [SANDBOX_STEP_HIDE] = "covering a hidden path",
     [SANDBOX_STEP_CHDIR] = "entering the working directory",
+    [SANDBOX_STEP_CAPS] = "dropping root's capabilities",
     [SANDBOX_STEP_NO_NEW_PRIVS] = "setting no_new_privs",
     [SANDBOX_STEP_LANDLOCK] = "applying the Landlock rules",
     [SANDBOX_STEP_SECCOMP] = "installing the seccomp filter",
@@ -127,6 +129,18 @@ bool sandbox_which(const char *name, char *out, size_t cap)
 
 /* ---- the child's side -------------------------------------------------------------------- */
 
+/* Capabilities a root child loses (from its bounding set, so its exec'd command never has
+ * them): reading other processes (ptrace, /proc/<pid>/environ of an undumpable hew),
+ * administration, modules, raw I/O, devices, the clock, network administration. */
+static const int dropped_caps[] = {
+    CAP_SYS_PTRACE, CAP_SYS_ADMIN,   CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_SYS_BOOT,
+    CAP_MKNOD,      CAP_SYS_TIME,    CAP_NET_ADMIN,  CAP_NET_RAW,   CAP_SETFCAP,
+    CAP_MAC_ADMIN,  CAP_MAC_OVERRIDE, CAP_SYS_CHROOT, CAP_LINUX_IMMUTABLE,
+#ifdef CAP_BPF
+    CAP_BPF,        CAP_PERFMON,
+#endif
+};
+
 int sandbox_child_confine(const sandbox *sb, const char *cwd, int *step, int *index)
 {
     *index = -1;
@@ -136,6 +150,11 @@ int sandbox_child_confine(const sandbox *sb, const char *cwd, int *step, int *in
     *step = SANDBOX_STEP_CHDIR;
     if (cwd && chdir(cwd) != 0)
         return -errno;
+    *step = SANDBOX_STEP_CAPS;
+    if (sb->drop_caps)
+        for (size_t i = 0; i < COUNT(dropped_caps); i++)
+            if (prctl(PR_CAPBSET_DROP, dropped_caps[i], 0, 0, 0) != 0 && errno != EINVAL)
+                return -errno;
     *step = SANDBOX_STEP_NO_NEW_PRIVS;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -errno;
@@ -425,14 +444,11 @@ hew_code sandbox_prepare(const sandbox_policy *policy, sandbox **out, hew_err *e
         return HEW_OK;
     if (policy->mode != SANDBOX_READ_ONLY && policy->mode != SANDBOX_WORKSPACE_WRITE)
         return hew_err_set(err, HEW_E_INVALID, "sandbox: unknown mode %d", (int)policy->mode);
-    if (policy->backend == SANDBOX_BACKEND_NONE)
-        return hew_err_set(err, HEW_E_INVALID,
-                           "sandbox: backend \"none\" confines nothing; use the mode "
-                           "danger-full-access to run unconfined");
     sandbox *sb = calloc(1, sizeof *sb);
     if (!sb)
         return hew_err_set(err, HEW_E_NOMEM, "sandbox: out of memory");
     sb->ruleset_fd = -1;
+    sb->drop_caps = geteuid() == 0;
     sb->mode = policy->mode;
     sb->network = policy->network;
     sb->proxy_port = policy->network ? 0 : policy->proxy_port;
@@ -456,7 +472,15 @@ hew_code sandbox_prepare(const sandbox_policy *policy, sandbox **out, hew_err *e
 
     sandbox_caps caps;
     sandbox_probe(&caps);
-    sb->backend = policy->backend == SANDBOX_BACKEND_AUTO ? choose(sb, &caps) : policy->backend;
+    /* NONE in a policy (a zeroed one) means AUTO: only the mode says "unconfined" */
+    sb->backend = policy->backend == SANDBOX_BACKEND_AUTO || policy->backend == SANDBOX_BACKEND_NONE
+                      ? choose(sb, &caps)
+                      : policy->backend;
+    if ((unsigned)sb->backend > SANDBOX_BACKEND_BWRAP) {
+        sandbox_free(sb);
+        return hew_err_set(err, HEW_E_INVALID, "sandbox: unknown backend %d",
+                           (int)policy->backend);
+    }
     buf gaps = BUF_INIT(1 << 16);
     if (sb->backend == SANDBOX_BACKEND_NONE) {
         rc = hew_err_set(err, HEW_E_UNSUPPORTED,
@@ -483,6 +507,9 @@ hew_code sandbox_prepare(const sandbox_policy *policy, sandbox **out, hew_err *e
     if (rc == HEW_OK && sb->backend == SANDBOX_BACKEND_LANDLOCK && !sb->network &&
         caps.landlock_abi < 4 && !caps.seccomp)
         buf_puts(&gaps, "the network is not off (no seccomp filter, Landlock ABI < 4)\n");
+    if (rc == HEW_OK && sb->backend == SANDBOX_BACKEND_LANDLOCK)
+        buf_puts(&gaps, "file metadata (chmod, chown, timestamps) outside the writable roots "
+                        "is not protected (Landlock does not cover it)\n");
     if (rc == HEW_OK && sb->proxy_port > 0)
         buf_printf(&gaps, "TCP to port %d is allowed to any host, not only the proxy "
                           "(Landlock limits ports, not addresses)\n", sb->proxy_port);
@@ -503,6 +530,10 @@ hew_code sandbox_prepare(const sandbox_policy *policy, sandbox **out, hew_err *e
         sandbox_free(sb);
         return rc;
     }
+    /* A confined command runs as hew's user: unless hew is undumpable it could read hew's
+     * environment (an API key) through /proc/<pid>/environ, which Landlock does not
+     * refuse. Children are not affected (exec resets it). */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     *out = sb;
     return HEW_OK;
 }

@@ -26,6 +26,7 @@ static const struct pattern {
     const char *text;
     refusal kind;
 } patterns[] = {
+    { "bwrap: ", R_SETUP }, /* first: its own messages quote the errors below */
     { "Read-only file system", R_FS },
     { "Permission denied", R_FS },
     { "PermissionError", R_FS },
@@ -34,6 +35,7 @@ static const struct pattern {
     { "Device or resource busy", R_FS }, /* renaming a path the sandbox bound over */
     { "Operation not permitted", R_FS_ANY },
     { "permission denied", R_FS_ANY }, /* mount(8) */
+    { "must be superuser", R_FS_ANY }, /* mount(8) as a user */
     { "EPERM", R_FS_ANY },
     { "Network is unreachable", R_NET },
     { "Could not resolve host", R_NET },
@@ -43,7 +45,6 @@ static const struct pattern {
     { "Name or service not known", R_NET },
     { "Address family not supported", R_NET },
     { "getaddrinfo", R_NET },
-    { "bwrap: ", R_SETUP },
     { "No such file or directory", R_MISSING },
 };
 
@@ -60,27 +61,35 @@ static const struct syscall_word {
     { "setns", "setns" },             { "keyctl", "keyctl" },
     { "bpf(", "bpf" },                { "perf_event_open", "perf_event_open" },
     { "io_uring", "io_uring" },       { "socket(", "socket (the network is off)" },
+    { "socket:", "socket (the network is off)" },
 };
 
 /* Where a path lies, checked in this order. */
 typedef enum place {
     P_HIDDEN,
+    P_PROCESS, /* /proc/<pid>/…: another process, hew's included */
     P_READONLY,
     P_NO_WRITE_MODE, /* read-only mode: nothing is writable */
     P_OUTSIDE,
     P_UNKNOWN,
+    P_NONE, /* no path printed */
 } place;
 
 static const char *const place_sentences[] = {
     [P_HIDDEN] = "reading %s was refused: it is hidden from commands in the sandbox (hew's "
                  "data and config)",
+    [P_PROCESS] = "reading %s was refused: other processes (hew's included) are out of reach "
+                  "in the sandbox",
     [P_READONLY] = "writing %s was refused: it is one of the read-only paths in the "
                    "workspace (hew's control files: %s)",
     [P_NO_WRITE_MODE] = "writing %s was refused: the sandbox is read-only (nothing is writable "
                         "in mode read-only)",
     [P_OUTSIDE] = "writing %s was refused: outside the writable roots (%s)",
-    [P_UNKNOWN] = "the sandbox refused a file-system access (%s): it allows writing only in "
-                  "the writable roots (%s), and hides hew's data and config",
+    [P_UNKNOWN] = "the sandbox refused access to %s: it allows writing only in the writable "
+                  "roots (%s), and hides hew's data and config",
+    [P_NONE] = "the sandbox refused an operation%s: it allows writing only in the writable "
+               "roots (%s), hides hew's data and config, and refuses ptrace, new namespaces "
+               "and mounts",
 };
 
 static bool inside(const char *dir, const char *path)
@@ -113,6 +122,8 @@ static bool relative_readonly(const sandbox *sb, const char *rel)
 
 static place where(const sandbox *sb, const char *path)
 {
+    if (strncmp(path, "/proc/", 6) == 0 && path[6] >= '1' && path[6] <= '9')
+        return P_PROCESS;
     if (path[0] == '/') {
         for (size_t i = 0; i < sb->n_hidden; i++)
             if (inside(sb->hidden[i], path))
@@ -132,55 +143,89 @@ static place where(const sandbox *sb, const char *path)
     return sb->mode == SANDBOX_READ_ONLY ? P_NO_WRITE_MODE : P_UNKNOWN;
 }
 
-/* The first thing on the line that looks like a path: a quoted string or a word with a
- * '/', or a word starting with '.' or '~' (quotes '' "" ‘’ stripped). Empty when none. */
-static void find_path(const char *line, size_t n, char *out, size_t cap)
+/* A path-like thing on a line: line[start..start+len). */
+struct cand {
+    size_t start, len;
+};
+
+#define EXPLAIN_CANDS 8
+
+/* The things on a line that look like a path (a quoted string, a word with a '/', a word
+ * starting with '.' or '~'; quotes '' "" ‘’ stripped), at most EXPLAIN_CANDS. */
+static size_t path_candidates(const char *line, size_t n, struct cand *c, size_t cap)
 {
-    out[0] = '\0';
-    size_t i = 0;
-    while (i < n) {
+    size_t count = 0, i = 0;
+    while (i < n && count < EXPLAIN_CANDS) {
         while (i < n && (line[i] == ' ' || line[i] == '\t' || line[i] == ':' || line[i] == '(' ||
                          line[i] == '[' || line[i] == ','))
             i++;
-        size_t start = i;
-        if (i + 3 <= n && memcmp(line + i, "\xe2\x80\x98", 3) == 0) { /* ‘ */
+        if (i >= n)
+            break;
+        size_t start = i, len = 0;
+        bool quoted = false;
+        if (i + 3 <= n && memcmp(line + i, "\xe2\x80\x98", 3) == 0) { /* ‘…’ */
             start = i + 3;
-            const char *end = NULL;
-            for (size_t j = start; j + 3 <= n; j++)
-                if (memcmp(line + j, "\xe2\x80\x99", 3) == 0) {
-                    end = line + j;
-                    break;
-                }
-            i = end ? (size_t)(end - line) + 3 : n;
-            size_t len = end ? (size_t)(end - (line + start)) : 0;
-            if (len && len < cap && memchr(line + start, '/', len) != NULL) {
-                memcpy(out, line + start, len);
-                out[len] = '\0';
-                return;
-            }
-            continue;
-        }
-        char quote = (line[i] == '\'' || line[i] == '"') ? line[i] : 0;
-        if (quote)
+            size_t j = start;
+            while (j + 3 <= n && memcmp(line + j, "\xe2\x80\x99", 3) != 0)
+                j++;
+            len = j + 3 <= n ? j - start : 0;
+            i = j + 3 <= n ? j + 3 : n;
+            quoted = true;
+        } else if (line[i] == '\'' || line[i] == '"') {
+            char q = line[i];
             start = ++i;
-        while (i < n && (quote ? line[i] != quote
-                               : !(line[i] == ' ' || line[i] == '\t' || line[i] == ':' ||
-                                   line[i] == ',' || line[i] == ')')))
-            i++;
-        size_t len = i - start;
-        if (quote && i < n)
-            i++;
-        if (len && len < cap &&
-            (memchr(line + start, '/', len) || line[start] == '.' || line[start] == '~') &&
-            !(len == 1 && line[start] == '.')) {
-            memcpy(out, line + start, len);
-            out[len] = '\0';
-            /* drop a trailing period or quote left by a sentence */
-            while (len && (out[len - 1] == '.' || out[len - 1] == '\'' || out[len - 1] == '"'))
-                out[--len] = '\0';
-            if (len)
-                return;
+            while (i < n && line[i] != q)
+                i++;
+            len = i - start;
+            if (i < n)
+                i++;
+            quoted = true;
+        } else {
+            while (i < n && !(line[i] == ' ' || line[i] == '\t' || line[i] == ':' ||
+                              line[i] == ',' || line[i] == ')'))
+                i++;
+            len = i - start;
         }
+        while (len && (line[start + len - 1] == '.' || line[start + len - 1] == '\''))
+            len--; /* a sentence's period, a stray quote */
+        if (len && len < cap && !(len == 1 && line[start] == '.') &&
+            !memchr(line + start, ' ', len) &&
+            (quoted || memchr(line + start, '/', len) || line[start] == '.' ||
+             line[start] == '~'))
+            c[count++] = (struct cand){ start, len };
+    }
+    return count;
+}
+
+/* The path a line names: a candidate that lies under one of the sandbox's own rules
+ * (hidden, a process, a read-only path: "mv: cannot move '.git' to 'x'"), else the last
+ * one before the error text at `at` ("touch: cannot touch '/x': Permission denied"),
+ * else the first after it ("Permission denied: '/x'"). Empty when none. */
+static void find_path(const sandbox *sb, const char *line, size_t n, size_t at, char *out,
+                      size_t cap)
+{
+    struct cand c[EXPLAIN_CANDS];
+    size_t count = path_candidates(line, n, c, cap);
+    long before = -1, after = -1;
+    for (size_t i = 0; i < count; i++) {
+        if (c[i].start < at)
+            before = (long)i;
+        else if (after < 0)
+            after = (long)i;
+    }
+    long pick = before >= 0 ? before : after;
+    out[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+        memcpy(out, line + c[i].start, c[i].len);
+        out[c[i].len] = '\0';
+        place p = where(sb, out);
+        if (p == P_HIDDEN || p == P_PROCESS || p == P_READONLY)
+            return;
+    }
+    out[0] = '\0';
+    if (pick >= 0) {
+        memcpy(out, line + c[pick].start, c[pick].len);
+        out[c[pick].len] = '\0';
     }
 }
 
@@ -192,26 +237,35 @@ static void join_paths(char *const *v, size_t n, buf *b)
         buf_puts(b, "none");
 }
 
-static bool has_word(const char *line, size_t n, const char *w)
+/* Where w starts in line[0..n), or n when it is not there. */
+static size_t word_at(const char *line, size_t n, const char *w)
 {
     size_t k = strlen(w);
     for (size_t i = 0; i + k <= n; i++)
         if (memcmp(line + i, w, k) == 0)
-            return true;
-    return false;
+            return i;
+    return n;
+}
+
+static bool has_word(const char *line, size_t n, const char *w)
+{
+    return word_at(line, n, w) < n;
 }
 
 static void explain_fs(const sandbox *sb, const char *path, buf *why)
 {
-    place p = path[0] ? where(sb, path) : P_UNKNOWN;
+    place p = path[0]                         ? where(sb, path)
+              : sb->mode == SANDBOX_READ_ONLY ? P_NO_WRITE_MODE
+                                              : P_NONE;
     buf list = BUF_INIT(8192);
     if (p == P_READONLY)
         join_paths(sb->readonly, sb->n_readonly, &list);
     else
         join_paths(sb->writable, sb->n_writable, &list);
     /* every sentence takes the path, then the list (the first two use only the path) */
-    buf_printf(why, place_sentences[p], path[0] ? path : "no path printed",
-               list.data ? list.data : "");
+    buf_printf(why, place_sentences[p], path, list.data ? list.data : "");
+    if (p == P_NONE && !sb->network)
+        buf_puts(why, "; the network is off");
     buf_release(&list);
 }
 
@@ -250,8 +304,11 @@ bool sandbox_explain(const sandbox *sb, const char *output, size_t len, int exit
                 for (size_t w = 0; w < sizeof syscall_words / sizeof *syscall_words; w++) {
                     const struct syscall_word *sw = &syscall_words[w];
                     size_t wl = strlen(sw->word);
-                    bool at_start = n >= wl && memcmp(p, sw->word, wl) == 0;
-                    if (at_start || (sw->word[wl - 1] != ':' && has_word(p, n, sw->word))) {
+                    /* "prog:" at the start or after another "prog: "; others anywhere */
+                    size_t at = word_at(p, n, sw->word);
+                    bool named = at < n && (sw->word[wl - 1] != ':' || at == 0 ||
+                                            (at >= 2 && p[at - 1] == ' ' && p[at - 2] == ':'));
+                    if (named) {
                         buf_printf(why, "the sandbox refuses %s: no ptrace, new namespaces or "
                                         "mounts%s",
                                    sw->call, sb->network ? "" : ", and no network");
@@ -260,8 +317,9 @@ bool sandbox_explain(const sandbox *sb, const char *output, size_t len, int exit
                 }
             }
             char path[EXPLAIN_PATH_MAX];
-            find_path(p, n, path, sizeof path);
-            if (kind == R_MISSING && !(path[0] && where(sb, path) == P_HIDDEN))
+            find_path(sb, p, n, word_at(p, n, patterns[k].text), path, sizeof path);
+            place pl = path[0] ? where(sb, path) : P_UNKNOWN;
+            if (kind == R_MISSING && pl != P_HIDDEN && pl != P_PROCESS)
                 break; /* a file that is simply not there */
             explain_fs(sb, path, why);
             return true;

@@ -24,6 +24,7 @@ typedef enum sandbox_step {
     SANDBOX_STEP_RO_BIND,     /* a read-only path bound over itself (index: which) */
     SANDBOX_STEP_HIDE,        /* an empty mount over a hidden path (index: which) */
     SANDBOX_STEP_CHDIR,       /* entering the working directory (after the mounts) */
+    SANDBOX_STEP_CAPS,        /* root: dropping capabilities from the bounding set */
     SANDBOX_STEP_NO_NEW_PRIVS,
     SANDBOX_STEP_LANDLOCK,    /* landlock_restrict_self */
     SANDBOX_STEP_SECCOMP,     /* installing the filter */
@@ -46,6 +47,7 @@ struct sandbox {
     sandbox_backend backend;
     bool network;
     int proxy_port;
+    bool drop_caps;          /* hew runs as root: the child drops dangerous capabilities */
 
     /* The policy's paths, copied (for explain and the bwrap argv). */
     char **writable, **readonly, **hidden;

