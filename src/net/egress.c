@@ -54,6 +54,14 @@ struct egress {
     egress_decision_fn fn;
     void *ud;
     atomic_long idle_ms;
+    /* the last EGRESS_RECENT blocked decisions (slot nblocked % EGRESS_RECENT), each with
+     * its seq (every decision counts); evicted_seq: the seq of the last one pushed out.
+     * For egress_blocked_since; under cb_mu */
+    unsigned long long seq, nblocked, evicted_seq;
+    struct recent {
+        unsigned long long seq;
+        char host[EGRESS_HOST_MAX + 16]; /* as egress_host_entry_for writes it */
+    } recent[EGRESS_RECENT];
     slot slots[EGRESS_CONN_MAX];
 };
 
@@ -141,6 +149,18 @@ static void decide(egress *e, bool allowed, const char *method, const char *host
                 host[0] ? host : "-", port, reason);
     egress_decision d = { allowed, method, host, port, allowed ? "" : reason };
     pthread_mutex_lock(&e->cb_mu);
+    e->seq++;
+    if (!allowed) {
+        struct recent *r = &e->recent[e->nblocked++ % EGRESS_RECENT];
+        if (r->seq)
+            e->evicted_seq = r->seq;
+        r->seq = e->seq;
+        bool v6 = strchr(host, ':') != NULL;
+        if (port == 0 || port == 80 || port == 443)
+            snprintf(r->host, sizeof r->host, v6 ? "[%s]" : "%s", host[0] ? host : "-");
+        else
+            snprintf(r->host, sizeof r->host, v6 ? "[%s]:%d" : "%s:%d", host, port);
+    }
     if (e->fn)
         e->fn(e->ud, &d);
     pthread_mutex_unlock(&e->cb_mu);
@@ -784,6 +804,40 @@ void egress_set_on_decision(egress *e, egress_decision_fn fn, void *ud)
     e->fn = fn;
     e->ud = ud;
     pthread_mutex_unlock(&e->cb_mu);
+}
+
+unsigned long long egress_mark(egress *e)
+{
+    pthread_mutex_lock(&e->cb_mu);
+    unsigned long long m = e->seq;
+    pthread_mutex_unlock(&e->cb_mu);
+    return m;
+}
+
+size_t egress_blocked_since(egress *e, unsigned long long mark, buf *out)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&e->cb_mu);
+    unsigned long long kept = e->nblocked < EGRESS_RECENT ? e->nblocked : EGRESS_RECENT;
+    for (unsigned long long i = e->nblocked - kept; i < e->nblocked; i++) {
+        const struct recent *r = &e->recent[i % EGRESS_RECENT];
+        if (r->seq <= mark)
+            continue;
+        bool dup = false;
+        for (unsigned long long j = e->nblocked - kept; j < i && !dup; j++) {
+            const struct recent *q = &e->recent[j % EGRESS_RECENT];
+            dup = q->seq > mark && strcmp(q->host, r->host) == 0;
+        }
+        if (dup)
+            continue;
+        if (n++)
+            buf_puts(out, ", ");
+        buf_puts(out, r->host);
+    }
+    if (e->evicted_seq > mark)
+        buf_puts(out, n++ ? ", …" : "…");
+    pthread_mutex_unlock(&e->cb_mu);
+    return n;
 }
 
 void egress_set_idle_ms(egress *e, long ms)

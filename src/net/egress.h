@@ -50,6 +50,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "sys/proc.h"
 
@@ -91,6 +92,17 @@ hew_code egress_start(const char *const *hosts, egress **out, hew_err *err);
 /* Where decisions go from now on (fn NULL: only the log). When this returns, no call to
  * the previous callback is running or will start, so its ud may be freed. */
 void egress_set_on_decision(egress *e, egress_decision_fn fn, void *ud);
+
+/* What a command's result says (execute_command): take a mark before the command
+ * starts, and after it ends ask which hosts were blocked since — "example.org,
+ * api.example.net:8443" (distinct, in order, ports other than 80 and 443 written; "…"
+ * at the end when more were blocked than the last EGRESS_RECENT kept). Blocked requests
+ * of any command running meanwhile are counted too: the proxy cannot tell commands
+ * apart. Thread-safe. egress_blocked_since appends to out and returns how many entries
+ * it wrote ("…" counts): 0 when nothing was blocked since the mark. */
+#define EGRESS_RECENT 32
+unsigned long long egress_mark(egress *e);
+size_t egress_blocked_since(egress *e, unsigned long long mark, buf *out);
 
 /* The idle timeout of tunnels from now on (ms > 0; tests use short ones). */
 void egress_set_idle_ms(egress *e, long ms);

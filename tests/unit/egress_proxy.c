@@ -505,6 +505,39 @@ static void test_stop_with_connections_open(void)
     pthread_mutex_destroy(&f.s.mu);
 }
 
+static void test_blocked_since_a_mark(void)
+{
+    fixture f;
+    fx_start(&f, ORIGIN_HTTP, (const char *const[]){ "127.0.0.1:%d", NULL });
+    buf hosts = BUF_INIT(1 << 16);
+    unsigned long long m0 = egress_mark(f.e);
+    snprintf(f.req, sizeof f.req, "GET http://127.0.0.1:%d/ HTTP/1.1\r\n\r\n", f.o.port);
+    CHECK_INT(exchange_str(P(&f), f.req, &f.ans), 200);
+    CHECK_INT(egress_blocked_since(f.e, m0, &hosts), 0);
+    CHECK_INT(hosts.len, 0);
+    CHECK_INT(exchange_str(P(&f), "GET http://example.org/ HTTP/1.1\r\n\r\n", &f.ans), 403);
+    CHECK_INT(exchange_str(P(&f), "CONNECT example.org:443 HTTP/1.1\r\n\r\n", &f.ans), 403);
+    CHECK_INT(exchange_str(P(&f), "CONNECT Other.example:8443 HTTP/1.1\r\n\r\n", &f.ans),
+              403);
+    CHECK_INT(exchange_str(P(&f), "CONNECT [::2]:443 HTTP/1.1\r\n\r\n", &f.ans), 403);
+    CHECK_INT(egress_blocked_since(f.e, m0, &hosts), 3);
+    CHECK_STR(hosts.data, "example.org, other.example:8443, [::2]");
+    unsigned long long m1 = egress_mark(f.e);
+    buf_reset(&hosts);
+    CHECK_INT(egress_blocked_since(f.e, m1, &hosts), 0);
+    /* more than the ring keeps: the oldest are said to be missing */
+    for (int i = 0; i < EGRESS_RECENT + 8; i++) {
+        snprintf(f.req, sizeof f.req, "CONNECT h%d.example:443 HTTP/1.1\r\n\r\n", i);
+        CHECK_INT(exchange_str(P(&f), f.req, &f.ans), 403);
+    }
+    buf_reset(&hosts);
+    CHECK_INT(egress_blocked_since(f.e, m1, &hosts), EGRESS_RECENT + 1);
+    CHECK(strncmp(hosts.data, "h8.example, h9.example, ", 24) == 0);
+    CHECK(hosts.len > 5 && strcmp(hosts.data + hosts.len - 5, ", \xe2\x80\xa6") == 0);
+    buf_release(&hosts);
+    fx_stop(&f);
+}
+
 static void test_start_refuses_bad_entries(void)
 {
     egress *e = (egress *)&e;
@@ -558,6 +591,7 @@ int main(void)
     RUN(test_tunnel_both_ways);
     RUN(test_idle_tunnel_closed);
     RUN(test_stop_with_connections_open);
+    RUN(test_blocked_since_a_mark);
     RUN(test_start_refuses_bad_entries);
     RUN(test_child_env);
     return check_report();
