@@ -538,6 +538,48 @@ static void test_blocked_since_a_mark(void)
     fx_stop(&f);
 }
 
+typedef struct hammer {
+    int port, n;
+} hammer;
+
+static void *hammer_main(void *arg)
+{
+    hammer *h = arg;
+    buf ans = BUF_INIT(1 << 16);
+    for (int i = 0; i < h->n; i++)
+        if (exchange_str(h->port, "CONNECT refused.example:443 HTTP/1.1\r\n\r\n", &ans) != 403)
+            check_fail(__FILE__, __LINE__, "request %d not refused", i);
+    buf_release(&ans);
+    return NULL;
+}
+
+static void test_callback_swapped_under_traffic(void)
+{
+    /* decisions land in whichever callback is set, never in a freed one (TSan checks the
+     * lock; here: once the callback is cleared, nothing more arrives) */
+    fixture f;
+    fx_start(&f, ORIGIN_HTTP, (const char *const[]){ "127.0.0.1:%d", NULL });
+    seen *other = calloc(1, sizeof *other);
+    pthread_mutex_init(&other->mu, NULL);
+    hammer h = { P(&f), 200 };
+    pthread_t th;
+    pthread_create(&th, NULL, hammer_main, &h);
+    for (int i = 0; i < 2000; i++)
+        egress_set_on_decision(f.e, on_decision, i % 2 ? &f.s : other);
+    pthread_join(th, NULL);
+    egress_set_on_decision(f.e, NULL, NULL);
+    CHECK(f.s.n + other->n <= 200);
+    int a = f.s.n, b = other->n;
+    pthread_mutex_destroy(&other->mu);
+    free(other);
+    buf ans = BUF_INIT(1 << 16);
+    CHECK_INT(exchange_str(P(&f), "CONNECT after.example:443 HTTP/1.1\r\n\r\n", &ans), 403);
+    buf_release(&ans);
+    CHECK_INT(f.s.n, a);
+    (void)b;
+    fx_stop(&f);
+}
+
 static void test_start_refuses_bad_entries(void)
 {
     egress *e = (egress *)&e;
@@ -592,6 +634,7 @@ int main(void)
     RUN(test_idle_tunnel_closed);
     RUN(test_stop_with_connections_open);
     RUN(test_blocked_since_a_mark);
+    RUN(test_callback_swapped_under_traffic);
     RUN(test_start_refuses_bad_entries);
     RUN(test_child_env);
     return check_report();
