@@ -862,6 +862,8 @@ void egress_child_env(const egress *e, proc_env *env)
         proc_env_set(env, names[i], url);
     proc_env_set(env, "NO_PROXY", "");
     proc_env_set(env, "no_proxy", "");
+    /* Node's own fetch and http read the variables only when told to (Node 22.21, 24.5) */
+    proc_env_set(env, "NODE_USE_ENV_PROXY", "1");
 }
 
 void egress_stop(egress *e)

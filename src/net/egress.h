@@ -112,7 +112,8 @@ int egress_port(const egress *e);
 
 /* Point a child at the proxy: HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and their lowercase
  * forms set to "http://127.0.0.1:PORT", NO_PROXY and no_proxy set to "" (so nothing
- * bypasses it: a bypass would hit the sandbox's closed network anyway). */
+ * bypasses it: a bypass would hit the sandbox's closed network anyway), and
+ * NODE_USE_ENV_PROXY=1 (without it Node's built-in fetch ignores them). */
 void egress_child_env(const egress *e, proc_env *env);
 
 /* Stop serving: close the listener and every connection, join every thread. No callback

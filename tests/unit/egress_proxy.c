@@ -618,6 +618,7 @@ static void test_child_env(void)
         CHECK_STR(proc_env_get(&env, names[i]), want);
     CHECK_STR(proc_env_get(&env, "NO_PROXY"), "");
     CHECK_STR(proc_env_get(&env, "no_proxy"), "");
+    CHECK_STR(proc_env_get(&env, "NODE_USE_ENV_PROXY"), "1");
     CHECK(egress_port(e) > 0);
     proc_env_release(&env);
     egress_free(e);
