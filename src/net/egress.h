@@ -40,8 +40,9 @@
  * IPv6 zone ids ("[fe80::1%eth0]"), empty labels, other characters, a port of 0 or over
  * 65535, a URL scheme other than http.
  *
- * Threads: one accept thread, plus one thread per connection (at most EGRESS_CONN_MAX at
- * a time; more wait in the listen queue). Each connection resolves its host with
+ * Threads: one accept thread (for its own listener and those it adopted), plus one
+ * thread per connection (at most EGRESS_CONN_MAX at a time; more wait in the listen
+ * queue). Each connection resolves its host with
  * getaddrinfo in its own thread. egress_stop wakes and joins them all; it may wait for a
  * name lookup in progress to end (the resolver's own timeout). */
 #ifndef HEW_NET_EGRESS_H
@@ -60,6 +61,7 @@
 #define EGRESS_CONNECT_MS 15000L          /* time to connect to the upstream host */
 #define EGRESS_CONN_MAX 64                /* connections served at once */
 #define EGRESS_HOSTS_MAX 1024             /* entries in an allow list */
+#define EGRESS_ADOPT_MAX 64               /* listeners adopted at once (egress_adopt) */
 
 /* One decision, for the log and the callback. Strings are borrowed for the call. */
 typedef struct egress_decision {
@@ -88,6 +90,22 @@ hew_code egress_host_check(const char *entry, hew_err *err);
  * NULL-terminated and copied; NULL or empty allows nothing (every request gets 403).
  * An invalid entry fails the start (HEW_E_INVALID, as egress_host_check says). */
 hew_code egress_start(const char *const *hosts, egress **out, hew_err *err);
+
+/* Serve also on a listening socket made elsewhere: one a sandboxed command made in its
+ * own network namespace, on that namespace's 127.0.0.1 at egress_port, before it
+ * exec'd. A command in a namespace of its own has no route anywhere, so the only
+ * connection it can make is to this socket — which the proxy, in hew's namespace,
+ * accepts and serves like its own — and "the proxy's port on another host" (the gap of
+ * port-only Landlock rules) does not exist for it. The proxy owns fd from a successful
+ * call (it closes it at egress_release or egress_stop); on error fd stays the caller's.
+ * HEW_E_INVALID: not a listening socket; HEW_E_STATE: the proxy has stopped;
+ * HEW_E_BUSY: EGRESS_ADOPT_MAX are adopted already. Thread-safe. */
+hew_code egress_adopt(egress *e, int listen_fd, hew_err *err);
+
+/* Stop accepting on an adopted listener (when its command has ended) and close it (the
+ * proxy's thread closes it; this waits until it has); connections already accepted go
+ * on. Unknown fds are ignored. Thread-safe; not from the decision callback. */
+void egress_release(egress *e, int listen_fd);
 
 /* Where decisions go from now on (fn NULL: only the log). When this returns, no call to
  * the previous callback is running or will start, so its ud may be freed. */
