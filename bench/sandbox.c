@@ -34,8 +34,15 @@ static const char *truth(void)
     return NULL;
 }
 
-/* ms per command over RUNS runs; < 0 when one failed. */
-static double per_command(const sandbox *sb, const char *ws)
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median ms per command over RUNS runs (robust to a loaded machine; *mean gets the
+ * mean); < 0 when one failed. */
+static double per_command(const sandbox *sb, const char *ws, double *mean)
 {
     const char *argv[] = { truth(), NULL };
     static const char *const env[] = { "PATH=/usr/bin:/bin", NULL };
@@ -44,16 +51,22 @@ static double per_command(const sandbox *sb, const char *ws)
     o.cwd = ws;
     o.envp = env;
     o.sandbox = sb;
-    double t0 = now_ms();
+    static double t[RUNS];
+    double sum = 0;
     for (int i = 0; i < RUNS; i++) {
         proc_status st;
         hew_err e = { 0 };
+        double t0 = now_ms();
         if (proc_run(&o, NULL, NULL, &st, &e) != HEW_OK || st.exit_code != 0) {
             fprintf(stderr, "sandbox bench: run %d failed: %s\n", i, e.msg);
             return -1;
         }
+        t[i] = now_ms() - t0;
+        sum += t[i];
     }
-    return (now_ms() - t0) / RUNS;
+    *mean = sum / RUNS;
+    qsort(t, RUNS, sizeof *t, cmp_double);
+    return t[RUNS / 2];
 }
 
 int main(void)
@@ -80,10 +93,11 @@ int main(void)
            caps.bwrap[0] ? "yes" : "no");
 
     int failed = 0;
-    double base = per_command(NULL, ws);
+    double base_mean = 0, base = per_command(NULL, ws, &base_mean);
     if (base < 0)
         failed = 1;
-    printf("sandbox: unconfined  %.3f ms per command (%d x true)\n", base, RUNS);
+    printf("sandbox: unconfined  %.3f ms per command, median of %d x true (mean %.3f)\n", base,
+           RUNS, base_mean);
 
     static const sandbox_backend backends[] = { SANDBOX_BACKEND_LANDLOCK, SANDBOX_BACKEND_BWRAP };
     for (size_t i = 0; i < sizeof backends / sizeof *backends; i++) {
@@ -107,12 +121,12 @@ int main(void)
             printf("sandbox: %-10s skipped (%s)\n", name, e.msg);
             continue;
         }
-        double ms = per_command(sb, ws);
+        double mean = 0, ms = per_command(sb, ws, &mean);
         if (ms < 0)
             failed = 1;
         double added = ms - base;
-        printf("sandbox: %-10s %.3f ms per command (%+.3f ms), prepare %.2f ms once%s\n", name,
-               ms, added, prep,
+        printf("sandbox: %-10s %.3f ms per command (%+.3f ms; mean %.3f), prepare %.2f ms once%s\n",
+               name, ms, added, mean, prep,
                backends[i] == SANDBOX_BACKEND_LANDLOCK
                    ? (added < 2.0 ? "   goal < 2 ms added: met" : "   goal < 2 ms added: MISSED")
                    : "");

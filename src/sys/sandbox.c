@@ -74,6 +74,8 @@ static const char *const step_names[SANDBOX_STEP_COUNT] = {
     [SANDBOX_STEP_UNSHARE] = "making a mount namespace",
     [SANDBOX_STEP_IDMAP] = "mapping the user into its namespace",
     [SANDBOX_STEP_PRIVATE] = "making the mounts private",
+    [SANDBOX_STEP_RO_ROOT] = "making every mount read-only",
+    [SANDBOX_STEP_RW_BIND] = "binding a writable root",
     [SANDBOX_STEP_RO_BIND] = "binding a read-only path",
     [SANDBOX_STEP_HIDE] = "covering a hidden path",
     [SANDBOX_STEP_CHDIR] = "entering the working directory",
@@ -92,6 +94,8 @@ const char *sandbox_step_name(int step)
 
 const char *sandbox_step_path(const sandbox *sb, int step, int index)
 {
+    if (step == SANDBOX_STEP_RW_BIND && index >= 0 && (size_t)index < sb->n_rw_mounts)
+        return sb->rw_mounts[index].path;
     if (step == SANDBOX_STEP_RO_BIND && index >= 0 && (size_t)index < sb->n_ro_mounts)
         return sb->ro_mounts[index].path;
     if (step == SANDBOX_STEP_HIDE && index >= 0 && (size_t)index < sb->n_hide_mounts)
@@ -214,6 +218,7 @@ static void probe_now(void)
     ns.backend = SANDBOX_BACKEND_LANDLOCK;
     ns.ruleset_fd = -1;
     ns.mountns = true;
+    ns.ro_root = true; /* all of it, as the backend does it (a container may refuse) */
     ns.userns = geteuid() != 0;
     fill_idmaps(&ns);
     const char *const argv[] = { truth, NULL };
@@ -261,6 +266,7 @@ void sandbox_free(sandbox *sb)
     free_list(sb->writable, sb->n_writable);
     free_list(sb->readonly, sb->n_readonly);
     free_list(sb->hidden, sb->n_hidden);
+    free_mounts(sb->rw_mounts, sb->n_rw_mounts);
     free_mounts(sb->ro_mounts, sb->n_ro_mounts);
     free_mounts(sb->hide_mounts, sb->n_hide_mounts);
     free(sb->bpf);
@@ -341,8 +347,12 @@ static hew_code add_mount(sandbox_mount **v, size_t *n, const char *path, bool i
     return HEW_OK;
 }
 
-/* Plan the read-only binds and hidden covers inside the writable roots; gaps for what
- * cannot be done. */
+/* Scratch directories writable in workspace-write (as in sandbox_landlock.c). */
+static const char *const scratch_mounts[] = { "/dev/shm" };
+
+/* Plan the child's mount namespace (landlock backend): the read-only binds and hidden
+ * covers inside the writable roots, and the whole tree read-only but the writable roots;
+ * gaps for what cannot be done. */
 static hew_code plan_mounts(sandbox *sb, const sandbox_caps *caps, buf *gaps, hew_err *err)
 {
     hew_code rc = HEW_OK;
@@ -366,14 +376,34 @@ static hew_code plan_mounts(sandbox *sb, const sandbox_caps *caps, buf *gaps, he
         rc = add_mount(&sb->hide_mounts, &sb->n_hide_mounts, sb->hidden[i], S_ISDIR(st.st_mode),
                        err);
     }
-    if (rc != HEW_OK || sb->n_ro_mounts + sb->n_hide_mounts == 0)
+    if (rc != HEW_OK || sb->backend != SANDBOX_BACKEND_LANDLOCK)
         return rc;
     if (caps->userns) {
+        /* the whole tree read-only at the mount level, the writable roots (and the scratch
+         * dirs of workspace-write) writable again */
+        for (size_t i = 0; rc == HEW_OK && i < sb->n_writable; i++) {
+            struct stat st;
+            if (stat(sb->writable[i], &st) == 0 && S_ISDIR(st.st_mode))
+                rc = add_mount(&sb->rw_mounts, &sb->n_rw_mounts, sb->writable[i], true, err);
+        }
+        for (size_t i = 0; rc == HEW_OK && sb->mode == SANDBOX_WORKSPACE_WRITE &&
+                           i < COUNT(scratch_mounts);
+             i++) {
+            struct stat st;
+            if (stat(scratch_mounts[i], &st) == 0 && S_ISDIR(st.st_mode) &&
+                !in_writable(sb, scratch_mounts[i]))
+                rc = add_mount(&sb->rw_mounts, &sb->n_rw_mounts, scratch_mounts[i], true, err);
+        }
+        sb->ro_root = true;
         sb->mountns = true;
         sb->userns = geteuid() != 0;
         fill_idmaps(sb);
-        return HEW_OK;
+        return rc;
     }
+    buf_puts(gaps, "file metadata (chmod, chown, timestamps) outside the writable roots is not "
+                   "protected (no mount namespace; Landlock does not cover it)\n");
+    if (sb->n_ro_mounts + sb->n_hide_mounts == 0)
+        return HEW_OK;
     for (size_t i = 0; i < sb->n_ro_mounts; i++)
         buf_printf(gaps, "%s writable (no mount namespace)\n", sb->ro_mounts[i].path);
     for (size_t i = 0; i < sb->n_hide_mounts; i++)
@@ -507,9 +537,6 @@ hew_code sandbox_prepare(const sandbox_policy *policy, sandbox **out, hew_err *e
     if (rc == HEW_OK && sb->backend == SANDBOX_BACKEND_LANDLOCK && !sb->network &&
         caps.landlock_abi < 4 && !caps.seccomp)
         buf_puts(&gaps, "the network is not off (no seccomp filter, Landlock ABI < 4)\n");
-    if (rc == HEW_OK && sb->backend == SANDBOX_BACKEND_LANDLOCK)
-        buf_puts(&gaps, "file metadata (chmod, chown, timestamps) outside the writable roots "
-                        "is not protected (Landlock does not cover it)\n");
     if (rc == HEW_OK && sb->proxy_port > 0)
         buf_printf(&gaps, "TCP to port %d is allowed to any host, not only the proxy "
                           "(Landlock limits ports, not addresses)\n", sb->proxy_port);

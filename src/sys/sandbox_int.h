@@ -21,6 +21,8 @@ typedef enum sandbox_step {
     SANDBOX_STEP_UNSHARE,     /* the user / mount namespace */
     SANDBOX_STEP_IDMAP,       /* uid_map, gid_map, setgroups */
     SANDBOX_STEP_PRIVATE,     /* making the mounts private to the child */
+    SANDBOX_STEP_RO_ROOT,     /* every mount read-only */
+    SANDBOX_STEP_RW_BIND,     /* a writable root bound writable again (index: which) */
     SANDBOX_STEP_RO_BIND,     /* a read-only path bound over itself (index: which) */
     SANDBOX_STEP_HIDE,        /* an empty mount over a hidden path (index: which) */
     SANDBOX_STEP_CHDIR,       /* entering the working directory (after the mounts) */
@@ -61,6 +63,9 @@ struct sandbox {
     bool mountns;            /* the child makes one */
     bool userns;             /* ... inside a new user namespace (not root) */
     char uid_map[48], gid_map[48];
+    bool ro_root;            /* every mount read-only but rw_mounts */
+    sandbox_mount *rw_mounts;
+    size_t n_rw_mounts;
     sandbox_mount *ro_mounts;
     size_t n_ro_mounts;
     sandbox_mount *hide_mounts;

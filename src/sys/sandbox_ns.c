@@ -2,8 +2,10 @@
  * fork and exec. Landlock cannot carve a read-only path out of a writable root (its rules
  * cover whole hierarchies, and a rename of .git would get around a rule on .git itself),
  * so the child gets its own mount namespace (inside a new user namespace unless hew runs
- * as root) where each read-only path is bound read-only over itself and each hidden path
- * inside a writable root is covered by an empty read-only tmpfs (a file: by /dev/null).
+ * as root) where every mount is made read-only and the writable roots are bound writable
+ * again (Landlock does not cover chmod, chown, timestamps or xattrs; a read-only mount
+ * does), each read-only path is bound read-only over itself and each hidden path inside a
+ * writable root is covered by an empty read-only tmpfs (a file: by /dev/null).
  *
  * Everything here runs in a child forked from a threaded parent: only async-signal-safe
  * system calls on data prepared before the fork — no allocation, no stdio, no locks. It
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -93,6 +96,24 @@ int sandbox_ns_enter(const sandbox *sb, int *step, int *index)
     *step = SANDBOX_STEP_PRIVATE;
     if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0)
         return -errno;
+    if (sb->ro_root) {
+        /* every mount read-only (what Landlock does not cover: chmod, chown, times,
+         * xattrs), then the writable roots bound writable again over themselves */
+        *step = SANDBOX_STEP_RO_ROOT;
+        struct mount_attr attr;
+        memset(&attr, 0, sizeof attr);
+        attr.attr_set = MOUNT_ATTR_RDONLY;
+        if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &attr, sizeof attr) != 0)
+            return -errno;
+        for (size_t i = 0; i < sb->n_rw_mounts; i++) {
+            *step = SANDBOX_STEP_RW_BIND;
+            *index = (int)i;
+            const char *p = sb->rw_mounts[i].path;
+            if (mount(p, p, NULL, MS_BIND | MS_REC, NULL) != 0 ||
+                mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | kept_flags(p), NULL) != 0)
+                return -errno;
+        }
+    }
     for (size_t i = 0; i < sb->n_ro_mounts; i++) {
         *step = SANDBOX_STEP_RO_BIND;
         *index = (int)i;

@@ -1,6 +1,6 @@
 /* Unit tests of sys/sandbox through sys/proc: escape attempts by a confined /bin/sh under
- * workspace-write and read-only — writing outside the workspace, to ~/.ssh, to
- * .git/hooks, renaming .git, creating in .hew, reading a hidden config holding a key, TCP
+ * workspace-write and read-only — writing outside the workspace (or changing a file's
+ * mode or times there), to ~/.ssh, to .git/hooks, renaming .git, creating in .hew, reading a hidden config holding a key, TCP
  * with the network off, unshare, ptrace, mount — fail, and the same commands succeed
  * unconfined; what the policy allows (the workspace, the temp root, new directories in
  * them, the network when on) works. Run for each backend this machine has (landlock,
@@ -8,6 +8,7 @@
  * (ctest: skipped) when it has none. Also: a step failing in the child makes proc_start
  * fail (never an unconfined run), and two threads start confined children at once. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -140,6 +141,11 @@ static void test_workspace_write(void)
     want_why = "outside the writable roots";
     attempt(sb, s, true, NULL);
     CHECK(!exists("/etc/hew-sandbox-escape"));
+    /* file metadata outside them (Landlock alone does not cover it) */
+    snprintf(s, sizeof s, "chmod 4777 %s/file", other);
+    attempt(sb, s, true, NULL);
+    snprintf(s, sizeof s, "touch -d 2000-01-01 %s/file", other);
+    attempt(sb, s, true, NULL);
     attempt(sb, "touch /etc/hew-sandbox-escape", geteuid() == 0, "rm -f /etc/hew-sandbox-escape");
     snprintf(s, sizeof s, "echo key > %s/.ssh/authorized_keys", home);
     attempt(sb, s, true, NULL);
@@ -318,6 +324,96 @@ static void test_failed_step_refuses(void)
     sandbox_free(sb);
 }
 
+/* A process whose command line is exactly argv0 and arg1 ("sleep" "1234.5") still lives
+ * (not a zombie). */
+static bool running(const char *arg1)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *de;
+    while (!found && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        char path[300], cmd[256], stat[512];
+        snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(cmd, 1, sizeof cmd - 1, f);
+        fclose(f);
+        cmd[n] = '\0';
+        const char *second = memchr(cmd, '\0', n) ? cmd + strlen(cmd) + 1 : NULL;
+        if (strcmp(cmd, "sleep") != 0 || !second || second >= cmd + n ||
+            strcmp(second, arg1) != 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+        f = fopen(path, "r");
+        if (!f)
+            continue;
+        n = fread(stat, 1, sizeof stat - 1, f);
+        fclose(f);
+        stat[n] = '\0';
+        const char *rp = strrchr(stat, ')');
+        found = rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
+    }
+    closedir(d);
+    return found;
+}
+
+static void collect(void *ud, int stream, const char *data, size_t len)
+{
+    (void)stream;
+    buf_append(ud, data, len);
+}
+
+/* proc.h's contract holds for a confined child: stdin through a pipe, stderr apart, and a
+ * timeout that ends the command and everything it started in the background. */
+static void test_proc_contract(void)
+{
+    sandbox *sb;
+    hew_err e = { 0 };
+    REQUIRE(prepare(SANDBOX_WORKSPACE_WRITE, false, &sb, &e) == HEW_OK);
+
+    buf out = BUF_INIT(4096);
+    proc_status st;
+    const char *cat[] = { "cat", NULL };
+    proc_opts o = { .argv = cat, .cwd = ws, .envp = env, .sandbox = sb, .stdin_pipe = true,
+                    .on_output = collect, .ud = &out };
+    proc *p = NULL;
+    REQUIRE(proc_start(&o, &p, &e) == HEW_OK);
+    CHECK_INT(proc_write(p, "through the pipe\n", 17, &e), HEW_OK);
+    proc_close_stdin(p);
+    proc_wait(p, &st);
+    CHECK_INT(st.exit_code, 0);
+    CHECK_STR(out.data, "through the pipe\n");
+    proc_free(p);
+    buf_reset(&out);
+
+    const char *both[] = { "/bin/sh", "-c", "echo out; echo err >&2", NULL };
+    proc_opts o2 = { .argv = both, .cwd = ws, .envp = env, .sandbox = sb,
+                     .separate_stderr = true };
+    REQUIRE(proc_run(&o2, &out, NULL, &st, &e) == HEW_OK);
+    CHECK_STR(out.data, "out\n");
+
+    char arg[32], script[128];
+    snprintf(arg, sizeof arg, "%d.%d", 1000 + (int)(getpid() % 1000), (int)backend);
+    snprintf(script, sizeof script, "sleep %s & sleep %s", arg, arg);
+    const char *sleeper[] = { "/bin/sh", "-c", script, NULL };
+    proc_opts o3 = { .argv = sleeper, .cwd = ws, .envp = env, .sandbox = sb,
+                     .timeout_ms = 300, .kill_grace_ms = 200 };
+    buf_reset(&out);
+    REQUIRE(proc_run(&o3, &out, NULL, &st, &e) == HEW_OK);
+    CHECK_INT(st.end, PROC_TIMED_OUT);
+    /* the background sleep goes too: wait for that (60 s is only a safety net) */
+    for (int i = 0; i < 6000 && running(arg); i++)
+        usleep(10000);
+    CHECK(!running(arg));
+    buf_release(&out);
+    sandbox_free(sb);
+}
+
 struct racer {
     const sandbox *sb;
     int id, ok;
@@ -390,9 +486,10 @@ static void setup(void)
              "mkdir -p %s/.git/hooks %s/.hew %s/.ssh %s %s && echo '[core]' > %s/.git/config && "
              "echo known > %s/.ssh/known_hosts && echo existing > %s/existing && "
              "echo '{\"api_key\":\"sk-test-key\"}' > %s/config.json && "
-             "echo sk-test-key > %s/task.json && echo '*.log' > %s/.clineignore",
+             "echo sk-test-key > %s/task.json && echo '*.log' > %s/.clineignore && "
+             "echo x > %s/file",
              ws, ws, home, hidden_cfg, hidden_in_tmp, ws, home, ws, hidden_cfg, hidden_in_tmp,
-             ws);
+             ws, other);
     run_sh(NULL, s, NULL, NULL);
 }
 
@@ -434,6 +531,7 @@ int main(void)
         RUN(test_read_only);
         RUN(test_failed_step_refuses);
         RUN(test_two_threads);
+        RUN(test_proc_contract);
     }
     close(lfd);
     tmpdir_remove(ws);
