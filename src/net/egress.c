@@ -54,6 +54,23 @@ struct egress {
     egress_decision_fn fn;
     void *ud;
     atomic_long idle_ms;
+    /* the last EGRESS_RECENT blocked decisions (slot nblocked % EGRESS_RECENT), each with
+     * its seq (every decision counts); evicted_seq: the seq of the last one pushed out.
+     * For egress_blocked_since; under cb_mu */
+    unsigned long long seq, nblocked, evicted_seq;
+    struct recent {
+        unsigned long long seq;
+        char host[EGRESS_HOST_MAX + 16]; /* as egress_host_entry_for writes it */
+    } recent[EGRESS_RECENT];
+    /* listeners adopted from sandboxed commands' network namespaces (egress_adopt):
+     * fd >= 0 in use; closing: released, the accept thread closes it; under lst_mu */
+    pthread_mutex_t lst_mu;
+    pthread_cond_t lst_cv; /* signalled when released listeners have been closed */
+    bool accepting;        /* the accept thread is running (under lst_mu) */
+    struct adopted {
+        int fd;
+        bool closing;
+    } adopted[EGRESS_ADOPT_MAX];
     slot slots[EGRESS_CONN_MAX];
 };
 
@@ -141,6 +158,18 @@ static void decide(egress *e, bool allowed, const char *method, const char *host
                 host[0] ? host : "-", port, reason);
     egress_decision d = { allowed, method, host, port, allowed ? "" : reason };
     pthread_mutex_lock(&e->cb_mu);
+    e->seq++;
+    if (!allowed) {
+        struct recent *r = &e->recent[e->nblocked++ % EGRESS_RECENT];
+        if (r->seq)
+            e->evicted_seq = r->seq;
+        r->seq = e->seq;
+        bool v6 = strchr(host, ':') != NULL;
+        if (port == 0 || port == 80 || port == 443)
+            snprintf(r->host, sizeof r->host, v6 ? "[%s]" : "%s", host[0] ? host : "-");
+        else
+            snprintf(r->host, sizeof r->host, v6 ? "[%s]:%d" : "%s:%d", host, port);
+    }
     if (e->fn)
         e->fn(e->ud, &d);
     pthread_mutex_unlock(&e->cb_mu);
@@ -475,6 +504,9 @@ static bool build_forward(const head *h, size_t pos, const request *rq, const ch
         for (const char *c = line; c < colon; c++)
             if (!is_tchar(*c))
                 return false;
+        for (const char *c = colon; c < line + len; c++) /* no CR or control in a value */
+            if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f)
+                return false;
         if (dropped(line, (size_t)(colon - line)))
             continue;
         buf_append(out, line, len);
@@ -654,19 +686,52 @@ static slot *free_slot(egress *e)
     return NULL;
 }
 
+static void wake_accept(const egress *e)
+{
+    ssize_t w = write(e->done[1], "x", 1);
+    (void)w; /* a full pipe already wakes it */
+}
+
+/* Close the released adopted listeners (the accept thread alone closes them, so that no
+ * poll or accept of it ever sees a closed or reused descriptor); all: every one. */
+static void close_adopted(egress *e, bool all)
+{
+    pthread_mutex_lock(&e->lst_mu);
+    for (int i = 0; i < EGRESS_ADOPT_MAX; i++)
+        if (e->adopted[i].fd >= 0 && (all || e->adopted[i].closing)) {
+            close(e->adopted[i].fd);
+            e->adopted[i].fd = -1;
+            e->adopted[i].closing = false;
+        }
+    if (all)
+        e->accepting = false;
+    pthread_cond_broadcast(&e->lst_cv);
+    pthread_mutex_unlock(&e->lst_mu);
+}
+
 static void *accept_main(void *arg)
 {
     egress *e = arg;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, THREAD_STACK);
+    struct pollfd p[3 + EGRESS_ADOPT_MAX];
     for (;;) {
         reap(e, false);
+        close_adopted(e, false);
         slot *sl = free_slot(e);
-        struct pollfd p[3] = { { e->stop[0], POLLIN, 0 },
-                               { e->done[0], POLLIN, 0 },
-                               { sl ? e->lfd : -1, POLLIN, 0 } };
-        int n = poll(p, 3, -1);
+        nfds_t np = 0;
+        p[np++] = (struct pollfd){ e->stop[0], POLLIN, 0 };
+        p[np++] = (struct pollfd){ e->done[0], POLLIN, 0 };
+        if (sl) {
+            p[np++] = (struct pollfd){ e->lfd, POLLIN, 0 };
+            pthread_mutex_lock(&e->lst_mu);
+            for (int i = 0; i < EGRESS_ADOPT_MAX; i++)
+                if (e->adopted[i].fd >= 0 && !e->adopted[i].closing)
+                    p[np++] = (struct pollfd){ e->adopted[i].fd, POLLIN, 0 };
+            pthread_mutex_unlock(&e->lst_mu);
+        }
+        int n = poll(p, np, -1);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 || (p[0].revents & POLLIN))
@@ -676,22 +741,26 @@ static void *accept_main(void *arg)
             while (read(e->done[0], drain, sizeof drain) > 0) {
             }
         }
-        if (!sl || !(p[2].revents & POLLIN))
-            continue;
-        int c = accept4(e->lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (c < 0)
-            continue;
-        sl->fd = c;
-        sl->e = e;
-        atomic_store(&sl->state, SLOT_RUNNING);
-        if (pthread_create(&sl->th, &attr, conn_main, sl) != 0) {
-            hew_log(HEW_LOG_WARN, "egress", "cannot start a connection thread");
-            close(c);
-            atomic_store(&sl->state, SLOT_FREE);
+        for (nfds_t k = 2; k < np && sl; k++) {
+            if (!(p[k].revents & POLLIN))
+                continue;
+            int c = accept4(p[k].fd, NULL, NULL, SOCK_CLOEXEC);
+            if (c < 0)
+                continue;
+            sl->fd = c;
+            sl->e = e;
+            atomic_store(&sl->state, SLOT_RUNNING);
+            if (pthread_create(&sl->th, &attr, conn_main, sl) != 0) {
+                hew_log(HEW_LOG_WARN, "egress", "cannot start a connection thread");
+                close(c);
+                atomic_store(&sl->state, SLOT_FREE);
+            }
+            sl = free_slot(e);
         }
     }
     pthread_attr_destroy(&attr);
     reap(e, true);
+    close_adopted(e, true);
     return NULL;
 }
 
@@ -746,6 +815,10 @@ hew_code egress_start(const char *const *hosts, egress **out, hew_err *err)
     }
     pthread_mutex_init(&e->cb_mu, NULL);
     pthread_mutex_init(&e->stop_mu, NULL);
+    pthread_mutex_init(&e->lst_mu, NULL);
+    clock_cond_init(&e->lst_cv);
+    for (int i = 0; i < EGRESS_ADOPT_MAX; i++)
+        e->adopted[i].fd = -1;
     struct sockaddr_in a;
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
@@ -763,6 +836,7 @@ hew_code egress_start(const char *const *hosts, egress **out, hew_err *err)
                            strerror(en));
     }
     e->port = ntohs(a.sin_port);
+    e->accepting = true;
     if (pthread_create(&e->accept_th, NULL, accept_main, e) != 0) {
         close_fds(e);
         egress_free(e);
@@ -775,12 +849,101 @@ hew_code egress_start(const char *const *hosts, egress **out, hew_err *err)
     return HEW_OK;
 }
 
+hew_code egress_adopt(egress *e, int listen_fd, hew_err *err)
+{
+    int opt = 0;
+    socklen_t ol = sizeof opt;
+    if (listen_fd < 0 || getsockopt(listen_fd, SOL_SOCKET, SO_ACCEPTCONN, &opt, &ol) != 0 ||
+        !opt)
+        return hew_err_set(err, HEW_E_INVALID,
+                           "the egress proxy can adopt only a listening socket");
+    pthread_mutex_lock(&e->stop_mu);
+    bool running = e->running;
+    int slot_i = -1;
+    if (running) {
+        pthread_mutex_lock(&e->lst_mu);
+        for (int i = 0; i < EGRESS_ADOPT_MAX && slot_i < 0; i++)
+            if (e->adopted[i].fd < 0)
+                slot_i = i;
+        if (slot_i >= 0) {
+            set_nonblock(listen_fd);
+            e->adopted[slot_i].fd = listen_fd;
+            e->adopted[slot_i].closing = false;
+        }
+        pthread_mutex_unlock(&e->lst_mu);
+        if (slot_i >= 0)
+            wake_accept(e);
+    }
+    pthread_mutex_unlock(&e->stop_mu);
+    if (!running)
+        return hew_err_set(err, HEW_E_STATE, "the egress proxy has stopped");
+    if (slot_i < 0)
+        return hew_err_set(err, HEW_E_BUSY,
+                           "the egress proxy already serves %d sandboxed commands' "
+                           "namespaces: wait for one to end",
+                           EGRESS_ADOPT_MAX);
+    return HEW_OK;
+}
+
+void egress_release(egress *e, int listen_fd)
+{
+    if (listen_fd < 0)
+        return;
+    pthread_mutex_lock(&e->lst_mu);
+    int found = -1;
+    for (int i = 0; i < EGRESS_ADOPT_MAX && found < 0; i++)
+        if (e->adopted[i].fd == listen_fd && !e->adopted[i].closing)
+            found = i;
+    if (found >= 0) {
+        e->adopted[found].closing = true;
+        wake_accept(e);
+        /* wait for the accept thread to close it (it alone may: it polls it) */
+        while (e->accepting && e->adopted[found].fd == listen_fd)
+            pthread_cond_wait(&e->lst_cv, &e->lst_mu);
+    }
+    pthread_mutex_unlock(&e->lst_mu);
+}
+
 void egress_set_on_decision(egress *e, egress_decision_fn fn, void *ud)
 {
     pthread_mutex_lock(&e->cb_mu);
     e->fn = fn;
     e->ud = ud;
     pthread_mutex_unlock(&e->cb_mu);
+}
+
+unsigned long long egress_mark(egress *e)
+{
+    pthread_mutex_lock(&e->cb_mu);
+    unsigned long long m = e->seq;
+    pthread_mutex_unlock(&e->cb_mu);
+    return m;
+}
+
+size_t egress_blocked_since(egress *e, unsigned long long mark, buf *out)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&e->cb_mu);
+    unsigned long long kept = e->nblocked < EGRESS_RECENT ? e->nblocked : EGRESS_RECENT;
+    for (unsigned long long i = e->nblocked - kept; i < e->nblocked; i++) {
+        const struct recent *r = &e->recent[i % EGRESS_RECENT];
+        if (r->seq <= mark)
+            continue;
+        bool dup = false;
+        for (unsigned long long j = e->nblocked - kept; j < i && !dup; j++) {
+            const struct recent *q = &e->recent[j % EGRESS_RECENT];
+            dup = q->seq > mark && strcmp(q->host, r->host) == 0;
+        }
+        if (dup)
+            continue;
+        if (n++)
+            buf_puts(out, ", ");
+        buf_puts(out, r->host);
+    }
+    if (e->evicted_seq > mark)
+        buf_puts(out, n++ ? ", …" : "…");
+    pthread_mutex_unlock(&e->cb_mu);
+    return n;
 }
 
 void egress_set_idle_ms(egress *e, long ms)
@@ -805,6 +968,8 @@ void egress_child_env(const egress *e, proc_env *env)
         proc_env_set(env, names[i], url);
     proc_env_set(env, "NO_PROXY", "");
     proc_env_set(env, "no_proxy", "");
+    /* Node's own fetch and http read the variables only when told to (Node 22.21, 24.5) */
+    proc_env_set(env, "NODE_USE_ENV_PROXY", "1");
 }
 
 void egress_stop(egress *e)
@@ -817,6 +982,7 @@ void egress_stop(egress *e)
         (void)w;
         pthread_join(e->accept_th, NULL);
         e->running = false;
+        close_adopted(e, true); /* any adopted while the thread was ending */
         hew_log(HEW_LOG_INFO, "egress", "proxy on port %d stopped", e->port);
     }
     close_fds(e);
@@ -830,6 +996,8 @@ void egress_free(egress *e)
     egress_stop(e);
     pthread_mutex_destroy(&e->cb_mu);
     pthread_mutex_destroy(&e->stop_mu);
+    pthread_mutex_destroy(&e->lst_mu);
+    pthread_cond_destroy(&e->lst_cv);
     free(e->rules);
     free(e);
 }

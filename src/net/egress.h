@@ -40,8 +40,9 @@
  * IPv6 zone ids ("[fe80::1%eth0]"), empty labels, other characters, a port of 0 or over
  * 65535, a URL scheme other than http.
  *
- * Threads: one accept thread, plus one thread per connection (at most EGRESS_CONN_MAX at
- * a time; more wait in the listen queue). Each connection resolves its host with
+ * Threads: one accept thread (for its own listener and those it adopted), plus one
+ * thread per connection (at most EGRESS_CONN_MAX at a time; more wait in the listen
+ * queue). Each connection resolves its host with
  * getaddrinfo in its own thread. egress_stop wakes and joins them all; it may wait for a
  * name lookup in progress to end (the resolver's own timeout). */
 #ifndef HEW_NET_EGRESS_H
@@ -50,6 +51,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "sys/proc.h"
 
@@ -59,6 +61,7 @@
 #define EGRESS_CONNECT_MS 15000L          /* time to connect to the upstream host */
 #define EGRESS_CONN_MAX 64                /* connections served at once */
 #define EGRESS_HOSTS_MAX 1024             /* entries in an allow list */
+#define EGRESS_ADOPT_MAX 64               /* listeners adopted at once (egress_adopt) */
 
 /* One decision, for the log and the callback. Strings are borrowed for the call. */
 typedef struct egress_decision {
@@ -88,9 +91,36 @@ hew_code egress_host_check(const char *entry, hew_err *err);
  * An invalid entry fails the start (HEW_E_INVALID, as egress_host_check says). */
 hew_code egress_start(const char *const *hosts, egress **out, hew_err *err);
 
+/* Serve also on a listening socket made elsewhere: one a sandboxed command made in its
+ * own network namespace, on that namespace's 127.0.0.1 at egress_port, before it
+ * exec'd. A command in a namespace of its own has no route anywhere, so the only
+ * connection it can make is to this socket — which the proxy, in hew's namespace,
+ * accepts and serves like its own — and "the proxy's port on another host" (the gap of
+ * port-only Landlock rules) does not exist for it. The proxy owns fd from a successful
+ * call (it closes it at egress_release or egress_stop); on error fd stays the caller's.
+ * HEW_E_INVALID: not a listening socket; HEW_E_STATE: the proxy has stopped;
+ * HEW_E_BUSY: EGRESS_ADOPT_MAX are adopted already. Thread-safe. */
+hew_code egress_adopt(egress *e, int listen_fd, hew_err *err);
+
+/* Stop accepting on an adopted listener (when its command has ended) and close it (the
+ * proxy's thread closes it; this waits until it has); connections already accepted go
+ * on. Unknown fds are ignored. Thread-safe; not from the decision callback. */
+void egress_release(egress *e, int listen_fd);
+
 /* Where decisions go from now on (fn NULL: only the log). When this returns, no call to
  * the previous callback is running or will start, so its ud may be freed. */
 void egress_set_on_decision(egress *e, egress_decision_fn fn, void *ud);
+
+/* What a command's result says (execute_command): take a mark before the command
+ * starts, and after it ends ask which hosts were blocked since — "example.org,
+ * api.example.net:8443" (distinct, in order, ports other than 80 and 443 written; "…"
+ * at the end when more were blocked than the last EGRESS_RECENT kept). Blocked requests
+ * of any command running meanwhile are counted too: the proxy cannot tell commands
+ * apart. Thread-safe. egress_blocked_since appends to out and returns how many entries
+ * it wrote ("…" counts): 0 when nothing was blocked since the mark. */
+#define EGRESS_RECENT 32
+unsigned long long egress_mark(egress *e);
+size_t egress_blocked_since(egress *e, unsigned long long mark, buf *out);
 
 /* The idle timeout of tunnels from now on (ms > 0; tests use short ones). */
 void egress_set_idle_ms(egress *e, long ms);
@@ -100,7 +130,8 @@ int egress_port(const egress *e);
 
 /* Point a child at the proxy: HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and their lowercase
  * forms set to "http://127.0.0.1:PORT", NO_PROXY and no_proxy set to "" (so nothing
- * bypasses it: a bypass would hit the sandbox's closed network anyway). */
+ * bypasses it: a bypass would hit the sandbox's closed network anyway), and
+ * NODE_USE_ENV_PROXY=1 (without it Node's built-in fetch ignores them). */
 void egress_child_env(const egress *e, proc_env *env);
 
 /* Stop serving: close the listener and every connection, join every thread. No callback
