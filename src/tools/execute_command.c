@@ -783,6 +783,7 @@ static hew_code exec_once(tool_env *env, const char *command, long timeout_s,
     };
     proc *p = NULL;
     hew_err err = HEW_ERR_INIT;
+    unsigned long long mark = sb && env->egress ? egress_mark(env->egress) : 0;
     hew_code rc = proc_start(&po, &p, &err);
     proc_env_release(&penv);
     if (rc == HEW_E_UNSUPPORTED && sb && why) {
@@ -853,6 +854,16 @@ static hew_code exec_once(tool_env *env, const char *command, long timeout_s,
         return HEW_E_ABORTED;
     }
     finish_result(&r, st, timeout_s, out);
+    if (sb && env->egress) { /* hosts the proxy refused: the model can ask for them */
+        buf hosts = BUF_INIT(4096);
+        if (egress_blocked_since(env->egress, mark, &hosts) && hosts.len)
+            buf_printf(&out->text,
+                       "\n\nThe sandbox's network proxy refused: %s (not in the user's "
+                       "sandbox.allow_hosts). Ask the user to allow a host if the task needs "
+                       "it; do not try other ways to reach it.",
+                       hosts.data);
+        buf_release(&hosts);
+    }
     if (answered)
         put_feedback(env, ans.text, &out->text);
     else

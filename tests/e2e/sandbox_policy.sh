@@ -128,7 +128,8 @@ if [[ $abi -ge 4 ]] && command -v curl >/dev/null; then
     printf '{"sandbox": {"allow_hosts": ["127.0.0.1:%s"]}}\n' "$sport" \
         >"$work/config/hew/config.json"
     "$py" - "$work/s5.json" "curl -sf http://127.0.0.1:$sport/page.txt" \
-        "curl -sf --noproxy '*' http://127.0.0.1:$sport/page.txt" <<'PY'
+        "curl -sf --noproxy '*' http://127.0.0.1:$sport/page.txt" \
+        "curl -sf http://blocked.example/" <<'PY'
 import json, sys
 call = ("Fetching.\n<execute_command>\n<command>%s</command>\n"
         "<requires_approval>false</requires_approval>\n</execute_command>")
@@ -150,6 +151,7 @@ def told(i):
 assert "hello from the allowed host" in told(1), told(1)       # through the proxy
 assert "hello from the allowed host" not in told(2), told(2)   # straight: refused
 assert "Command executed successfully" not in told(2), told(2)
+assert "proxy refused: blocked.example" in told(3), told(3)    # named for the model
 PY
     fake_stop
     rm "$work/config/hew/config.json"
