@@ -126,7 +126,7 @@ if command -v bwrap >/dev/null && bwrap --ro-bind / / --unshare-user true 2>/dev
 else
     echo "sandbox_escape: SKIP the bwrap backend: no working bubblewrap (apt-get install bubblewrap)"
 fi
-[[ ${#backends[@]} -gt 0 ]] || { echo "sandbox_escape: SKIP: no sandbox backend on this machine"; exit 0; }
+[[ ${#backends[@]} -gt 0 ]] || { echo "sandbox_escape: SKIP: no sandbox backend on this machine"; exit 77; }
 
 for b in "${backends[@]}"; do
     # landlock is what "auto" picks first; bwrap is chosen by name

@@ -121,8 +121,10 @@ static void test_confined(void)
     CHECK(access(confined, F_OK) != 0);
     CHECK(access(free_, F_OK) == 0);
     /* it started, confined, and was stopped by the sandbox (not refused one) */
-    CHECK(strstr(error_of(st, 0), "Permission denied") != NULL);
-    if (!strstr(error_of(st, 0), "Permission denied"))
+    bool refused = strstr(error_of(st, 0), "Permission denied") ||
+                   strstr(error_of(st, 0), "Read-only file system");
+    CHECK(refused);
+    if (!refused)
         fprintf(stderr, "confined: %s\n", error_of(st, 0));
     json_decref(st);
     /* no policy for the hub: the server that asks for a sandbox does not start */
@@ -152,14 +154,18 @@ int main(void)
     sbpolicy *p = NULL;
     const sandbox *sb = NULL;
     hew_err err = HEW_ERR_INIT;
+    bool skip = false;
     if (sbpolicy_new(&so, &p, &err) == HEW_OK &&
-        sbpolicy_sandbox(p, SANDBOX_WORKSPACE_WRITE, 1, &sb, &err) == HEW_OK)
+        sbpolicy_sandbox(p, SANDBOX_WORKSPACE_WRITE, 1, &sb, &err) == HEW_OK) {
         RUN(test_confined);
-    else
+    } else {
         printf("mcp_sandbox: SKIP the confined server: no sandbox backend works here: %s\n",
                err.msg);
+        skip = true;
+    }
     sbpolicy_free(p);
     tmpdir_remove(tmp);
     free(tmp);
-    return check_report();
+    int rc = check_report();
+    return rc == 0 && skip ? 77 : rc; /* 77: skipped (tests/CMakeLists.txt) */
 }
