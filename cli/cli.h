@@ -53,7 +53,11 @@ typedef struct cli_options {
     const char *api_key_file; /* --api-key-file FILE, or NULL */
     const char *record_dir;          /* --record DIR: save every exchange (docs/replay.md) */
     const struct hew_replay *replay; /* hew replay: the recording's options win (replay.c) */
+    const char *sandbox;      /* --sandbox MODE (checked: one of CLI_SANDBOX_MODES), or NULL */
 } cli_options;
+
+/* The words --sandbox and sandbox.mode take. */
+#define CLI_SANDBOX_MODES "auto, read-only, workspace-write or danger-full-access"
 
 /* Parse argv (after the program name). Returns 0, or 2 after printing a usage error. */
 int cli_parse_options(int argc, char **argv, cli_options *co);

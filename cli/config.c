@@ -18,7 +18,7 @@
 #include "sbuf.h"
 #include "termsafe.h"
 
-enum cfg_type { T_STR, T_BOOL, T_NUM, T_ENUM, T_LIST, T_STRS, T_NAMES };
+enum cfg_type { T_STR, T_BOOL, T_NUM, T_ENUM, T_LIST, T_STRS, T_NAMES, T_PATHS, T_HOSTS };
 
 static const struct cfg_def {
     const char *path;     /* the JSON path in a config file */
@@ -77,6 +77,17 @@ static const struct cfg_def {
                             "commands never to run, even with --yolo" },
     [CFG_PROTOCOL] = { "protocol", T_ENUM, 1, "anthropic|openai-chat|openai-responses|gemini",
                        "the wire protocol (default: the provider's)" },
+    [CFG_SANDBOX_MODE] = { "sandbox.mode", T_ENUM, 0,
+                           "auto|read-only|workspace-write|danger-full-access",
+                           "the sandbox of commands (auto: the ones you did not approve)" },
+    [CFG_SANDBOX_WRITABLE_ROOTS] = { "sandbox.writable_roots", T_PATHS, 0, NULL,
+                                     "more folders sandboxed commands may write" },
+    [CFG_SANDBOX_NETWORK] = { "sandbox.network", T_BOOL, 0, NULL,
+                              "sandboxed commands may use the network" },
+    [CFG_SANDBOX_ALLOW_HOSTS] = { "sandbox.allow_hosts", T_HOSTS, 0, NULL,
+                                  "hosts sandboxed commands may reach with the network off" },
+    [CFG_SANDBOX_BACKEND] = { "sandbox.backend", T_ENUM, 0, "auto|landlock|bwrap",
+                              "what confines commands (auto: landlock, else bwrap)" },
 };
 
 /* The provider table as the CLI needs it: which variable holds the key. */
@@ -271,6 +282,80 @@ static int take_names(cli_config *c, int k, const json_t *v, const char *file,
     return 0;
 }
 
+/* "~/x" with $HOME put in (a new string), an absolute path copied, else NULL. */
+static char *expand_home(const char *p)
+{
+    const char *home = getenv("HOME");
+    if (p[0] == '/')
+        return strdup(p);
+    if (p[0] == '~' && (p[1] == '/' || !p[1]) && home && home[0] == '/') {
+        sbuf b = SBUF_INIT;
+        sbuf_printf(&b, "%s%s", home, p + 1);
+        return sbuf_detach(&b);
+    }
+    return NULL;
+}
+
+/* An allow-list entry as far as the file goes: one word of printable characters. The
+ * library checks it in full when the session starts (net/egress: hosts, *.domains, ports,
+ * addresses) and names what is wrong. */
+static int host_ok(const char *h)
+{
+    size_t n = strlen(h);
+    if (n == 0 || n > 300)
+        return 0;
+    for (; *h; h++)
+        if ((unsigned char)*h <= ' ' || *h == 0x7f)
+            return 0;
+    return 1;
+}
+
+/* sandbox.writable_roots (folders: absolute or ~/…) and sandbox.allow_hosts (host
+ * names): a list that replaces what an earlier file said. */
+static int take_list(cli_config *c, int k, enum cfg_type type, const json_t *v,
+                     const char *file, const char *path, char *err, size_t errlen)
+{
+    const char *what = type == T_PATHS ? "a list of folders, e.g. [\"~/.cache/pip\"]"
+                                       : "a list of host names, e.g. [\"pypi.org\", "
+                                         "\"*.github.com\"]";
+    if (!json_is_array(v)) {
+        snprintf(err, errlen, "%s: %s: expected %s", file, path, what);
+        return -1;
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+        const char *s = json_string_value(e);
+        char *full = s && type == T_PATHS ? expand_home(s) : NULL;
+        int ok = s && (type == T_PATHS ? full != NULL : host_ok(s));
+        free(full);
+        if (!ok) {
+            snprintf(err, errlen, "%s: %s[%zu]: expected %s", file, path, i,
+                     type == T_PATHS ? "an absolute folder or one under ~/ (\"/srv/cache\", "
+                                       "\"~/.cache\")"
+                                     : "a host (\"pypi.org\", \"*.github.com\", "
+                                       "\"example.com:8443\", \"127.0.0.1\"), one word");
+            return -1;
+        }
+    }
+    for (size_t j = 0; c->strs[k] && c->strs[k][j]; j++)
+        free(c->strs[k][j]);
+    free(c->strs[k]);
+    c->strs[k] = NULL;
+    c->source[k][0] = '\0';
+    json_array_foreach(v, i, e) {
+        char *full = type == T_PATHS ? expand_home(json_string_value(e))
+                                     : strdup(json_string_value(e));
+        int rc = full ? strs_add(c, k, full, file) : -1;
+        free(full);
+        if (rc != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Take one value of a config file. */
 static int take_value(cli_config *c, int k, const json_t *v, const char *file, const char *path,
                       int project, char *err, size_t errlen)
@@ -282,6 +367,14 @@ static int take_value(cli_config *c, int k, const json_t *v, const char *file, c
          * run; not fatal: the project's other settings still apply. */
         note(c, "hew: %s: %s is ignored in a project's config (it would hand your secrets to "
                 "commands) — put it in %s\n",
+             file, path, c->user_path ? c->user_path : "~/.config/hew/config.json");
+        return 0;
+    }
+    if (project && k >= CFG_SANDBOX_MODE && k <= CFG_SANDBOX_BACKEND) {
+        /* A repository must not widen its own sandbox; not fatal: the user's settings and
+         * the default still confine its commands. */
+        note(c, "hew: note: %s: %s is ignored — a repository must not choose its own "
+                "sandbox; set it in your own config file (%s) or with --sandbox\n",
              file, path, c->user_path ? c->user_path : "~/.config/hew/config.json");
         return 0;
     }
@@ -324,6 +417,9 @@ static int take_value(cli_config *c, int k, const json_t *v, const char *file, c
         return 0;
     case T_NAMES:
         return take_names(c, k, v, file, path, err, errlen);
+    case T_PATHS:
+    case T_HOSTS:
+        return take_list(c, k, d->type, v, file, path, err, errlen);
     case T_LIST: {
         sbuf list = SBUF_INIT;
         if (json_is_string(v)) {
@@ -465,7 +561,7 @@ static int load_file(cli_config *c, const char *path, int project, json_t **keep
     json_t *v;
     json_object_foreach(root, key, v) {
         if (strcmp(key, "limits") == 0 || strcmp(key, "rules") == 0 ||
-            strcmp(key, "commands") == 0) {
+            strcmp(key, "commands") == 0 || strcmp(key, "sandbox") == 0) {
             if (!json_is_object(v)) {
                 snprintf(err, errlen, "%s: %s: expected an object", path, key);
                 json_decref(root);
@@ -487,6 +583,9 @@ static int load_file(cli_config *c, const char *path, int project, json_t **keep
                                    "cursorrules, windsurfrules, agents, clineignore)"
                              : strcmp(key, "commands") == 0
                                  ? "%s: %s: unknown setting (see `man hew`, COMMAND POLICY)"
+                             : strcmp(key, "sandbox") == 0
+                                 ? "%s: %s: unknown setting (the sandbox's are mode, "
+                                   "writable_roots, network, allow_hosts, backend)"
                                  : "%s: %s: unknown setting (limits are max_consecutive_mistakes, "
                                    "request_timeout_s, idle_timeout_s, retry_delay_ms, "
                                    "task_timeout_s)",
@@ -616,6 +715,7 @@ void cli_config_release(cli_config *c)
     free(c->project_path);
     free(c->key_from);
     free(c->model_info);
+    free(c->sandbox_hidden[0]);
     memset(c, 0, sizeof *c);
 }
 
@@ -673,6 +773,8 @@ static int take_key_file(cli_config *c, const char *path, const char *how, char 
     }
     buf[n] = '\0';
     set_str(c, CFG_API_KEY, buf, src);
+    free(c->sandbox_hidden[0]); /* the file is hidden from sandboxed commands */
+    c->sandbox_hidden[0] = realpath(path, NULL);
     memset(buf, 0, sizeof buf);
     if (!c->str[CFG_API_KEY]) {
         snprintf(err, errlen, "out of memory");
@@ -744,6 +846,9 @@ static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
     set_num(c, CFG_THINKING, 0, "");
     set_num(c, CFG_STRICT_PLAN, 0, "");
     set_str(c, CFG_AUTO_CONDENSE, "auto", "");
+    set_str(c, CFG_SANDBOX_MODE, "auto", "");
+    set_str(c, CFG_SANDBOX_BACKEND, "auto", "");
+    set_num(c, CFG_SANDBOX_NETWORK, 0, "");
     for (int k = CFG_RULES_GLOBAL; k <= CFG_RULES_CLINEIGNORE; k++)
         set_num(c, k, 1, "");
 
@@ -824,6 +929,8 @@ static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
         for (int i = 0; i < co->ndeny_commands; i++)
             if (strs_add(c, CFG_COMMANDS_DENY, co->deny_commands[i], "flag --deny-command"))
                 goto oom;
+        if (co->sandbox)
+            set_str(c, CFG_SANDBOX_MODE, co->sandbox, "flag --sandbox");
     }
     if (!cli_provider_key_env(c->str[CFG_PROVIDER])) {
         snprintf(err, errlen, "unknown provider '%s' (from %s) — use %s", c->str[CFG_PROVIDER],
@@ -929,6 +1036,12 @@ int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errl
     o->thinking_budget = c->num[CFG_THINKING];
     o->command_allow = (const char *const *)c->strs[CFG_COMMANDS_ALLOW];
     o->command_deny = (const char *const *)c->strs[CFG_COMMANDS_DENY];
+    o->sandbox_mode = c->str[CFG_SANDBOX_MODE];
+    o->sandbox_backend = c->str[CFG_SANDBOX_BACKEND];
+    o->sandbox_network = c->num[CFG_SANDBOX_NETWORK] > 0;
+    o->sandbox_writable_roots = (const char *const *)c->strs[CFG_SANDBOX_WRITABLE_ROOTS];
+    o->sandbox_allow_hosts = (const char *const *)c->strs[CFG_SANDBOX_ALLOW_HOSTS];
+    o->sandbox_hidden = c->sandbox_hidden[0] ? (const char *const *)c->sandbox_hidden : NULL;
     o->api_key = NULL;
     if (c->str[CFG_API_KEY] && *c->str[CFG_API_KEY]) {
         o->api_key = c->str[CFG_API_KEY];
@@ -999,7 +1112,8 @@ int cli_config_show(const cli_options *co, int as_json)
                 v = json_boolean(c.num[k] > 0);
             else if (defs[k].type == T_LIST)
                 v = json_string(cli_auto_approve_str(c.num[k]));
-            else if (defs[k].type == T_STRS || defs[k].type == T_NAMES) {
+            else if (defs[k].type == T_STRS || defs[k].type == T_NAMES ||
+                     defs[k].type == T_PATHS || defs[k].type == T_HOSTS) {
                 v = json_array();
                 for (size_t i = 0; c.strs[k] && c.strs[k][i]; i++)
                     json_array_append_new(v, json_string(c.strs[k][i]));
@@ -1047,7 +1161,8 @@ int cli_config_show(const cli_options *co, int as_json)
                 snprintf(val, sizeof val, "%s", c.num[k] > 0 ? "true" : "false");
             else if (defs[k].type == T_LIST)
                 snprintf(val, sizeof val, "%s", cli_auto_approve_str(c.num[k]));
-            else if (defs[k].type == T_STRS || defs[k].type == T_NAMES) {
+            else if (defs[k].type == T_STRS || defs[k].type == T_NAMES ||
+                     defs[k].type == T_PATHS || defs[k].type == T_HOSTS) {
                 sbuf list = SBUF_INIT;
                 for (size_t i = 0; c.strs[k] && c.strs[k][i]; i++)
                     sbuf_printf(&list, "%s\"%s\"", i ? ", " : "[", c.strs[k][i]);

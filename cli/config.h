@@ -9,6 +9,8 @@
  * you open must not send your key elsewhere or run commands unasked. Lists of command
  * rules merge instead: commands.deny from both files and --deny-command; commands.allow
  * from the user's file and --allow-command only (a project's is ignored, with a note).
+ * The sandbox's settings (sandbox.*) come from the user's file and --sandbox only: a
+ * project's are ignored with a note (a repository must not widen its own sandbox).
  * Errors name the file and the JSON path of the problem. It never prints a secret
  * unmasked and never exits. */
 #ifndef HEW_CLI_CONFIG_H
@@ -53,6 +55,12 @@ enum cfg_key {
     CFG_COMMANDS_ALLOW, /* commands.allow: the user's file and flags only */
     CFG_COMMANDS_DENY,  /* commands.deny: both files and flags, merged */
     CFG_PROTOCOL,
+    /* the sandbox of commands (docs/sandbox.md): the user's file and flags only */
+    CFG_SANDBOX_MODE,
+    CFG_SANDBOX_WRITABLE_ROOTS,
+    CFG_SANDBOX_NETWORK,
+    CFG_SANDBOX_ALLOW_HOSTS,
+    CFG_SANDBOX_BACKEND,
     CFG_NKEYS
 };
 
@@ -81,6 +89,8 @@ typedef struct cli_config {
                                 NULL-terminated, or NULL when empty */
     char notes[1024];        /* warnings about the files ("" none), printed by
                                 cli_setup_options and `hew config` */
+    char *sandbox_hidden[2]; /* the API key file (absolute), hidden from sandboxed
+                                commands; NULL-terminated */
 } cli_config;
 
 /* Load and merge everything for the workspace cwd (NULL: the current directory) and the

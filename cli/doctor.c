@@ -2,8 +2,9 @@
  * per check, `ok|warn|FAIL  <what>  <detail>`, and under a check that is not ok a hint on
  * what to do: the configuration files parse, the API key is there (masked), the provider
  * answers, the data directory and the task store, git (checkpoints), universal-ctags
- * (list_code_definition_names), node/npx (MCP servers) and the terminal. --json prints
- * one object with the checks instead. Exit status 0 when nothing FAILed, 1 otherwise, 2
+ * (list_code_definition_names), node/npx (MCP servers), the sandbox of commands (which
+ * backend, what the machine offers, the gaps; "sandbox" in --json) and the terminal.
+ * --json prints one object with the checks instead. Exit status 0 when nothing FAILed, 1 otherwise, 2
  * for a usage error. The options of a task (--provider, --base-url, --cwd, ...) say
  * which configuration to check. Uses only include/hew.h. */
 #include <jansson.h>
@@ -36,6 +37,7 @@ typedef struct doctor {
     size_t n;
     size_t dropped;   /* checks past the cap: counted and said, never silently lost */
     int dropped_fail; /* one of them failed: doctor still fails */
+    json_t *sandbox;  /* hew_sandbox_report's object (--json: "sandbox"), or NULL */
 } doctor;
 
 static const char *const status_words[] = { "ok", "warn", "FAIL" };
@@ -258,6 +260,71 @@ static void check_mcp(doctor *d, const hew_options *o)
                   total == 1 ? "" : "s");
 }
 
+/* ---- the sandbox ----------------------------------------------------------------------- */
+
+/* Which backend confines the commands hew runs without asking, what the machine offers
+ * and what it cannot enforce. Never ok when nothing confines them under a confining
+ * mode: hew then asks before each such command (or, headless, refuses it). */
+static void check_sandbox(doctor *d, const hew_options *o)
+{
+    char err[1024] = "";
+    char *text = NULL;
+    if (hew_sandbox_report(o, &text, err, sizeof err) != HEW_OK) {
+        add_check(d, "sandbox", CHECK_FAIL,
+                  "fix sandbox.* in your config file or the --sandbox flag (man hew: SANDBOX)",
+                  "%s", err);
+        return;
+    }
+    json_t *r = json_loads(text, 0, NULL);
+    hew_free(text);
+    if (!r)
+        return;
+    const char *applies = json_string_value(json_object_get(r, "applies"));
+    const char *backend = json_string_value(json_object_get(r, "backend"));
+    const char *gaps = json_string_value(json_object_get(r, "gaps"));
+    const char *error = json_string_value(json_object_get(r, "error"));
+    const char *bwrap = json_string_value(json_object_get(r, "bwrap"));
+    char machine[512];
+    snprintf(machine, sizeof machine, "Landlock ABI %lld, seccomp %s, user namespaces %s, "
+             "bwrap %s",
+             (long long)json_integer_value(json_object_get(r, "landlock_abi")),
+             json_is_true(json_object_get(r, "seccomp")) ? "yes" : "no",
+             json_is_true(json_object_get(r, "userns")) ? "yes" : "no",
+             bwrap && *bwrap ? bwrap : "none");
+    char joined[600] = ""; /* the gaps on one line: "a; b; c" */
+    for (size_t i = 0, j = 0; gaps && gaps[i] && j + 3 < sizeof joined; i++) {
+        if (gaps[i] == '\n') {
+            if (gaps[i + 1])
+                j += (size_t)snprintf(joined + j, sizeof joined - j, "; ");
+        } else {
+            joined[j++] = gaps[i];
+            joined[j] = '\0';
+        }
+    }
+    if (applies && strcmp(applies, "danger-full-access") == 0)
+        add_check(d, "sandbox", CHECK_WARN,
+                  "drop --sandbox danger-full-access / sandbox.mode to confine the commands "
+                  "the model runs unasked",
+                  "off: every command runs unconfined (mode danger-full-access); machine: %s",
+                  machine);
+    else if (error)
+        add_check(d, "sandbox", CHECK_WARN,
+                  "install bubblewrap (apt-get install bubblewrap) or use a kernel with "
+                  "Landlock; until then hew asks before each command it would confine",
+                  "none: %s; machine: %s", error, machine);
+    else if (joined[0])
+        add_check(d, "sandbox", CHECK_WARN,
+                  "these are what the sandbox cannot enforce here; a control file that does "
+                  "not exist yet can be created by a command — create it to protect it",
+                  "%s (%s) with gaps: %s; machine: %s", backend ? backend : "?",
+                  applies ? applies : "?", joined, machine);
+    else
+        add_check(d, "sandbox", CHECK_OK, NULL, "%s: %s for commands you did not approve; "
+                  "machine: %s", backend ? backend : "?", applies ? applies : "?", machine);
+    json_decref(d->sandbox);
+    d->sandbox = r;
+}
+
 /* ---- the terminal ---------------------------------------------------------------------- */
 
 static void check_terminal(doctor *d)
@@ -338,6 +405,8 @@ static int print_json(const doctor *d, int failed)
         json_array_append_new(checks, o);
     }
     json_t *all = json_pack("{s:b, s:o}", "ok", !failed, "checks", checks);
+    if (all && d->sandbox)
+        json_object_set(all, "sandbox", d->sandbox);
     if (all && d->dropped)
         json_object_set_new(all, "checks_not_shown", json_integer((json_int_t)d->dropped));
     char *s = all ? json_dumps(all, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
@@ -361,6 +430,7 @@ static void run_checks(doctor *d, const cli_options *co)
         check_provider(d, &o, have_key);
         check_store(d, &o);
         check_mcp(d, &o);
+        check_sandbox(d, &o);
         cli_config_release(&cfg);
     } else {
         hew_options_init(&o);
@@ -378,7 +448,7 @@ int cli_doctor(int argc, char **argv)
     if (argc > 0 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
         fputs("usage: hew doctor [--json] [options]   check that everything hew needs is in\n"
               "place: config files, API key, provider, data directory and store, MCP servers,\n"
-              "git, ctags, node/npx, terminal. Options as for a task (--provider, --base-url, --cwd, ...)\n"
+              "the sandbox of commands, git, ctags, node/npx, terminal. Options as for a task (--provider, --base-url, --cwd, ...)\n"
               "choose what is checked. Exit 0 when nothing failed, 1 otherwise.\n",
               stdout);
         return 0;
@@ -405,6 +475,7 @@ int cli_doctor(int argc, char **argv)
     } else {
         print_text(d);
     }
+    json_decref(d->sandbox);
     free(d);
     return failed ? 1 : 0;
 }

@@ -218,6 +218,13 @@ static char *allow_flag(const struct headless *h, json_t *list)
             put_quoted(&b, rule);
         }
     }
+    /* a command refused a run without the sandbox: only the mode allows it */
+    json_array_foreach(list, i, e) {
+        const char *mode = json_string_value(json_object_get(e, "sandbox"));
+        if (mode && !strstr(b.data ? b.data : "", "--sandbox ")) {
+            sbuf_printf(&b, "%s--sandbox %s", b.len ? " " : "", mode);
+        }
+    }
     if (!b.len)
         sbuf_puts(&b, "--yolo");
     return sbuf_detach(&b);

@@ -824,6 +824,19 @@ static void handle_event(struct ui *u, evq_item *it)
         approval(u, it, d);
         if (is(it, HEW_EV_COMMAND))
             set_activity(u, "running the command");
+    } else if (is(it, HEW_EV_SANDBOX_DENIED)) {
+        char line[600];
+        snprintf(line, sizeof line, "the sandbox stopped it: %s", it->text ? it->text : "");
+        error_line(u, "✗", line);
+    } else if (is(it, HEW_EV_COMMAND_UNSANDBOXED)) {
+        /* leaving the sandbox: yolo and "always" never answer this one */
+        stream_end(u);
+        gap(u, 2);
+        screen_commitf(u->scr, "%s●%s %s$ %s%s  %s(%s)%s", sgr(u, "\033[33m"), sgr(u, "\033[0m"),
+                       sgr(u, "\033[1m"), jstr(d, "command"), sgr(u, "\033[0m"),
+                       sgr(u, "\033[2m"), jstr(d, "reason"), sgr(u, "\033[0m"));
+        if (it->is_ask)
+            yes_no(u, "Run it without the sandbox?");
     } else if (it->is_ask && is(it, HEW_EV_COMPLETION_RESULT)) {
         stream_end(u);
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
@@ -1483,14 +1496,37 @@ static void trust_dialog(struct ui *u)
     hew_free(rep);
 }
 
+/* "landlock", "bwrap", "off" (danger-full-access), "none" (nothing can confine the
+ * commands hew would: it asks before each) — what protects the commands the model runs
+ * unasked. */
+static void sandbox_word(const hew_options *o, char *out, size_t n)
+{
+    char *text = NULL;
+    snprintf(out, n, "?");
+    if (hew_sandbox_report(o, &text, NULL, 0) != HEW_OK)
+        return;
+    json_t *r = json_loads(text, 0, NULL);
+    hew_free(text);
+    const char *applies = json_string_value(json_object_get(r, "applies"));
+    const char *backend = json_string_value(json_object_get(r, "backend"));
+    if (applies && strcmp(applies, "danger-full-access") == 0)
+        snprintf(out, n, "off");
+    else if (backend)
+        snprintf(out, n, "%s", backend);
+    json_decref(r);
+}
+
 static void banner(struct ui *u)
 {
     /* the model's name may come from a project's config file */
     char *model = termsafe_dup(u->model ? u->model : u->base.model ? u->base.model
                                                                     : "default model", 1);
-    printf("%shew %s%s · %s · %s · %s mode · /help for commands, Ctrl-D to leave%s\n",
+    char sandbox[32];
+    sandbox_word(&u->base, sandbox, sizeof sandbox);
+    printf("%shew %s%s · %s · %s · %s mode · /help for commands, Ctrl-D to leave · "
+           "sandbox: %s%s\n",
            sgr(u, "\033[1m"), hew_version(), sgr(u, "\033[0;2m"), u->base.provider,
-           model ? model : "?", u->mode, sgr(u, "\033[0m"));
+           model ? model : "?", u->mode, sandbox, sgr(u, "\033[0m"));
     free(model);
     fflush(stdout);
 }

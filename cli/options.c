@@ -160,6 +160,19 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
             }
             co->api_key_file = next;
             i++;
+        } else if (strcmp(a, "--sandbox") == 0) {
+            static const char *const modes[] = { "auto", "read-only", "workspace-write",
+                                                 "danger-full-access" };
+            size_t m = 0;
+            while (next && m < sizeof modes / sizeof modes[0] && strcmp(next, modes[m]) != 0)
+                m++;
+            if (!next || m == sizeof modes / sizeof modes[0]) {
+                fprintf(stderr, "hew: --sandbox needs a mode: %s (got '%s')\n",
+                        CLI_SANDBOX_MODES, next ? next : "");
+                return 2;
+            }
+            co->sandbox = modes[m];
+            i++;
         } else if (strcmp(a, "--") == 0 && i + 1 < argc && !co->task) {
             co->task = argv[++i];
         } else if (a[0] != '-' && !co->task) {

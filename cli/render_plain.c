@@ -201,6 +201,19 @@ void render_plain_event(render_plain *r, const hew_event *raw)
         if (ev->is_ask && *why) /* why hew asks (the policy's reason is printable) */
             fprintf(r->out, "%s  needs approval: %s%s\n", sgr(r, "\033[2m"), why,
                     sgr(r, "\033[0m"));
+        const json_t *sb = json_object_get(data, "sandbox");
+        if (sb && strcmp(data_str(sb, "mode"), "danger-full-access") != 0)
+            fprintf(r->out, "%s  sandbox: %s (%s)%s\n", sgr(r, "\033[2m"), data_str(sb, "mode"),
+                    data_str(sb, "backend"), sgr(r, "\033[0m"));
+    } else if (k == HEW_EV_SANDBOX_DENIED) {
+        end_line(r);
+        fprintf(r->out, "%s! the sandbox stopped it: %s%s\n", sgr(r, "\033[31m"),
+                ev->text ? ev->text : "", sgr(r, "\033[0m"));
+    } else if (k == HEW_EV_COMMAND_UNSANDBOXED) {
+        end_line(r);
+        fprintf(r->out, "%s$ %s  (%s without the sandbox: %s)%s\n", sgr(r, "\033[33m"),
+                data_str(data, "command"), ev->is_ask ? "asks to run it" : "not run",
+                data_str(data, "reason"), sgr(r, "\033[0m"));
     } else if (k == HEW_EV_COMPLETION_RESULT && !ev->is_ask) {
         end_line(r);
         fprintf(r->out, "%s✓ %s%s\n", sgr(r, "\033[32m"), ev->text ? ev->text : "",

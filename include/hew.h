@@ -88,7 +88,8 @@ typedef enum hew_event_kind {
     HEW_EV_CONDENSING, HEW_EV_CONDENSED, HEW_EV_NEW_TASK, HEW_EV_TOOL, HEW_EV_COMMAND,
     HEW_EV_COMMAND_OUTPUT, HEW_EV_USE_MCP_SERVER, HEW_EV_MCP_SERVER_REQUEST_STARTED,
     HEW_EV_MCP_SERVER_RESPONSE, HEW_EV_MCP_NOTIFICATION, HEW_EV_LOAD_MCP_DOCUMENTATION,
-    HEW_EV_CHECKPOINT_CREATED, HEW_EV_CLINEIGNORE_ERROR, HEW_EV_DIFF_ERROR
+    HEW_EV_CHECKPOINT_CREATED, HEW_EV_CLINEIGNORE_ERROR, HEW_EV_DIFF_ERROR,
+    HEW_EV_SANDBOX_DENIED, HEW_EV_COMMAND_UNSANDBOXED
 } hew_event_kind;
 
 /* The kind of a type string (HEW_EV_OTHER for NULL or one not listed): for events rebuilt
@@ -260,6 +261,28 @@ typedef struct hew_options {
      * CLAUDE.md files (with CLAUDE.local.md, .claude/CLAUDE.md, ~/.claude/CLAUDE.md and
      * their @path imports) and Gemini CLI's GEMINI.md files (and ~/.gemini/GEMINI.md). */
     int rules_claude, rules_gemini;
+    /* The sandbox of the commands the model runs (issue #19; docs/sandbox.md). mode:
+     * NULL or "auto" (default): a command the user approved by hand runs unconfined (the
+     * user read it), every other one (auto-approved, yolo, unattended) under
+     * "workspace-write"; "read-only", "workspace-write" or "danger-full-access": that
+     * mode for every command, approved by hand or not. hew_session_new refuses another
+     * word. The model's requires_approval never widens it. writable_roots: more
+     * folders commands may write under workspace-write, absolute (the workspace and the
+     * temp dir always are), NULL-terminated; NULL: none. network: 1 lets sandboxed
+     * commands use the network (default 0: off). allow_hosts: the hosts a sandboxed
+     * command may still reach with the network off, through hew's egress proxy
+     * (NULL-terminated; NULL: none). hidden: more paths sandboxed commands can neither
+     * read nor write (the --api-key-file's file; hew's data and config folders always
+     * are), absolute, NULL-terminated. backend: NULL or "auto" (Landlock, else
+     * bubblewrap), "landlock" or "bwrap". All copied by hew_session_new. A front end must
+     * take none of them from a project's files: a repository must not widen its own
+     * sandbox. */
+    const char *sandbox_mode;
+    const char *const *sandbox_writable_roots;
+    int sandbox_network;
+    const char *const *sandbox_allow_hosts;
+    const char *const *sandbox_hidden;
+    const char *sandbox_backend;
 } hew_options;
 
 /* Fill o with the defaults above. */
@@ -574,6 +597,18 @@ HEW_API hew_code hew_check_store(const hew_options *o, char *detail, size_t n);
  * 3 s at most). HEW_OK with the first line of its output in version, or a code with why
  * it could not run or failed in version (HEW_E_NOTFOUND: not in PATH). */
 HEW_API hew_code hew_program_version(const char *program, char *version, size_t n);
+
+/* What the sandbox of commands is under o (its sandbox_* settings and cwd; o may be NULL:
+ * the defaults), as a JSON object in *out (hew_free it): {"mode" (the setting: "auto",
+ * "read-only", "workspace-write", "danger-full-access"), "applies" (the mode a command
+ * the user did not approve by hand gets), "backend" (what confines it: "landlock",
+ * "bwrap", or "none" when nothing does), "gaps" (what the backend cannot enforce, one
+ * phrase a line; "" none), "error" (only when it cannot be set up: why, and what to do),
+ * "landlock_abi" (0: none), "seccomp", "userns" (booleans), "bwrap" (the path of a
+ * working bubblewrap, "" none), "network" (boolean)}. Prepares the sandbox once to know
+ * (nothing runs). HEW_OK; HEW_E_INVALID for a sandbox setting hew_session_new would
+ * refuse (err says which); HEW_E_NOMEM. */
+HEW_API hew_code hew_sandbox_report(const hew_options *o, char **out, char *err, size_t errlen);
 
 /* ---- MCP settings ----------------------------------------------------------------------
  *

@@ -38,12 +38,14 @@ typedef enum hew_code {
     HEW_E_STATE,     /* not now: the object is not in a state that allows the call (no ask
                         pending) */
     HEW_E_CORRUPT,   /* stored data is damaged (the task store fails its check) */
-    HEW_E_STALE      /* what the call was based on changed since (a trust report whose
+    HEW_E_STALE,     /* what the call was based on changed since (a trust report whose
                         files were edited): look again */
+    HEW_E_UNSUPPORTED /* this machine cannot do it (no kernel feature or program for a
+                         sandbox): install what the message names, or choose otherwise */
 } hew_code;
 
 /* The number of codes: every code is below it (for tables indexed by code). */
-#define HEW_CODE_COUNT ((int)HEW_E_STALE + 1)
+#define HEW_CODE_COUNT ((int)HEW_E_UNSUPPORTED + 1)
 
 /* What code means, as a short English sentence fragment ("out of memory"); a static
  * string, never NULL ("unknown error code" for a value outside the enum). */

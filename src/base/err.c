@@ -98,6 +98,7 @@ static const struct {
     [HEW_E_STATE] = { "state", "not possible in the current state" },
     [HEW_E_CORRUPT] = { "corrupt", "stored data is damaged" },
     [HEW_E_STALE] = { "stale", "changed since it was looked at" },
+    [HEW_E_UNSUPPORTED] = { "unsupported", "not supported on this machine" },
 };
 
 const char *hew_code_name(hew_code code)

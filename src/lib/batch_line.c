@@ -62,6 +62,7 @@ static const struct batch_opt {
     { "api_key_file", OPT_STR, "--api-key-file", NULL, false },
     { "output", OPT_STR, "-o", NULL, false },
     { "record", OPT_STR, "--record", NULL, false },
+    { "sandbox", OPT_STR, "--sandbox", NULL, false },
 };
 
 #define NOPTS (sizeof batch_opts / sizeof batch_opts[0])
@@ -71,7 +72,7 @@ const char *batch_line_keys(void)
     return "id, prompt, cwd, model, provider, protocol, base_url, timeout, auto_approve, "
            "yolo, mode, tools, thinking, retry_delay_ms, allow_command, deny_command, "
            "no_config, trust, max_cost, max_requests, data_dir, ephemeral, no_checkpoints, "
-           "no_mcp, api_key_file, output, record";
+           "no_mcp, api_key_file, output, record, sandbox";
 }
 
 bool batch_line_blank(const char *s, size_t n)

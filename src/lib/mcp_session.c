@@ -10,6 +10,7 @@
 
 #include "base/hash.h"
 #include "base/log.h"
+#include "sys/sbpolicy.h"
 #include "sys/wsroot.h"
 #include "lib/lib_store.h"
 #include "lib/trust.h"
@@ -17,6 +18,7 @@
 #include "mcp/config.h"
 #include "mcp/hub.h"
 #include "mcp/watch.h"
+#include "net/egress.h"
 #include "task/settings.h"
 
 /* Where a session's MCP settings are read from. */
@@ -339,7 +341,20 @@ static void attach_hub(hew_session *s, mcp_config *cfg, json_t *untrusted)
         return;
     }
     /* Even with no server yet: the hub's watcher picks up servers added while the
-     * session runs (`hew mcp add` in another terminal). */
+     * session runs (`hew mcp add` in another terminal). Servers that ask for a sandbox get
+     * the session's (the hub makes its own copy: a shared hub may outlive the session). */
+    const task_settings *st = &s->settings;
+    sbpolicy_opts so = {
+        .mode = st->sandbox_mode,
+        .backend = st->sandbox_backend,
+        .cwd = st->cwd,
+        .writable_roots = (const char *const *)st->sandbox_writable_roots,
+        .hidden = (const char *const *)st->sandbox_hidden,
+        .data_dir = st->data_dir,
+        .network = st->sandbox_network,
+        .proxy_port = st->egress ? egress_port(st->egress) : 0,
+    };
+    cfg->sandbox = &so;
     if (mcp_hub_start(cfg, s->settings.cwd, &hub, &err) != HEW_OK) {
         free(key);
         json_decref(untrusted);
@@ -488,12 +503,22 @@ hew_code hew_mcp_probe(const hew_options *o, long timeout_ms, char **out, char *
     src_read got = { 0 };
     mcp_src *src = src_new(real, o ? o->mcp_settings : NULL, o ? o->data_dir : NULL,
                            o && o->trust_workspace, &e);
+    /* servers that ask for a sandbox are probed inside it, as a session would run them */
+    sbpolicy_opts so = { .cwd = real };
+    if (o) {
+        so.mode = o->sandbox_mode;
+        so.backend = o->sandbox_backend;
+        so.writable_roots = o->sandbox_writable_roots;
+        so.hidden = o->sandbox_hidden;
+        so.data_dir = o->data_dir;
+        so.network = o->sandbox_network != 0;
+    }
     hew_code rc = src ? load_files(src, &cfg, &got, &e) : e.code;
     if (rc == HEW_OK && cfg.warnings.len)
         warnings = strdup(cfg.warnings.data);
     if (rc != HEW_OK) {
         lib_set_err(err, errlen, e.msg);
-    } else if (cfg.n && (rc = mcp_hub_start(&cfg, real, &hub, &e)) != HEW_OK) {
+    } else if (cfg.n && (cfg.sandbox = &so, rc = mcp_hub_start(&cfg, real, &hub, &e)) != HEW_OK) {
         lib_set_err(err, errlen, e.msg);
     } else {
         json_t *all = json_array();

@@ -15,8 +15,10 @@
 #include "lib/lib_pending.h"
 #include "lib/lib_record.h"
 #include "lib/lib_store.h"
+#include "net/egress.h"
 #include "net/http.h"
 #include "sys/clock.h"
+#include "sys/sbpolicy.h"
 #include "lib/mcp_session.h"
 #include "task/task.h"
 
@@ -94,6 +96,13 @@ static void settings_release(task_settings *s)
     free(s->machine_os);
     free(s->machine_shell);
     free(s->machine_home);
+    free(s->sandbox_mode);
+    free(s->sandbox_backend);
+    free_list(s->sandbox_writable_roots);
+    free_list(s->sandbox_hidden);
+    free_list(s->sandbox_allow_hosts);
+    sbpolicy_free(s->sandbox);
+    egress_free(s->egress);
 }
 
 /* The model description of hew_options.model_info on top of the table's entry. */
@@ -227,15 +236,47 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
     st->machine_os = dup_opt(o->machine_os);
     st->machine_shell = dup_opt(o->machine_shell);
     st->machine_home = dup_opt(o->machine_home);
+    st->sandbox_mode = dup_opt(o->sandbox_mode);
+    st->sandbox_backend = dup_opt(o->sandbox_backend);
+    st->sandbox_network = o->sandbox_network != 0;
     if (!dup_list(o->env_allow, &st->env_allow) ||
         !dup_list(o->command_allow, &st->command_allow) ||
-        !dup_list(o->command_deny, &st->command_deny)) {
+        !dup_list(o->command_deny, &st->command_deny) ||
+        !dup_list(o->sandbox_writable_roots, &st->sandbox_writable_roots) ||
+        !dup_list(o->sandbox_hidden, &st->sandbox_hidden) ||
+        !dup_list(o->sandbox_allow_hosts, &st->sandbox_allow_hosts)) {
         settings_release(st);
         free(s);
         return lib_fail(HEW_E_NOMEM, err, errlen, "out of memory");
     }
 
     hew_err e = HEW_ERR_INIT;
+    /* the hosts sandboxed commands may reach with the network off: through hew's proxy,
+     * whose port is the one the sandbox lets them connect to */
+    if (st->sandbox_allow_hosts && st->sandbox_allow_hosts[0] && !st->sandbox_network &&
+        egress_start((const char *const *)st->sandbox_allow_hosts, &st->egress, &e) !=
+            HEW_OK) {
+        settings_release(st);
+        free(s);
+        return lib_fail(e.code, err, errlen, e.msg);
+    }
+    /* which sandbox commands get: a bad word or path is refused here, before anything
+     * starts */
+    sbpolicy_opts sbo = {
+        .mode = st->sandbox_mode,
+        .backend = st->sandbox_backend,
+        .cwd = st->cwd,
+        .writable_roots = (const char *const *)st->sandbox_writable_roots,
+        .hidden = (const char *const *)st->sandbox_hidden,
+        .data_dir = st->data_dir,
+        .network = st->sandbox_network,
+        .proxy_port = st->egress ? egress_port(st->egress) : 0,
+    };
+    if (sbpolicy_new(&sbo, &st->sandbox, &e) != HEW_OK) {
+        settings_release(st);
+        free(s);
+        return lib_fail(e.code, err, errlen, e.msg);
+    }
     api_provider_opts po = { st->base_url, st->api_key, st->model, st->protocol };
     hew_code rc = api_provider_init(&s->provider, st->provider, &po, &e);
     if (rc != HEW_OK) {

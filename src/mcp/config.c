@@ -461,6 +461,30 @@ static hew_code read_auto_approve(const reader *r, const json_ref *server,
     return rc;
 }
 
+/* "sandbox" and "sandbox_network" (stdio): opt-in confinement. */
+static hew_code read_sandbox(const reader *r, const json_ref *server, mcp_server_config *s)
+{
+    const char *mode = NULL;
+    s->sandbox_network = true;
+    hew_code rc = json_opt_string(server, "sandbox", NULL, &mode, r->err);
+    if (rc != HEW_OK)
+        return add_hint(r->err, rc, "write \"workspace-write\" or \"read-only\"");
+    if (mode && (!sandbox_mode_parse(mode, &s->sandbox)))
+        return hew_err_set(r->err, HEW_E_INVALID,
+                           "%s.sandbox: '%s' is not a sandbox mode — write \"workspace-write\" "
+                           "or \"read-only\" (or leave it out: unconfined)",
+                           server->path, mode);
+    if (mode && s->kind != MCP_STDIO)
+        return hew_err_set(r->err, HEW_E_INVALID,
+                           "%s.sandbox: only a stdio server (\"command\") runs on this "
+                           "machine to be confined; remove it for a URL",
+                           server->path);
+    rc = json_opt_bool(server, "sandbox_network", true, &s->sandbox_network, r->err);
+    if (rc != HEW_OK)
+        return add_hint(r->err, rc, "write true or false");
+    return HEW_OK;
+}
+
 static void server_release(mcp_server_config *s)
 {
     free(s->name);
@@ -501,6 +525,8 @@ static hew_code read_server(const reader *r, const json_ref *ref, const char *na
         rc = read_timeout(r, ref, &s->timeout_s);
     if (rc == HEW_OK)
         rc = read_auto_approve(r, ref, s);
+    if (rc == HEW_OK)
+        rc = read_sandbox(r, ref, s);
     if (rc != HEW_OK)
         server_release(s);
     return rc;
@@ -574,6 +600,7 @@ void mcp_config_init(mcp_config *c)
 {
     c->servers = NULL;
     c->n = 0;
+    c->sandbox = NULL;
     buf_init(&c->warnings, MCP_WARNINGS_MAX);
 }
 
@@ -695,7 +722,8 @@ bool mcp_server_config_same(const mcp_server_config *a, const mcp_server_config 
     return str_same(a->name, b->name) && a->kind == b->kind && strv_same(a->argv, b->argv) &&
            str_same(a->cwd, b->cwd) && strv_same(a->env, b->env) && str_same(a->url, b->url) &&
            strv_same(a->headers, b->headers) && a->disabled == b->disabled &&
-           a->timeout_s == b->timeout_s;
+           a->timeout_s == b->timeout_s && a->sandbox == b->sandbox &&
+           a->sandbox_network == b->sandbox_network;
 }
 
 /* ---- editing a file ----------------------------------------------------------------- */

@@ -9,7 +9,8 @@
  *      "type": "stdio" | "sse" | "streamableHttp" | "http" | "streamable-http",
  *      "command": "npx", "args": ["-y", "pkg"], "cwd": "dir", "env": {"K": "V"},   stdio
  *      "url": "https://…", "headers": {"K": "V"},                                 http
- *      "disabled": false, "timeout": 60, "autoApprove": ["tool", …] }}}
+ *      "disabled": false, "timeout": 60, "autoApprove": ["tool", …],
+ *      "sandbox": "workspace-write" | "read-only", "sandbox_network": true }}}     stdio
  *
  * Rules:
  *   - type missing: "command" → stdio; "url" → MCP_HTTP_AUTO (Streamable HTTP, falling back
@@ -35,6 +36,10 @@
  *   - Errors name the file and the JSON path ("mcp.json: mcpServers.fs.args[1]: expected a
  *     string, got a number") and say what to write instead; a file that does not exist is
  *     not an error.
+ *   - "sandbox" (stdio only, opt-in): the server runs confined as a command would under
+ *     that mode (docs/sandbox.md), with the network on unless "sandbox_network": false;
+ *     any other word is an error naming the choices. A workspace file may set it (it
+ *     only ever narrows).
  *   - Unknown keys are ignored (other tools' files carry their own).
  *
  * Ownership: every string of a mcp_config belongs to it; mcp_config_free releases all. */
@@ -46,6 +51,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "sys/sandbox.h"
 
 typedef enum mcp_kind {
     MCP_STDIO,
@@ -66,11 +72,19 @@ typedef struct mcp_server_config {
     long timeout_s;       /* tools/call timeout; default 60, >= 1 */
     char **auto_approve;  /* tool names approved without asking, NULL-terminated; may be NULL */
     char *source;         /* the file it came from */
+    sandbox_mode sandbox; /* stdio, "sandbox": "read-only" | "workspace-write" runs the
+                             server confined (sys/sbpolicy.h); SANDBOX_FULL_ACCESS (the
+                             default, or "danger-full-access"): unconfined */
+    bool sandbox_network; /* "sandbox_network": the confined server may use the network
+                             (default true: most servers need it) */
 } mcp_server_config;
 
 typedef struct mcp_config {
     mcp_server_config *servers; /* in file order; a replaced server keeps its first place */
     size_t n;
+    const struct sbpolicy_opts *sandbox; /* for mcp_hub_start (borrowed): what a server
+                                            that asks for a sandbox is confined by; NULL:
+                                            such a server cannot start */
     buf warnings;               /* one line per warning, each ending in '\n' ("source: path:
                                    what"); len 0 when none */
 } mcp_config;

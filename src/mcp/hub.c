@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "sys/sbpolicy.h"
 #include "sys/clock.h"
 #include "base/log.h"
 
@@ -59,6 +60,7 @@ struct mcp_hub {
     pthread_mutex_t notice_mu;      /* held while a notice is delivered */
     mcp_notice_fn notice;
     void *notice_ud;
+    sbpolicy *sandbox;              /* for servers that ask for one (NULL: none can start) */
 };
 
 static const char *mcp_status_name(mcp_status s)
@@ -179,7 +181,17 @@ static hew_code open_transport(server *s, mcp_client *c, mcp_transport **t, hew_
     mcp_sink sink = mcp_client_sink(c);
     if (s->cfg.kind == MCP_STDIO) {
         mcp_stdio_opts o = { (const char *const *)s->cfg.argv, s->cfg.cwd,
-                             (const char *const *)s->cfg.env };
+                             (const char *const *)s->cfg.env, NULL };
+        if (s->cfg.sandbox != SANDBOX_FULL_ACCESS) {
+            /* opt-in: confined as asked, or not started at all */
+            if (!s->hub->sandbox)
+                return hew_err_set(err, HEW_E_UNSUPPORTED,
+                                   "it asks for a sandbox, and none is set up here");
+            hew_code rc = sbpolicy_sandbox(s->hub->sandbox, s->cfg.sandbox,
+                                           s->cfg.sandbox_network, &o.sandbox, err);
+            if (rc != HEW_OK)
+                return rc;
+        }
         return mcp_stdio_open(&o, &sink, t, err);
     }
     mcp_http_opts o = { 0 };
@@ -472,8 +484,15 @@ hew_code mcp_hub_start(mcp_config *cfg, const char *root_dir, mcp_hub **out, hew
     pthread_mutex_init(&h->notice_mu, NULL);
     clock_cond_init(&h->cv);
     h->root = root_dir ? strdup(root_dir) : NULL;
+    hew_code rc = cfg->sandbox ? sbpolicy_new(cfg->sandbox, &h->sandbox, err) : HEW_OK;
+    if (rc != HEW_OK) {
+        free(h->root);
+        free(h);
+        return rc;
+    }
     h->servers = cfg->n ? calloc(cfg->n, sizeof *h->servers) : NULL;
     if ((root_dir && !h->root) || (cfg->n && !h->servers)) {
+        sbpolicy_free(h->sandbox);
         free(h->root);
         free(h);
         return hew_err_set(err, HEW_E_NOMEM, "out of memory starting MCP");
@@ -501,6 +520,7 @@ void mcp_hub_free(mcp_hub *h)
         server_free(h->servers[i]);
     free(h->servers);
     free(h->root);
+    sbpolicy_free(h->sandbox);
     pthread_cond_destroy(&h->cv);
     pthread_mutex_destroy(&h->mu);
     pthread_mutex_destroy(&h->reload_mu);

@@ -41,7 +41,10 @@ typedef enum mcp_status {
 typedef void (*mcp_notice_fn)(void *ud, const char *server, const char *text);
 
 /* Start the hub with cfg (taken: cfg is left empty) for a workspace (root_dir: offered to
- * servers as their root; may be NULL). Enabled servers start connecting at once. */
+ * servers as their root; may be NULL). Enabled servers start connecting at once. The hub
+ * makes its own sandbox policy from cfg->sandbox (when set) for the servers that ask for
+ * one ("sandbox" in their settings); without it such a server does not start (never
+ * unconfined). A bad cfg->sandbox fails the start (HEW_E_INVALID). */
 hew_code mcp_hub_start(mcp_config *cfg, const char *root_dir, mcp_hub **out, hew_err *err);
 
 /* Stop every server (children killed) and free. NULL is a no-op. */

@@ -53,6 +53,8 @@ typedef struct mcp_stdio_opts {
     const char *const *argv;
     const char *cwd;
     const char *const *env;
+    const struct sandbox *sandbox; /* the server runs confined by it (sys/sandbox.h);
+                                      NULL: unconfined */
 } mcp_stdio_opts;
 
 hew_code mcp_stdio_open(const mcp_stdio_opts *o, const mcp_sink *sink, mcp_transport **out,

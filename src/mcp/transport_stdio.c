@@ -201,6 +201,7 @@ hew_code mcp_stdio_open(const mcp_stdio_opts *o, const mcp_sink *sink, mcp_trans
     po.stdin_pipe = true;
     po.on_output = on_output;
     po.ud = t;
+    po.sandbox = o->sandbox;
     hew_code rc = env.oom ? hew_err_set(err, HEW_E_NOMEM, "out of memory") : HEW_OK;
     if (rc == HEW_OK)
         rc = proc_start(&po, &t->child, err);

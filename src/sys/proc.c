@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/close_range.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -27,6 +28,7 @@
 
 #include "base/redact.h"
 #include "sys/clock.h"
+#include "sys/sandbox_int.h"
 
 extern char **environ;
 
@@ -267,6 +269,220 @@ static void set_nonblock(int fd)
         fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+/* ---- confined children (fork, then only async-signal-safe calls) -------------------- */
+
+/* What a confined child reports when a step fails (one write: atomic on a pipe). */
+struct child_report {
+    int step;  /* a sandbox_step, or CHILD_STEP_EXEC */
+    int err;   /* errno */
+    int index; /* the path a step was about, -1 */
+};
+
+enum { CHILD_STEP_EXEC = -1, CHILD_STEP_FDS = -2 };
+
+/* Everything the child needs, computed before the fork. */
+struct child_plan {
+    const sandbox *sb;
+    const char *path;           /* what to execve */
+    char *const *argv;
+    char *const *envp;
+    const char *cwd;            /* NULL: stay */
+    int in_fd;                  /* -1: /dev/null */
+    int out_fd, err_fd;
+    int seccomp_fd;             /* bwrap: the filter, moved to SANDBOX_BWRAP_SECCOMP_FD; -1 */
+    int report_fd;
+};
+
+static void child_fail(const struct child_plan *c, int step, int e, int index)
+{
+    struct child_report r = { step, e, index };
+    ssize_t w = write(c->report_fd, &r, sizeof r);
+    (void)w;
+    _exit(127);
+}
+
+/* Move fd to target with close-on-exec cleared. */
+static int child_move_fd(int fd, int target)
+{
+    if (fd == target)
+        return fcntl(fd, F_SETFD, 0);
+    return dup2(fd, target) < 0 ? -1 : 0;
+}
+
+static void __attribute__((noreturn)) child_run(const struct child_plan *c)
+{
+    setpgid(0, 0);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            sigaction(sig, &dfl, NULL); /* glibc's reserved ones fail: harmless */
+    int in = c->in_fd;
+    if (in < 0 && (in = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+        child_fail(c, CHILD_STEP_FDS, errno, -1);
+    if (child_move_fd(in, 0) != 0 || child_move_fd(c->out_fd, 1) != 0 ||
+        child_move_fd(c->err_fd, 2) != 0)
+        child_fail(c, CHILD_STEP_FDS, errno, -1);
+    int keep_from = 3;
+    if (c->seccomp_fd >= 0) {
+        if (child_move_fd(c->seccomp_fd, SANDBOX_BWRAP_SECCOMP_FD) != 0)
+            child_fail(c, SANDBOX_STEP_SECCOMP_FD, errno, -1);
+        keep_from = SANDBOX_BWRAP_SECCOMP_FD + 1;
+    }
+    /* everything from keep_from up closes at exec (the report pipe and the ruleset are
+     * still needed until then) */
+    if (syscall(SYS_close_range, (unsigned)keep_from, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+        for (int fd = keep_from; fd < 65536; fd++)
+            fcntl(fd, F_SETFD, FD_CLOEXEC);
+    if (c->sb->backend == SANDBOX_BACKEND_LANDLOCK) {
+        int step = SANDBOX_STEP_NONE, index = -1;
+        int r = sandbox_child_confine(c->sb, c->cwd, &step, &index);
+        if (r != 0)
+            child_fail(c, step, -r, index);
+    } else if (c->cwd && chdir(c->cwd) != 0) {
+        child_fail(c, SANDBOX_STEP_CHDIR, errno, -1);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    execve(c->path, c->argv, c->envp);
+    child_fail(c, CHILD_STEP_EXEC, errno, -1);
+    _exit(127);
+}
+
+/* The argv a bwrap child execs: bwrap's options, --chdir, "--", the command. A new
+ * array (the strings borrowed) the caller frees, or NULL. */
+static char **bwrap_argv(const sandbox *sb, const proc_opts *o)
+{
+    size_t n = 0;
+    while (o->argv[n])
+        n++;
+    char **v = calloc(sb->n_bwrap_argv + n + 4, sizeof *v);
+    if (!v)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < sb->n_bwrap_argv; i++)
+        v[k++] = sb->bwrap_argv[i];
+    if (o->cwd) {
+        v[k++] = (char *)"--chdir";
+        v[k++] = (char *)o->cwd;
+    }
+    v[k++] = (char *)"--";
+    for (size_t i = 0; i < n; i++)
+        v[k++] = (char *)o->argv[i];
+    return v;
+}
+
+/* Fork a confined child. 0 and *pid, or an error in err. */
+static hew_code spawn_confined(const proc_opts *o, const int outp[2], const int errp[2],
+                               const int inp[2], const char *const *envp, pid_t *pid,
+                               hew_err *err)
+{
+    const sandbox *sb = o->sandbox;
+    const char *prog = o->argv[0];
+    char path[4096];
+    if (!sandbox_which(prog, path, sizeof path))
+        return hew_err_set(err, HEW_E_NOTFOUND, "cannot run %s%s%s: %s", prog,
+                           o->cwd ? " in " : "", o->cwd ? o->cwd : "", strerror(ENOENT));
+    struct child_plan c = { 0 };
+    c.sb = sb;
+    c.cwd = o->cwd;
+    c.envp = (char *const *)envp;
+    c.in_fd = o->stdin_pipe ? inp[0] : -1;
+    c.out_fd = outp[1];
+    c.err_fd = o->separate_stderr ? errp[1] : outp[1];
+    c.seccomp_fd = -1;
+    char **wrapped = NULL;
+    if (sb->backend == SANDBOX_BACKEND_BWRAP) {
+        wrapped = bwrap_argv(sb, o);
+        if (!wrapped)
+            return hew_err_set(err, HEW_E_NOMEM, "out of memory starting %s", prog);
+        c.path = sb->bwrap_argv[0];
+        c.argv = wrapped;
+        if (sb->bpf_len) {
+            int fd = sandbox_seccomp_memfd(sb);
+            if (fd < 0) {
+                free(wrapped);
+                return hew_err_set(err, HEW_E_IO, "cannot run %s: no descriptor for the "
+                                   "seccomp filter: %s", prog, strerror(-fd));
+            }
+            c.seccomp_fd = fd;
+        }
+    } else {
+        c.path = path;
+        c.argv = (char *const *)o->argv;
+    }
+    int rep[2];
+    if (pipe2(rep, O_CLOEXEC) != 0) {
+        int e = errno;
+        free(wrapped);
+        if (c.seccomp_fd >= 0)
+            close(c.seccomp_fd);
+        return hew_err_set(err, HEW_E_IO, "cannot run %s: no pipe: %s", prog, strerror(e));
+    }
+    /* the child moves descriptors onto 0..3: the report pipe must not sit there */
+    if (rep[1] <= SANDBOX_BWRAP_SECCOMP_FD) {
+        int moved = fcntl(rep[1], F_DUPFD_CLOEXEC, 10);
+        if (moved >= 0) {
+            close(rep[1]);
+            rep[1] = moved;
+        }
+    }
+    c.report_fd = rep[1];
+
+    /* no handler of the parent may run in the child before its dispositions are reset */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t child = fork();
+    if (child == 0)
+        child_run(&c);
+    int fork_errno = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    close(rep[1]);
+    if (c.seccomp_fd >= 0)
+        close(c.seccomp_fd);
+    free(wrapped);
+    if (child < 0) {
+        close(rep[0]);
+        return hew_err_set(err, HEW_E_IO, "cannot run %s: fork: %s", prog,
+                           strerror(fork_errno));
+    }
+    struct child_report r;
+    ssize_t n;
+    do
+        n = read(rep[0], &r, sizeof r);
+    while (n < 0 && errno == EINTR);
+    close(rep[0]);
+    if (n == 0) { /* the exec closed the pipe: it runs */
+        *pid = child;
+        return HEW_OK;
+    }
+    int status;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (n != (ssize_t)sizeof r)
+        return hew_err_set(err, HEW_E_IO, "cannot run %s: the child failed to start", prog);
+    if (r.step == CHILD_STEP_EXEC)
+        return hew_err_set(err, r.err == ENOENT ? HEW_E_NOTFOUND : HEW_E_IO,
+                           "cannot run %s%s%s: %s", prog, o->cwd ? " in " : "",
+                           o->cwd ? o->cwd : "", strerror(r.err));
+    if (r.step == CHILD_STEP_FDS)
+        return hew_err_set(err, HEW_E_IO, "cannot run %s: cannot set up its descriptors: %s",
+                           prog, strerror(r.err));
+    if (r.step == SANDBOX_STEP_CHDIR)
+        return hew_err_set(err, r.err == ENOENT ? HEW_E_NOTFOUND : HEW_E_IO,
+                           "cannot run %s in %s: %s", prog, o->cwd ? o->cwd : ".",
+                           strerror(r.err));
+    const char *what = sandbox_step_path(sb, r.step, r.index);
+    return hew_err_set(err, HEW_E_UNSUPPORTED,
+                       "cannot run %s: the sandbox (%s) could not be set up: %s%s%s: %s; the "
+                       "command was not run",
+                       prog, sandbox_backend_name(sb->backend), sandbox_step_name(r.step),
+                       *what ? " " : "", what, strerror(r.err));
+}
+
 hew_code proc_start(const proc_opts *o, proc **out, hew_err *err)
 {
     *out = NULL;
@@ -298,6 +514,22 @@ hew_code proc_start(const proc_opts *o, proc **out, hew_err *err)
         pipe2(wakep, O_CLOEXEC | O_NONBLOCK) != 0) {
         rc = hew_err_set(err, HEW_E_IO, "cannot run %s: no pipe: %s", prog, strerror(errno));
         goto fail;
+    }
+
+    if (o->sandbox) {
+        proc_env own = PROC_ENV_INIT;
+        const char *const *envp = o->envp;
+        if (!envp) {
+            proc_env_from_parent(&own, NULL);
+            envp = proc_env_list(&own);
+        }
+        pid_t pid = -1;
+        rc = spawn_confined(o, outp, errp, inp, envp, &pid, err);
+        proc_env_release(&own);
+        if (rc != HEW_OK)
+            goto fail;
+        p->pid = pid;
+        goto started;
     }
 
     posix_spawn_file_actions_t fa;
@@ -343,6 +575,7 @@ hew_code proc_start(const proc_opts *o, proc **out, hew_err *err)
     }
 
     p->pid = pid;
+started:
     p->start_ms = clock_now_ms();
     close_fd(&outp[1]);
     close_fd(&errp[1]);
@@ -356,7 +589,7 @@ hew_code proc_start(const proc_opts *o, proc **out, hew_err *err)
     p->wake_r = wakep[0];
     p->wake_w = wakep[1];
 #ifdef SYS_pidfd_open
-    p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
     if (p->pidfd >= 0)
         fcntl(p->pidfd, F_SETFD, FD_CLOEXEC);
 #endif

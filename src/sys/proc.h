@@ -26,6 +26,14 @@
  * any thread. Every wait wakes on the abort token at once (a listener) and never sleeps
  * more than 50 ms without checking it. Signals interrupting a wait are retried (EINTR).
  *
+ * Confined children (proc_opts.sandbox, sys/sandbox.h): the child is forked and, between
+ * fork and exec, does only async-signal-safe system calls — the steps above, then the
+ * sandbox's namespace and mounts, chdir, no_new_privs, Landlock and seccomp (landlock
+ * backend), or it execs bwrap with the sandbox's options and the seccomp program on
+ * descriptor 3 (bwrap backend). argv[0] is searched in the parent's PATH before the fork.
+ * A step that fails is reported back (which step, errno) and proc_start fails with
+ * HEW_E_UNSUPPORTED naming it: a child is never run with less confinement than asked.
+ *
  * Errors: proc_start fails (HEW_E_NOTFOUND / HEW_E_IO / HEW_E_NOMEM with a message naming
  * the program and the directory) only when the child could not be started; how the child
  * ended is never an error, it is a proc_status. */
@@ -65,6 +73,9 @@ typedef struct proc_opts {
     hew_abort *abort;          /* may be NULL; borrowed, must outlive the proc */
     proc_output_fn on_output;  /* may be NULL (output is read and dropped) */
     void *ud;
+    const struct sandbox *sandbox; /* sys/sandbox.h: a prepared sandbox the child is
+                                      confined by before it execs (borrowed, must outlive
+                                      proc_start); NULL: unconfined */
 } proc_opts;
 
 /* Why the child ended. */

@@ -54,7 +54,8 @@ typedef enum sandbox_backend {
 
 typedef struct sandbox_policy {
     sandbox_mode mode;
-    sandbox_backend backend;            /* AUTO unless a test or the user forces one */
+    sandbox_backend backend;            /* AUTO unless a test or the user forces one
+                                           (NONE, as in a zeroed policy, means AUTO) */
     const char *const *writable_roots;  /* absolute dirs, NULL-terminated (workspace-write) */
     const char *const *readonly_paths;  /* absolute paths inside them that stay read-only;
                                            a path that does not exist yet must not be
@@ -89,6 +90,18 @@ void sandbox_probe(sandbox_caps *out);
  * do (install bubblewrap, a kernel with Landlock, or run with --sandbox
  * danger-full-access). */
 hew_code sandbox_prepare(const sandbox_policy *policy, sandbox **out, hew_err *err);
+/* More on sandbox_prepare (sbcore):
+ *   - paths are made canonical (realpath when they exist); a relative one is
+ *     HEW_E_INVALID. A read-only path that does not exist yet is NOT kept from being
+ *     created (neither backend can mount over nothing without leaving an empty file or
+ *     directory behind in the workspace): it is listed in sandbox_gaps ("X can be created
+ *     (...)"); create it before preparing to protect it.
+ *   - it marks the calling process undumpable (prctl PR_SET_DUMPABLE 0): a confined
+ *     command runs as hew's user and could otherwise read hew's environment (where an
+ *     API key may be) through /proc/<pid>/environ, which Landlock does not refuse. A root
+ *     hew's children also lose CAP_SYS_PTRACE, CAP_SYS_ADMIN and the like.
+ *   - the bwrap backend runs its options once with `true`, so a view bwrap cannot build
+ *     fails here and not at the first command. */
 void sandbox_free(sandbox *sb);
 
 sandbox_backend sandbox_backend_of(const sandbox *sb);

@@ -134,7 +134,10 @@ json_t *denied_entry(const task_settings *s, const char *group, bool outside, co
     bool asked = json_is_true(json_object_get(data, "requires_approval"));
     char rule[256];
     size_t i = 0;
-    if (group && strcmp(group, "command") == 0 && command && !asked &&
+    if (group && strcmp(group, "sandbox") == 0) {
+        /* no auto-approve word leaves the sandbox: only the mode does */
+        json_object_set_new(e, "sandbox", json_string("danger-full-access"));
+    } else if (group && strcmp(group, "command") == 0 && command && !asked &&
         denied_command_rule(s, command, rule, sizeof rule)) {
         json_array_append_new(allow, json_string("commands"));
         json_object_set_new(e, "rule", json_string(rule));

@@ -16,7 +16,9 @@
 /* The entry of hew_task_outcome's denied list (include/hew.h) for an approval that was
  * refused: group and outside as tool_env.approve got them (NULL group: an ask that only
  * yolo skips, such as new_task), type the ask's type, data its data (borrowed), tool the
- * tool that asked (may be NULL). A new object, NULL when memory runs out. */
+ * tool that asked (may be NULL). A new object, NULL when memory runs out. Group
+ * "sandbox" (a command refused a run without the sandbox) gets no auto-approve word
+ * ("allow": []) but "sandbox": "danger-full-access", the mode that would have run it. */
 json_t *denied_entry(const task_settings *s, const char *group, bool outside, const char *type,
                      const json_t *data, const char *tool);
 

@@ -39,6 +39,8 @@ static const struct {
     { "checkpoint_created", HEW_EV_CHECKPOINT_CREATED },
     { "clineignore_error", HEW_EV_CLINEIGNORE_ERROR },
     { "diff_error", HEW_EV_DIFF_ERROR },
+    { "sandbox_denied", HEW_EV_SANDBOX_DENIED },
+    { "command_unsandboxed", HEW_EV_COMMAND_UNSANDBOXED },
 };
 
 hew_event_kind evkind_of(const char *type)

@@ -81,6 +81,8 @@ static bool env_ask_nowait(tool_env *env, const char *type, const char *text, js
  * (A command a deny rule refuses never gets here.) */
 static bool auto_approved(const task_settings *s, const char *group, bool outside)
 {
+    if (strcmp(group, "sandbox") == 0)
+        return false; /* leaving the sandbox: a person decides, whatever the settings */
     if (s->yolo)
         return true;
     if (strcmp(group, "control") == 0)
@@ -110,11 +112,22 @@ static hew_code env_approve(tool_env *env, const char *group, bool outside, cons
         *approved = true;
         return HEW_OK;
     }
-    tool_answer a = { TOOL_ANSWER_NO, NULL };
+    tool_answer a = { TOOL_ANSWER_NO, NULL, false };
+    if (strcmp(group, "sandbox") == 0 && t->settings->unattended) {
+        /* nobody can answer, and an unattended front end's "yes" (yolo) is no person's:
+         * said, refused, recorded as denied */
+        task_say(t, type, NULL, data, UIMSG_FINAL);
+        *approved = false;
+        note_denied(t, group, outside, type, data);
+        if (answer)
+            *answer = a;
+        return HEW_OK;
+    }
     hew_code rc = task_ask(t, type, NULL, data, UIMSG_FINAL, &a);
     if (rc != HEW_OK)
         return rc;
     *approved = a.kind == TOOL_ANSWER_YES;
+    a.by_hand = *approved && !t->settings->unattended;
     if (!*approved) {
         t->did_reject_tool = true;
         note_denied(t, group, outside, type, data);
@@ -212,6 +225,8 @@ void executor_env_init(hew_task *t)
     /* (the key hew uses is a registered secret since hew_session_new: it never reaches a
      * child process, whatever variable it came from) */
     e->env_allow = (const char *const *)t->settings->env_allow;
+    e->sandbox = t->settings->sandbox;
+    e->egress = t->settings->egress;
 }
 
 /* ---- results ----------------------------------------------------------------------------- */

@@ -18,6 +18,8 @@
 #include "store/store.h"
 #include "task/task.h"
 
+#define TASK_LOCK_WAIT_MS 2000 /* how long a task waits for its lock (see task_persist_open) */
+
 /* The store failed: persistence is off, and the note why waits in store_err for
  * task_persist_take_note (this file says nothing: it sits below the files that say). */
 static void persistence_off(hew_task *t, const char *why)
@@ -75,8 +77,12 @@ hew_code task_persist_open(hew_task *t, const char *resume_id)
             free(id);
         }
     } /* a resumed task's id is its own from the start (task_api.c) */
+    /* A short grace: a child another session of this process is starting holds a copy of
+     * every descriptor, the lock's included, from its fork until its exec (a sandboxed
+     * child sets up Landlock in between), and flock locks follow the copy. */
     if (rc == HEW_OK)
-        rc = store_task_lock(t->persist.store, t->task_id, 0, &t->persist.lock, &err);
+        rc = store_task_lock(t->persist.store, t->task_id, TASK_LOCK_WAIT_MS,
+                             &t->persist.lock, &err);
     if (rc != HEW_OK) {
         hew_err_set(&t->persist.err, rc, "%s", err.msg);
         store_free(t->persist.store);

@@ -55,6 +55,17 @@ typedef struct task_settings {
     double max_cost_usd;        /* budgets (hew_options; 0: none) */
     long max_requests;
     bool unattended;            /* a "no" to an approval is a denial for want of one */
+    /* the sandbox (hew_options.sandbox_*; sys/sbpolicy.h decides with them) */
+    char *sandbox_mode;         /* NULL: auto */
+    char *sandbox_backend;      /* NULL: auto */
+    char **sandbox_writable_roots; /* NULL-terminated, or NULL */
+    char **sandbox_hidden;
+    char **sandbox_allow_hosts;
+    bool sandbox_network;
+    struct sbpolicy *sandbox;   /* made from the above with the session (never NULL then):
+                                   which sandbox commands get, and the prepared ones */
+    struct egress *egress;      /* the proxy to sandbox_allow_hosts (net/egress.h) when
+                                   the network is off and hosts are listed, else NULL */
 } task_settings;
 
 struct hew_session {

@@ -16,10 +16,13 @@
 #include <unistd.h>
 
 #include "base/utf8.h"
+#include "net/egress.h"
 #include "tools/cmdpolicy.h"
 #include "sys/ignore.h"
 #include "sys/clock.h"
 #include "sys/proc.h"
+#include "sys/sandbox.h"
+#include "sys/sbpolicy.h"
 #include "tools/workspace.h"
 
 /* ---- limits ------------------------------------------------------------------------ */
@@ -690,6 +693,272 @@ static bool reads_ignored_file(const char *cwd, const char *command, char *found
     return blocked;
 }
 
+/* ---- the sandbox ----------------------------------------------------------------------- */
+
+/* The sandbox one command gets (sys/sbpolicy.h decides; this only asks and reports). */
+typedef struct confine {
+    sandbox_mode mode;
+    const sandbox *sb;          /* NULL: unconfined (full access, or it failed) */
+    bool failed;                /* the mode is confined but it could not be set up */
+    char why[HEW_ERR_MSG_MAX];  /* why it failed */
+} confine;
+
+static void confine_pick(tool_env *env, bool by_hand, confine *c)
+{
+    memset(c, 0, sizeof *c);
+    c->mode = sbpolicy_pick(env->sandbox, by_hand);
+    hew_err err = HEW_ERR_INIT;
+    if (sbpolicy_sandbox(env->sandbox, c->mode, -1, &c->sb, &err) != HEW_OK) {
+        c->failed = true;
+        snprintf(c->why, sizeof c->why, "%s", err.msg);
+    }
+}
+
+/* {"mode", "backend", "gaps"} (and "error" when it could not be set up), for events. */
+static json_t *confine_json(const confine *c)
+{
+    const char *gaps = c->sb ? sandbox_gaps(c->sb) : "";
+    json_t *o = json_pack("{s:s, s:s, s:s}", "mode", sandbox_mode_name(c->mode), "backend",
+                          sandbox_backend_name(c->sb ? sandbox_backend_of(c->sb)
+                                                     : SANDBOX_BACKEND_NONE),
+                          "gaps", gaps ? gaps : "");
+    if (o && c->failed)
+        json_object_set_new(o, "error", json_string(c->why));
+    return o;
+}
+
+/* data for a sandbox message: the command, the reason, the sandbox */
+static json_t *sandbox_data(const char *command, const char *reason, const confine *c)
+{
+    return json_pack("{s:s, s:s, s:o}", "command", command, "reason", reason, "sandbox",
+                     confine_json(c));
+}
+
+/* Ask to run command without the sandbox (group "sandbox": a person must say yes).
+ * HEW_OK with *approved; HEW_E_ABORTED. */
+static hew_code ask_unsandboxed(tool_env *env, const char *command, const char *reason,
+                                const confine *c, bool *approved)
+{
+    json_t *data = sandbox_data(command, reason, c);
+    tool_answer answer = { TOOL_ANSWER_NO, NULL, false };
+    *approved = false;
+    hew_code rc = env->approve(env, "sandbox", false, "command_unsandboxed", data, approved,
+                               &answer);
+    json_decref(data);
+    tool_answer_release(&answer);
+    return rc;
+}
+
+/* ---- one run ---------------------------------------------------------------------------- */
+
+/* Run command once under sb (NULL: unconfined): the output streamed to the user, the
+ * result into out. *ended: it ended in the foreground (not sent to the background), and
+ * then *st is how and *seen the output as the model sees it (for sandbox_explain).
+ * HEW_E_ABORTED when the task was aborted; HEW_E_UNSUPPORTED, nothing run and the
+ * reason in why (HEW_ERR_MSG_MAX bytes; may be NULL: then an error result), when the
+ * child could not be confined as sb says. */
+static hew_code exec_once(tool_env *env, const char *command, long timeout_s,
+                          const exec_limits *lim, const sandbox *sb, tool_result *out,
+                          proc_status *st, buf *seen, bool *ended, char *why)
+{
+    *ended = false;
+    struct run r = { .env = env, .command = command };
+    outcap_init(&r.cap, lim);
+    r.interactive = !env->yolo && env->ask_nowait;
+    proc_env penv = PROC_ENV_INIT;
+    proc_env_for_command(&penv, env->env_allow);
+    if (sb && env->egress) /* the network is off: the allowed hosts through the proxy */
+        egress_child_env(env->egress, &penv);
+    const char *argv[] = { shell_path(), "-c", command, NULL };
+    proc_opts po = {
+        .argv = argv,
+        .cwd = env->cwd,
+        .envp = proc_env_list(&penv),
+        .timeout_ms = timeout_s * 1000L,
+        .kill_grace_ms = lim->kill_grace_ms,
+        .abort = env->abort,
+        .on_output = run_output,
+        .ud = &r,
+        .sandbox = sb,
+    };
+    proc *p = NULL;
+    hew_err err = HEW_ERR_INIT;
+    unsigned long long mark = sb && env->egress ? egress_mark(env->egress) : 0;
+    hew_code rc = proc_start(&po, &p, &err);
+    proc_env_release(&penv);
+    if (rc == HEW_E_UNSUPPORTED && sb && why) {
+        /* the sandbox could not be applied in the child: the caller decides (never run
+         * it unconfined here) */
+        outcap_release(&r.cap);
+        snprintf(why, HEW_ERR_MSG_MAX, "%s", err.msg);
+        return rc;
+    }
+    if (rc != HEW_OK) {
+        outcap_release(&r.cap);
+        tool_result_error(out, "The command could not be started: %s", err.msg);
+        return HEW_OK;
+    }
+
+    /* a command may change any file: earlier reads are no longer known to be current */
+    ws_read_cache_forget(env, NULL);
+    r.last_update = clock_now_ms();
+    tool_answer ans = { TOOL_ANSWER_YES, NULL, false };
+    bool answered = false;
+    while (!proc_pump(p, 50)) {
+        long long now = clock_now_ms();
+        if (now - r.last_update >= lim->update_ms && (r.pending || (r.interactive && !r.shown)))
+            show(&r, 1);
+        if (r.interactive && r.shown && env->ask_nowait(env, NULL, NULL, NULL, 1, &ans)) {
+            answered = true;
+            break;
+        }
+    }
+
+    if (answered && ans.kind != TOOL_ANSWER_NO) {
+        /* Proceed while running: the command goes on in the background. */
+        show(&r, 2);
+        buf *t = &out->text;
+        if (ans.kind == TOOL_ANSWER_YES)
+            buf_puts(t, "Command is running in the background. You can proceed with other "
+                        "tasks. (hew stops it when the task ends.)");
+        else
+            buf_puts(t, "Command is still running in the background (the user answered "
+                        "while it ran; hew stops it when the task ends).");
+        put_output(&r, t, "Here's the output so far:");
+        put_feedback(env, ans.text, t);
+        tool_answer_release(&ans);
+        if (bg_start(env, command, p, &r.cap)) {
+            outcap_release(&r.cap);
+            return HEW_OK;
+        }
+        /* no thread: stop it rather than leave it unread */
+        proc_kill(p);
+        proc_wait(p, NULL);
+        proc_free(p);
+        outcap_release(&r.cap);
+        buf_puts(t, "\n(hew could not keep it running and stopped it.)");
+        return HEW_OK;
+    }
+    if (answered) { /* no: cancel */
+        proc_kill(p);
+        proc_wait(p, NULL);
+    }
+
+    proc_status_get(p, st);
+    proc_free(p);
+    if (r.shown || r.pending)
+        show(&r, 2);
+    if (st->end == PROC_ABORTED || (env->abort && abort_is_set(env->abort))) {
+        tool_answer_release(&ans);
+        outcap_release(&r.cap);
+        return HEW_E_ABORTED;
+    }
+    finish_result(&r, st, timeout_s, out);
+    if (sb && env->egress) { /* hosts the proxy refused: the model can ask for them */
+        buf hosts = BUF_INIT(4096);
+        if (egress_blocked_since(env->egress, mark, &hosts) && hosts.len)
+            buf_printf(&out->text,
+                       "\n\nThe sandbox's network proxy refused: %s (not in the user's "
+                       "sandbox.allow_hosts). Ask the user to allow a host if the task needs "
+                       "it; do not try other ways to reach it.",
+                       hosts.data);
+        buf_release(&hosts);
+    }
+    if (answered)
+        put_feedback(env, ans.text, &out->text);
+    else
+        *ended = true;
+    if (seen)
+        outcap_render(&r.cap, seen);
+    tool_answer_release(&ans);
+    outcap_release(&r.cap);
+    return HEW_OK;
+}
+
+/* After a confined run that failed: when the sandbox stopped it, tell the model (which
+ * rule, and not to get around it) and the user (a "sandbox_denied" say), then ask once to
+ * run it again without the sandbox. HEW_OK (out says what happened) or HEW_E_ABORTED. */
+static hew_code after_sandboxed(tool_env *env, const char *command, long timeout_s,
+                                const exec_limits *lim, const confine *c,
+                                const proc_status *st, const buf *seen, tool_result *out)
+{
+    if (!c->sb || (st->end == PROC_EXITED && st->exit_code == 0) ||
+        (st->end != PROC_EXITED && st->end != PROC_SIGNALED))
+        return HEW_OK;
+    buf why = BUF_INIT(0);
+    int code = st->end == PROC_EXITED ? st->exit_code : 128 + st->signal;
+    if (!sandbox_explain(c->sb, seen->data ? seen->data : "", seen->len, code, &why) ||
+        !why.len) {
+        buf_release(&why);
+        return HEW_OK;
+    }
+    json_t *data = sandbox_data(command, why.data, c);
+    env->say(env, "sandbox_denied", why.data, data, 0);
+    json_decref(data);
+    bool again = false;
+    hew_code rc = ask_unsandboxed(env, command, why.data, c, &again);
+    if (rc != HEW_OK) {
+        buf_release(&why);
+        return rc;
+    }
+    if (!again) {
+        buf_printf(&out->text,
+                   "\n\nThe sandbox stopped this command: %s. The user confines commands "
+                   "to the workspace: do not try to get around the sandbox (another path, "
+                   "tool or command to reach the same place). Running it without the "
+                   "sandbox needs the user's approval, which was not given; if it is "
+                   "needed, say so and why.",
+                   why.data);
+        out->is_error = true;
+        buf_release(&why);
+        return HEW_OK;
+    }
+    /* the user said yes: the same command once more, unconfined */
+    tool_result second = { .text = BUF_INIT(0) };
+    proc_status st2;
+    bool ended = false;
+    rc = exec_once(env, command, timeout_s, lim, NULL, &second, &st2, NULL, &ended, NULL);
+    buf_truncate(&out->text, 0);
+    buf_printf(&out->text,
+               "The sandbox stopped the first run (%s); the user allowed running it again "
+               "without the sandbox.\n\n%s",
+               why.data, second.text.data ? second.text.data : "");
+    out->is_error = second.is_error;
+    buf_release(&second.text);
+    buf_release(&why);
+    return rc;
+}
+
+/* The sandbox could not be set up (c->failed): never run unconfined silently. The user's
+ * own mode fails the command; under auto a person may allow a run without it. */
+static hew_code unconfined_or_not(tool_env *env, const char *command, long timeout_s,
+                                  const exec_limits *lim, confine *c, tool_result *out)
+{
+    if (!sbpolicy_is_auto(env->sandbox)) {
+        env->say(env, "error", c->why, NULL, 0);
+        tool_result_error(out,
+                          "The command was not run: hew could not set up the sandbox (mode "
+                          "%s) the user chose for commands: %s",
+                          sandbox_mode_name(c->mode), c->why);
+        return HEW_OK;
+    }
+    bool unconfined = false;
+    hew_code rc = ask_unsandboxed(env, command, c->why, c, &unconfined);
+    if (rc != HEW_OK)
+        return rc;
+    if (!unconfined) {
+        tool_result_error(out,
+                          "The command was not run: hew could not set up the sandbox for "
+                          "commands that run without the user's approval (%s), and running "
+                          "it without one needs the user's approval, which was not given.",
+                          c->why);
+        return HEW_OK;
+    }
+    proc_status st;
+    bool ended = false;
+    return exec_once(env, command, timeout_s, lim, NULL, out, &st, NULL, &ended, NULL);
+}
+
 static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
 {
     const char *command = tool_call_param(call, "command");
@@ -734,10 +1003,17 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         return HEW_OK;
     }
     bool safe = v.decision == CMDPOLICY_SAFE && !requires_approval;
+    const char *group = safe ? "safe_command" : "command";
+    bool outside = safe && v.outside;
+    /* the sandbox it will get: shown with the command (the event's "sandbox"). Asked by
+     * hand or not is known before the approval; sbpolicy_pick decides from it. */
+    bool asks = !env->auto_approved || !env->auto_approved(env, group, outside);
+    confine cf;
+    confine_pick(env, asks, &cf);
+    json_object_set_new(data, "sandbox", confine_json(&cf));
     bool approved = false;
-    tool_answer answer = { TOOL_ANSWER_YES, NULL };
-    hew_code rc = env->approve(env, safe ? "safe_command" : "command", safe && v.outside,
-                               "command", data, &approved, &answer);
+    tool_answer answer = { TOOL_ANSWER_YES, NULL, false };
+    hew_code rc = env->approve(env, group, outside, "command", data, &approved, &answer);
     json_decref(data);
     if (rc != HEW_OK) {
         tool_answer_release(&answer);
@@ -755,6 +1031,8 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     if (answer.text && *answer.text)
         buf_printf(&out->text, "The user approved the command with this feedback:\n<feedback>\n"
                                "%s\n</feedback>\n\n", answer.text);
+    if (answer.by_hand != asks) /* asked, but no person answered (an unattended yes) */
+        confine_pick(env, answer.by_hand, &cf);
     tool_answer_release(&answer);
     env->mistake(env, false);
 
@@ -763,93 +1041,23 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     if (!timeout_s)
         timeout_s = execute_command_is_long(command) ? lim.long_timeout_s : lim.timeout_s;
 
-    struct run r = { .env = env, .command = command };
-    outcap_init(&r.cap, &lim);
-    r.interactive = !env->yolo && env->ask_nowait;
-    proc_env penv = PROC_ENV_INIT;
-    proc_env_for_command(&penv, env->env_allow);
-    const char *argv[] = { shell_path(), "-c", command, NULL };
-    proc_opts po = {
-        .argv = argv,
-        .cwd = env->cwd,
-        .envp = proc_env_list(&penv),
-        .timeout_ms = timeout_s * 1000L,
-        .kill_grace_ms = lim.kill_grace_ms,
-        .abort = env->abort,
-        .on_output = run_output,
-        .ud = &r,
-    };
-    proc *p = NULL;
-    hew_err err = HEW_ERR_INIT;
-    rc = proc_start(&po, &p, &err);
-    proc_env_release(&penv);
-    if (rc != HEW_OK) {
-        outcap_release(&r.cap);
-        tool_result_error(out, "The command could not be started: %s", err.msg);
-        return HEW_OK;
-    }
-
-    /* a command may change any file: earlier reads are no longer known to be current */
-    ws_read_cache_forget(env, NULL);
-    r.last_update = clock_now_ms();
-    tool_answer ans = { TOOL_ANSWER_YES, NULL };
-    bool answered = false;
-    while (!proc_pump(p, 50)) {
-        long long now = clock_now_ms();
-        if (now - r.last_update >= lim.update_ms && (r.pending || (r.interactive && !r.shown)))
-            show(&r, 1);
-        if (r.interactive && r.shown && env->ask_nowait(env, NULL, NULL, NULL, 1, &ans)) {
-            answered = true;
-            break;
-        }
-    }
-
-    if (answered && ans.kind != TOOL_ANSWER_NO) {
-        /* Proceed while running: the command goes on in the background. */
-        show(&r, 2);
-        buf *t = &out->text;
-        if (ans.kind == TOOL_ANSWER_YES)
-            buf_puts(t, "Command is running in the background. You can proceed with other "
-                        "tasks. (hew stops it when the task ends.)");
-        else
-            buf_puts(t, "Command is still running in the background (the user answered "
-                        "while it ran; hew stops it when the task ends).");
-        put_output(&r, t, "Here's the output so far:");
-        put_feedback(env, ans.text, t);
-        tool_answer_release(&ans);
-        if (bg_start(env, command, p, &r.cap)) {
-            outcap_release(&r.cap);
-            return HEW_OK;
-        }
-        /* no thread: stop it rather than leave it unread */
-        proc_kill(p);
-        proc_wait(p, NULL);
-        proc_free(p);
-        outcap_release(&r.cap);
-        buf_puts(t, "\n(hew could not keep it running and stopped it.)");
-        return HEW_OK;
-    }
-    if (answered) { /* no: cancel */
-        proc_kill(p);
-        proc_wait(p, NULL);
-    }
-
     proc_status st;
-    proc_status_get(p, &st);
-    proc_free(p);
-    if (r.shown || r.pending)
-        show(&r, 2);
-    if (st.end == PROC_ABORTED || (env->abort && abort_is_set(env->abort))) {
-        tool_answer_release(&ans);
-        outcap_release(&r.cap);
-        return HEW_E_ABORTED;
+    buf seen = BUF_INIT(0);
+    bool ended = false;
+    if (!cf.failed) {
+        rc = exec_once(env, command, timeout_s, &lim, cf.sb, out, &st, &seen, &ended, cf.why);
+        if (rc == HEW_E_UNSUPPORTED) {
+            cf.failed = true;
+            cf.sb = NULL;
+        } else {
+            if (rc == HEW_OK && ended)
+                rc = after_sandboxed(env, command, timeout_s, &lim, &cf, &st, &seen, out);
+            buf_release(&seen);
+            return rc;
+        }
     }
-    finish_result(&r, &st, timeout_s, out);
-    if (answered)
-        put_feedback(env, ans.text, &out->text);
-    tool_answer_release(&ans);
-    outcap_release(&r.cap);
-    return HEW_OK;
+    buf_release(&seen);
+    return unconfined_or_not(env, command, timeout_s, &lim, &cf, out);
 }
 
 const tool_def tool_execute_command = {

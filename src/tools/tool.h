@@ -54,6 +54,9 @@ typedef enum tool_answer_kind { TOOL_ANSWER_YES, TOOL_ANSWER_NO, TOOL_ANSWER_MES
 typedef struct tool_answer {
     tool_answer_kind kind;
     char *text; /* typed feedback or answer, may be NULL; owned by the answer */
+    bool by_hand; /* approve: a person answered yes to this very ask (not the settings,
+                     not yolo, not an unattended front end): the sandbox's "auto" mode
+                     then runs the command unconfined (sys/sbpolicy.h) */
 } tool_answer;
 
 void tool_answer_release(tool_answer *a);
@@ -80,6 +83,10 @@ struct tool_env {
     struct mcp_hub *mcp; /* the session's MCP servers (mcp/hub.h), or NULL */
     const char *const *env_allow; /* variables commands get despite proc_env_is_secret
                                      (names or globs, NULL-terminated), or NULL */
+    struct sbpolicy *sandbox; /* which sandbox commands get (sys/sbpolicy.h); NULL: none
+                                 (commands run unconfined: tests' environments only) */
+    struct egress *egress;    /* the proxy to the allowed hosts (net/egress.h), or NULL: a
+                                 sandboxed command with the network off is pointed at it */
     /* The task's mode now (the user may switch it while a tool waits); change it with
      * set_mode. */
     mode_kind (*mode_now)(tool_env *env);
@@ -97,12 +104,15 @@ struct tool_env {
      * (hew's command policy judged the command read-only and the model did not ask for
      * approval; outside_workspace: it reads outside the root), "command" (any other
      * command), "mcp" ("mcp_listed": an MCP tool its server's autoApprove list names:
-     * always approved). When
+     * always approved), "sandbox" (running a command without the sandbox: never approved
+     * by the settings, not even yolo — a person must say yes; with nobody there
+     * (unattended) it is said, refused without asking and recorded as denied). When
      * auto-approved the tool is said (type, data) and *approved is true. Otherwise the
      * user is asked (type, data): yes → approved; no or a typed message → not approved and
      * the task's "rejected" flag is set (later tools of the message are skipped). Typed
      * feedback comes back in *answer (may be NULL if not wanted; release it) and is shown
      * to the user; the tool puts it in its result (resp: "The user gave this feedback").
+     * answer->by_hand says whether a person approved it (false when auto-approved).
      * Returns HEW_OK, or HEW_E_ABORTED. */
     hew_code (*approve)(tool_env *env, const char *group, bool outside_workspace,
                         const char *type, json_t *data, bool *approved, tool_answer *answer);

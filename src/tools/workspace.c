@@ -607,7 +607,7 @@ static void put_feedback(buf *b, const char *text)
 hew_code ws_approve(tool_env *env, const char *group, bool outside, json_t *data,
                     const char *denied_extra, tool_result *out, bool *approved)
 {
-    tool_answer answer = { TOOL_ANSWER_NO, NULL };
+    tool_answer answer = { TOOL_ANSWER_NO, NULL, false };
     *approved = false;
     hew_code rc = env->approve(env, group, outside, "tool", data, approved, &answer);
     if (rc != HEW_OK) {

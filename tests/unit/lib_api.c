@@ -48,6 +48,7 @@ static void test_codes(void)
     CHECK_STR(hew_code_name(HEW_E_TIMEOUT), "timeout");
     CHECK_STR(hew_code_name(HEW_E_BUSY), "busy");
     CHECK_STR(hew_code_name(HEW_E_STALE), "stale");
+    CHECK_STR(hew_code_name(HEW_E_UNSUPPORTED), "unsupported");
     CHECK_STR(hew_strerror(HEW_E_NOMEM), "out of memory");
     CHECK_STR(hew_code_name((hew_code)HEW_CODE_COUNT), "unknown");
     CHECK_STR(hew_strerror((hew_code)-1), "unknown error code");

@@ -50,7 +50,8 @@ static void test_every_option(void)
         "\"allow_command\": [\"npm test*\", \"make\"], \"deny_command\": \"rm -rf*\", "
         "\"no_config\": true, \"trust\": false, \"max_cost\": 0.5, \"max_requests\": 12, "
         "\"data_dir\": \"/d\", \"ephemeral\": true, \"no_checkpoints\": true, \"no_mcp\": true, "
-        "\"api_key_file\": \"/k\", \"output\": \"/o\", \"record\": \"/r\"}",
+        "\"api_key_file\": \"/k\", \"output\": \"/o\", \"record\": \"/r\", "
+        "\"sandbox\": \"read-only\"}",
         1);
     REQUIRE(t.error == NULL);
     CHECK_STR(t.id, "t-1");
@@ -63,7 +64,7 @@ static void test_every_option(void)
                  "--thinking|1024|--retry-delay-ms|10|--allow-command|npm test*|"
                  "--allow-command|make|--deny-command|rm -rf*|--no-config|--max-cost|0.5|"
                  "--max-requests|12|--data-dir|/d|--ephemeral|--no-checkpoints|--no-mcp|"
-                 "--api-key-file|/k|-o|/o|--record|/r");
+                 "--api-key-file|/k|-o|/o|--record|/r|--sandbox|read-only");
     batch_task_release(&t);
 }
 

@@ -150,7 +150,7 @@ static mcp_client *open_stdio(const char *name, const char *const *argv, const c
     if (mcp_client_new(name, root, &h, &c, &err) != HEW_OK)
         return NULL;
     mcp_sink sink = mcp_client_sink(c);
-    mcp_stdio_opts o = { argv, NULL, NULL };
+    mcp_stdio_opts o = { argv, NULL, NULL, NULL };
     mcp_transport *t = NULL;
     if (mcp_stdio_open(&o, &sink, &t, &err) != HEW_OK) {
         fprintf(stderr, "stdio open: %s\n", err.msg);
@@ -435,7 +435,7 @@ static void test_missing_program(void)
     REQUIRE(mcp_client_new("nope", NULL, &h, &c, &err) == HEW_OK);
     mcp_sink sink = mcp_client_sink(c);
     const char *argv[] = { "hew-no-such-mcp-server", NULL };
-    mcp_stdio_opts o = { argv, NULL, NULL };
+    mcp_stdio_opts o = { argv, NULL, NULL, NULL };
     mcp_transport *t = NULL;
     CHECK_INT(mcp_stdio_open(&o, &sink, &t, &err), HEW_E_NOTFOUND);
     CHECK(strstr(err.msg, "hew-no-such-mcp-server") != NULL);
