@@ -141,6 +141,14 @@ static void test_workspace_write(void)
     want_why = "outside the writable roots";
     attempt(sb, s, true, NULL);
     CHECK(!exists("/etc/hew-sandbox-escape"));
+    /* through a link made inside the workspace */
+    snprintf(s, sizeof s, "ln -sf %s/file symlinked && echo x >> symlinked", other);
+    attempt(sb, s, true, "rm -f symlinked");
+    run_sh(NULL, "rm -f symlinked", NULL, NULL);
+    snprintf(s, sizeof s, "ln %s/file hardlinked && echo x >> hardlinked", other);
+    attempt(sb, s, true, "rm -f hardlinked");
+    run_sh(NULL, "rm -f hardlinked", NULL, NULL);
+
     /* file metadata outside them (Landlock alone does not cover it) */
     snprintf(s, sizeof s, "chmod 4777 %s/file", other);
     attempt(sb, s, true, NULL);
