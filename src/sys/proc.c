@@ -382,7 +382,19 @@ static hew_code spawn_confined(const proc_opts *o, const int outp[2], const int 
     const sandbox *sb = o->sandbox;
     const char *prog = o->argv[0];
     char path[4096];
-    if (!sandbox_which(prog, path, sizeof path))
+    /* a bare name is searched in the parent's PATH now; a path (even a relative one,
+     * which the child resolves after its chdir) goes to execve as it is */
+    bool found;
+    if (strchr(prog, '/')) {
+        snprintf(path, sizeof path, "%s", prog);
+        char from_cwd[4096]; /* bwrap would only fail inside: look before */
+        int w = prog[0] != '/' && o->cwd ? snprintf(from_cwd, sizeof from_cwd, "%s/%s", o->cwd, prog)
+                                         : snprintf(from_cwd, sizeof from_cwd, "%s", prog);
+        found = w > 0 && (size_t)w < sizeof from_cwd && access(from_cwd, X_OK) == 0;
+    } else {
+        found = sandbox_which(prog, path, sizeof path);
+    }
+    if (!found)
         return hew_err_set(err, HEW_E_NOTFOUND, "cannot run %s%s%s: %s", prog,
                            o->cwd ? " in " : "", o->cwd ? o->cwd : "", strerror(ENOENT));
     struct child_plan c = { 0 };

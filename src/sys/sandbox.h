@@ -59,7 +59,8 @@ typedef struct sandbox_policy {
     const char *const *writable_roots;  /* absolute dirs, NULL-terminated (workspace-write) */
     const char *const *readonly_paths;  /* absolute paths inside them that stay read-only;
                                            a path that does not exist yet must not be
-                                           creatable either */
+                                           creatable either (not done: a gap, see
+                                           "More on sandbox_prepare") */
     const char *const *hidden_paths;    /* absolute paths neither readable nor writable */
     bool network;                       /* true: the network is allowed */
     int proxy_port;                     /* >0 (network false): TCP connect to 127.0.0.1 at

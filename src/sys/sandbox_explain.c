@@ -33,6 +33,7 @@ static const struct pattern {
     { "EACCES", R_FS },
     { "EROFS", R_FS },
     { "Device or resource busy", R_FS }, /* renaming a path the sandbox bound over */
+    { "Invalid cross-device link", R_FS }, /* a hard link to a file outside */
     { "Operation not permitted", R_FS_ANY },
     { "permission denied", R_FS_ANY }, /* mount(8) */
     { "must be superuser", R_FS_ANY }, /* mount(8) as a user */

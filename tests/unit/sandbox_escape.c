@@ -141,6 +141,14 @@ static void test_workspace_write(void)
     want_why = "outside the writable roots";
     attempt(sb, s, true, NULL);
     CHECK(!exists("/etc/hew-sandbox-escape"));
+    /* through a link made inside the workspace */
+    snprintf(s, sizeof s, "ln -sf %s/file symlinked && echo x >> symlinked", other);
+    attempt(sb, s, true, "rm -f symlinked");
+    run_sh(NULL, "rm -f symlinked", NULL, NULL);
+    snprintf(s, sizeof s, "ln %s/file hardlinked && echo x >> hardlinked", other);
+    attempt(sb, s, true, "rm -f hardlinked");
+    run_sh(NULL, "rm -f hardlinked", NULL, NULL);
+
     /* file metadata outside them (Landlock alone does not cover it) */
     snprintf(s, sizeof s, "chmod 4777 %s/file", other);
     attempt(sb, s, true, NULL);
@@ -396,6 +404,21 @@ static void test_proc_contract(void)
                      .separate_stderr = true };
     REQUIRE(proc_run(&o2, &out, NULL, &st, &e) == HEW_OK);
     CHECK_STR(out.data, "out\n");
+
+    /* a relative program is found from the working directory, a missing one is NOTFOUND */
+    run_sh(NULL, "printf '#!/bin/sh\\necho relative\\n' > rel.sh && chmod +x rel.sh", NULL, NULL);
+    const char *rel[] = { "./rel.sh", NULL };
+    proc_opts o4 = { .argv = rel, .cwd = ws, .envp = env, .sandbox = sb };
+    buf_reset(&out);
+    CHECK_INT(proc_run(&o4, &out, NULL, &st, &e), HEW_OK);
+    CHECK_STR(out.data, "relative\n");
+    const char *none[] = { "no-such-program-hew", NULL };
+    proc_opts o5 = { .argv = none, .cwd = ws, .envp = env, .sandbox = sb };
+    CHECK_INT(proc_run(&o5, NULL, NULL, &st, &e), HEW_E_NOTFOUND);
+    const char *none2[] = { "./no-such-program-hew", NULL };
+    o5.argv = none2;
+    CHECK_INT(proc_run(&o5, NULL, NULL, &st, &e), HEW_E_NOTFOUND);
+    run_sh(NULL, "rm -f rel.sh", NULL, NULL);
 
     char arg[32], script[128];
     snprintf(arg, sizeof arg, "%d.%d", 1000 + (int)(getpid() % 1000), (int)backend);
