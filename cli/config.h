@@ -79,6 +79,9 @@ typedef struct cli_config {
                                 NULL-terminated, or NULL when empty */
     char notes[1024];        /* warnings about the files ("" none), printed by
                                 cli_setup_options and `hew config` */
+    char *hooks;             /* the user's file's "hooks" (JSON text; the library checks
+                                it: docs/hooks.md), or NULL; a project's config.json may
+                                not hold hooks (.hew/hooks.json, trusted, does) */
 } cli_config;
 
 /* Load and merge everything for the workspace cwd (NULL: the current directory) and the

@@ -39,6 +39,7 @@ static const struct {
     { "checkpoint_created", HEW_EV_CHECKPOINT_CREATED },
     { "clineignore_error", HEW_EV_CLINEIGNORE_ERROR },
     { "diff_error", HEW_EV_DIFF_ERROR },
+    { "hook", HEW_EV_HOOK },
 };
 
 hew_event_kind evkind_of(const char *type)
