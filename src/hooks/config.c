@@ -278,6 +278,15 @@ hew_code hooks_set_add_value(hooks_set *s, const json_t *events, const char *sou
                                  json_type_phrase(m));
                 goto out;
             }
+            if (m) { /* checked even when the group has no hooks */
+                hooks_hook probe = { 0 };
+                char mwhere[620];
+                snprintf(mwhere, sizeof mwhere, "%s.matcher", where);
+                rc = compile_matcher(&probe, json_string_value(m), mwhere, err);
+                hook_release(&probe);
+                if (rc != HEW_OK)
+                    goto out;
+            }
             const json_t *list = json_object_get(g, "hooks");
             if (!json_is_array(list)) {
                 rc = hew_err_set(err, HEW_E_INVALID, "%s.hooks: expected a list of hooks, "
