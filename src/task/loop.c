@@ -560,6 +560,9 @@ void *task_main(void *arg)
         task_hook_session_start(t, false, &context);
         if (task_hook_prompt(t, t->task_text, &context) || abort_is_set(t->abort)) {
             buf_release(&context);
+            store_task erased = STORE_TASK_INIT; /* the refused prompt is not kept */
+            erased.title = "[refused by a UserPromptSubmit hook]";
+            task_persist_row(t, &erased, STORE_SET_TITLE);
             if (!abort_is_set(t->abort))
                 task_finish(t, HEW_TASK_FAILED, "a UserPromptSubmit hook refused the task");
             else

@@ -132,6 +132,12 @@ fake_stop
 grep -qF 'prompts with secrets are refused' "$work/t4b.err" "$work/t4b.events" ||
     fail "4: the reason was not shown: $(cat "$work/t4b.err")"
 if grep -qF 'my secret prompt' "$work/t4b.events"; then fail "4: the refused prompt was shown"; fi
+python3 - "$work/data/hew/hew.db" <<'PY'
+import sqlite3, sys
+dump = "\n".join(sqlite3.connect(sys.argv[1]).iterdump())
+assert "refused by a UserPromptSubmit hook" in dump, "the refused task is not in the store"
+assert "my secret prompt" not in dump, "the refused prompt is in the store"
+PY
 
 # ---- 5. SessionStart context ---------------------------------------------------------------
 hooks '{"SessionStart": [{"hooks": [{"type": "command", "command": "echo {\\\"hookSpecificOutput\\\": {\\\"hookEventName\\\": \\\"SessionStart\\\", \\\"additionalContext\\\": \\\"session-ctx-42\\\"}}"}]}]}'
