@@ -20,7 +20,7 @@
  *               totals uimsg (each part's init and release)
  *   loop      → resume attempt stream present executor envd responses ckpt mcp condense
  *               request persist task totals hook
- *   resume    → condense ctx mode persist responses task uimsg
+ *   resume    → condense ctx mode persist responses task uimsg hook
  *   attempt   → stream envd ctx mcp request task totals
  *   stream    → present (a new answer) prompt mcp ctx
  *   present   → executor ckpt text_clean task uimsg

@@ -8,7 +8,8 @@
 #      a deny rule refuses.
 #   3. PostToolUse gets the tool's name, input and response on stdin.
 #   4. UserPromptSubmit: plain stdout is context in the first request; exit 2 refuses the
-#      task (nothing sent, the reason on stderr).
+#      task (nothing sent or stored, the reason on stderr), and a resumed task's new
+#      instructions the same way.
 #   5. SessionStart's additionalContext is in the first request.
 #   6. Stop exit 2 makes the model go on once (stop_hook_active is true the second time).
 #   7. A hook that sleeps past its timeout is killed; the task goes on, with a warning.
@@ -138,6 +139,18 @@ dump = "\n".join(sqlite3.connect(sys.argv[1]).iterdump())
 assert "refused by a UserPromptSubmit hook" in dump, "the refused task is not in the store"
 assert "my secret prompt" not in dump, "the refused prompt is in the store"
 PY
+
+# a resumed task's new instructions go through the same hook
+id=$(jq -r 'select(.type == "task_end") | .task' "$work/t4.events")
+[[ -n $id ]] || fail "4: no task id"
+fake_start "$work/s4.json"
+PROMPT="new secret instructions" run t4c --yolo --resume "$id"
+fake_stop
+[[ $rc -ne 0 ]] || fail "4: a refused resume message exited 0"
+[[ $(nreq "$work/t4c.requests") -eq 0 ]] || fail "4: the refused resume message was sent"
+grep -qF 'prompts with secrets are refused' "$work/t4c.err" "$work/t4c.events" ||
+    fail "4: the resume refusal was not shown: $(cat "$work/t4c.err")"
+if grep -qF 'new secret instructions' "$work/t4c.events"; then fail "4: the refused message was shown"; fi
 
 # ---- 5. SessionStart context ---------------------------------------------------------------
 hooks '{"SessionStart": [{"hooks": [{"type": "command", "command": "echo {\\\"hookSpecificOutput\\\": {\\\"hookEventName\\\": \\\"SessionStart\\\", \\\"additionalContext\\\": \\\"session-ctx-42\\\"}}"}]}]}'
