@@ -14,6 +14,7 @@
 #   6. Stop exit 2 makes the model go on once (stop_hook_active is true the second time).
 #   7. A hook that sleeps past its timeout is killed; the task goes on, with a warning.
 #   8. A malformed hook config: exit 2, the file and the key named.
+#   9. PreCompact runs before the model's condense, with trigger "manual".
 set -euo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -186,6 +187,18 @@ fake_stop
 [[ -e $work/marker7 ]] || fail "7: the task did not go on after the hook timed out"
 has "$work/t7.events" 'select(.type == "hook") | .data | select(.timed_out == true and .decision == "warn")' || fail "7: no timed-out hook event"
 has "$work/t7.events" 'select(.type == "notice") | select(.text | test("did not finish within 1 s"))' || fail "7: no warning"
+
+# ---- 9. PreCompact before the model's condense ------------------------------------------------
+scenario "$work/s9.json" '<condense>
+<context>the summary so far</context>
+</condense>' "$done_call"
+hooks "{\"PreCompact\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"cat > $work/compact.json\"}]}]}"
+fake_start "$work/s9.json"
+run t9 --yolo
+fake_stop
+[[ $rc -eq 0 ]] || fail "9: exit $rc: $(cat "$work/t9.err")"
+jq -e '.hook_event_name == "PreCompact" and .trigger == "manual"' "$work/compact.json" >/dev/null ||
+    fail "9: PreCompact input: $(cat "$work/compact.json" 2>&1)"
 
 # ---- 8. malformed configs ------------------------------------------------------------------------
 scenario "$work/s8.json" "$done_call"
