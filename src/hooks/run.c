@@ -323,8 +323,8 @@ static void run_one(const hooks_hook *h, const char *json, const hooks_run_opts 
         proc_env_set(&env, "HEW_PROJECT_DIR", o->project_dir);
     }
     capture c = { BUF_INIT(HOOKS_OUTPUT_MAX), BUF_INIT(HOOKS_OUTPUT_MAX) };
-    /* TODO(sandbox): sbuse's decision function says whether (and how) a hook runs
-     * sandboxed; until it lands, hooks run as the user's commands do unsandboxed. */
+    /* TODO(sandbox): .sandbox = o->sandbox once proc_opts has it (task/hook.c run() says
+     * where the decision comes from); until then hooks run unconfined. */
     proc_opts po = {
         .argv = h->command ? argv_cmd : argv_script,
         .cwd = o->project_dir,

@@ -106,10 +106,11 @@ static hew_code env_approve(tool_env *env, const char *group, bool outside, cons
                             json_t *data, bool *approved, tool_answer *answer)
 {
     hew_task *t = task_of(env);
-    /* a PreToolUse hook's "allow" skips the prompt, never for hew's control files; its
-     * "ask" asks where hew would not (yolo aside) */
+    /* a PreToolUse hook's "allow" skips the prompt, never for hew's control files nor
+     * for leaving the sandbox (and it is no person's yes); its "ask" asks where hew would
+     * not (yolo aside) */
     bool hook_allows = t->hook_permission == HOOKS_PERMISSION_ALLOW &&
-                       strcmp(group, "control") != 0;
+                       strcmp(group, "control") != 0 && strcmp(group, "sandbox") != 0;
     bool hook_asks = t->hook_permission == HOOKS_PERMISSION_ASK && !t->settings->yolo;
     if ((auto_approved(t->settings, group, outside) && !hook_asks) || hook_allows) {
         task_say(t, type, NULL, data, UIMSG_FINAL);

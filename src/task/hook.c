@@ -35,6 +35,14 @@ static bool run(hew_task *t, hooks_input *in, hooks_outcome *out)
     in->session_id = t->task_id;
     in->transcript_path = NULL;
     in->cwd = t->settings->cwd;
+    /* TODO(sandbox): once sbuse's sys/sbpolicy.h is merged, hooks run "sandboxed when the
+     * mode says so": hooks_run_opts gets `const sandbox *sandbox` (passed on as
+     * proc_opts.sandbox in hooks/run.c run_one), set here from
+     *   sbpolicy_sandbox(t->env.sandbox, sbpolicy_pick(t->env.sandbox, true), -1, &sb, &e)
+     * (by_hand true: a hook is a command the user wrote, or read and trusted with `hew
+     * trust`, as Claude Code runs hooks with the user's rights; a mode the user set —
+     * read-only, workspace-write — confines hooks too), and a sandbox that cannot be set
+     * up makes the hook a warning, never an unconfined run. */
     hooks_run_opts o = {
         .project_dir = t->settings->cwd,
         .env_allow = (const char *const *)t->settings->env_allow,
