@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "sys/path.h"
 #include "task/task.h"
 
 /* Each hook that ran: a "hook" say (docs/events.md) with what it decided. */
@@ -85,8 +86,10 @@ static void push_context(hew_task *t, hooks_event e, const buf *context)
     buf_release(&b);
 }
 
-/* The call's parameters as an object (an MCP call's arguments parsed). */
-static json_t *tool_input(const tool_call *call)
+/* The call's parameters as an object (an MCP call's arguments parsed), plus the keys
+ * Claude Code's hooks read for the same tools: file_path (absolute) beside path, and
+ * content / command as they are. */
+static json_t *tool_input(hew_task *t, const tool_call *call)
 {
     json_t *o = json_object();
     for (size_t i = 0; o && i < call->nparams; i++) {
@@ -96,6 +99,14 @@ static json_t *tool_input(const tool_call *call)
         if (strcmp(call->keys[i], "arguments") == 0)
             v = json_loads(call->values[i], 0, NULL);
         json_object_set_new(o, call->keys[i], v ? v : json_string(call->values[i]));
+    }
+    const char *path = tool_call_param(call, "path");
+    if (o && path && *path) {
+        char *joined = path[0] == '/' ? NULL : path_join(t->settings->cwd, path);
+        char *abs = path_normalize(joined ? joined : path);
+        json_object_set_new(o, "file_path", json_string(abs ? abs : path));
+        free(abs);
+        free(joined);
     }
     return o;
 }
@@ -115,7 +126,7 @@ bool task_hook_pre_tool(hew_task *t, const tool_call *call, buf *reason,
     *permission = HOOKS_PERMISSION_NONE;
     if (!any(t, HOOKS_PRE_TOOL_USE))
         return false;
-    json_t *input = tool_input(call);
+    json_t *input = tool_input(t, call);
     hooks_input in = { .event = HOOKS_PRE_TOOL_USE, .tool_input = input };
     tool_of(&in, call);
     hooks_outcome out;
@@ -136,7 +147,7 @@ void task_hook_post_tool(hew_task *t, const tool_call *call, const char *result,
 {
     if (!any(t, HOOKS_POST_TOOL_USE))
         return;
-    json_t *input = tool_input(call);
+    json_t *input = tool_input(t, call);
     hooks_input in = { .event = HOOKS_POST_TOOL_USE, .tool_input = input,
                        .tool_response = result ? result : "", .tool_failed = failed,
                        .tool_ms = ms };

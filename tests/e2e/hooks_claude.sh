@@ -6,7 +6,8 @@
 #   2. PreToolUse "permissionDecision": "deny" JSON blocks the same way, with its reason;
 #      "allow" runs a command headless would refuse for want of approval, but never one
 #      a deny rule refuses.
-#   3. PostToolUse gets the tool's name, input and response on stdin.
+#   3. PostToolUse gets the tool's name, input (with Claude Code's file_path) and response
+#      on stdin; a Write matcher takes write_to_file.
 #   4. UserPromptSubmit: plain stdout is context in the first request; exit 2 refuses the
 #      task (nothing sent or stored, the reason on stderr), and a resumed task's new
 #      instructions the same way.
@@ -100,15 +101,22 @@ fake_stop
 [[ ! -e $work/marker2 ]] || fail "2: allow bypassed a deny rule"
 
 # ---- 3. PostToolUse gets the response --------------------------------------------------------
-scenario "$work/s3.json" "$(cmd_call "echo hello-post-$$")" "$done_call"
-hooks "{\"PostToolUse\": [{\"matcher\": \"Bash|Write\", \"hooks\": [{\"type\": \"command\", \"command\": \"cat > $work/post.json\"}]}]}"
+scenario "$work/s3.json" '<write_to_file>
+<path>notes/a.txt</path>
+<content>hi</content>
+</write_to_file>' "$(cmd_call "echo hello-post-$$")" "$done_call"
+hooks "{\"PostToolUse\": [{\"matcher\": \"Bash|Write\", \"hooks\": [{\"type\": \"command\", \"command\": \"cat >> $work/post.jsonl; echo >> $work/post.jsonl\"}]}]}"
 fake_start "$work/s3.json"
 run t3 --yolo
 fake_stop
 [[ $rc -eq 0 ]] || fail "3: exit $rc: $(cat "$work/t3.err")"
-python3 - "$work/post.json" "$work/ws" "$$" <<'PY'
+python3 - "$work/post.jsonl" "$work/ws" "$$" <<'PY'
 import json, sys
-p = json.load(open(sys.argv[1]))
+w, p = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert w["tool_name"] == "write_to_file", w
+assert w["tool_input"]["path"] == "notes/a.txt", w
+assert w["tool_input"]["file_path"] == sys.argv[2] + "/notes/a.txt", w  # Claude Code's key
+assert not w["tool_failed"], w
 assert p["hook_event_name"] == "PostToolUse", p
 assert p["tool_name"] == "execute_command", p
 assert p["tool_input"]["command"] == "echo hello-post-" + sys.argv[3], p
