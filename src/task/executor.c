@@ -53,6 +53,21 @@ static hew_code env_ask(tool_env *env, const char *type, const char *text, json_
 {
     hew_task *t = task_of(env);
     hew_code rc = task_ask(t, type, text, data, partial_of(partial), answer);
+    /* a message typed as the answer (feedback on a completion, an answer to a question)
+     * is a prompt: the UserPromptSubmit hooks see it; a refused one is dropped unsaid
+     * and the same question is asked again */
+    while (rc == HEW_OK && partial != 1 && answer && answer->text && *answer->text) {
+        buf context = BUF_INIT(0);
+        bool refused = task_hook_prompt(t, answer->text, &context);
+        if (!refused && context.len)
+            task_push_user_text(t, context.data);
+        buf_release(&context);
+        if (!refused)
+            break;
+        tool_answer_release(answer);
+        rc = abort_is_set(t->abort) ? HEW_E_ABORTED
+                                    : task_ask(t, type, text, data, partial_of(partial), answer);
+    }
     /* an ask of a tool that only approval answers no (new_task, condense); questions and
      * the completion are answered with a message or yes */
     if (rc == HEW_OK && partial != 1 && answer && answer->kind == TOOL_ANSWER_NO)
