@@ -600,6 +600,19 @@ static int load_file(cli_config *c, const char *path, int project, json_t **keep
             }
             continue;
         }
+        if (strcmp(key, "hooks") == 0) {
+            if (project) {
+                snprintf(err, errlen, "%s: hooks: not allowed in a project's config — a "
+                         "workspace's hooks go in .hew/hooks.json (they run once you trust "
+                         "the workspace: `hew trust`), yours in %s", path,
+                         c->user_path ? c->user_path : "~/.config/hew/config.json");
+                json_decref(root);
+                return -1;
+            }
+            free(c->hooks);
+            c->hooks = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+            continue;
+        }
         if (strcmp(key, "models") == 0) {
             if (check_models(v, path, err, errlen) != 0) {
                 json_decref(root);
@@ -716,6 +729,7 @@ void cli_config_release(cli_config *c)
     free(c->key_from);
     free(c->model_info);
     free(c->sandbox_hidden[0]);
+    free(c->hooks);
     memset(c, 0, sizeof *c);
 }
 
@@ -1001,6 +1015,8 @@ int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errl
     o->env_allow = (const char *const *)c->strs[CFG_ENV_ALLOW];
     o->model = c->str[CFG_MODEL];
     o->model_info = c->model_info;
+    o->hooks = c->hooks;
+    o->hooks_source = c->hooks ? c->user_path : NULL;
     o->base_url = c->str[CFG_BASE_URL];
     o->protocol = c->str[CFG_PROTOCOL];
     /* the default (no source) is no choice: a resumed task keeps its own mode */

@@ -91,6 +91,9 @@ typedef struct cli_config {
                                 cli_setup_options and `hew config` */
     char *sandbox_hidden[2]; /* the API key file (absolute), hidden from sandboxed
                                 commands; NULL-terminated */
+    char *hooks;             /* the user's file's "hooks" (JSON text; the library checks
+                                it: docs/hooks.md), or NULL; a project's config.json may
+                                not hold hooks (.hew/hooks.json, trusted, does) */
 } cli_config;
 
 /* Load and merge everything for the workspace cwd (NULL: the current directory) and the

@@ -91,7 +91,7 @@ void cli_trust_print(FILE *out, const char *report_json)
             fputs("    (no servers)\n", out);
     }
     if (!json_array_size(json_object_get(rep, "files")))
-        fprintf(out, "  nothing to trust: no .hew/mcp.json there\n");
+        fprintf(out, "  nothing to trust: no .hew/mcp.json and no hooks there\n");
     if (*jstr(rep, "problem"))
         fprintf(out, "  the trust store cannot be read: %s\n", jstr(rep, "problem"));
     json_decref(rep);

@@ -89,7 +89,8 @@ typedef enum hew_event_kind {
     HEW_EV_COMMAND_OUTPUT, HEW_EV_USE_MCP_SERVER, HEW_EV_MCP_SERVER_REQUEST_STARTED,
     HEW_EV_MCP_SERVER_RESPONSE, HEW_EV_MCP_NOTIFICATION, HEW_EV_LOAD_MCP_DOCUMENTATION,
     HEW_EV_CHECKPOINT_CREATED, HEW_EV_CLINEIGNORE_ERROR, HEW_EV_DIFF_ERROR,
-    HEW_EV_SANDBOX_DENIED, HEW_EV_COMMAND_UNSANDBOXED
+    HEW_EV_SANDBOX_DENIED, HEW_EV_COMMAND_UNSANDBOXED,
+    HEW_EV_HOOK /* a user's hook ran (docs/hooks.md) */
 } hew_event_kind;
 
 /* The kind of a type string (HEW_EV_OTHER for NULL or one not listed): for events rebuilt
@@ -283,6 +284,16 @@ typedef struct hew_options {
     const char *const *sandbox_allow_hosts;
     const char *const *sandbox_hidden;
     const char *sandbox_backend;
+    /* The user's hooks (docs/hooks.md): the JSON text of Claude Code's "hooks" object
+     * ({"PreToolUse": [{"matcher", "hooks": [{"type": "command", "command", "timeout"}]}],
+     * ...}), from the user's own settings only; NULL: none. hooks_source names where it
+     * came from in errors ("~/.config/hew/config.json"; NULL: "hew_options.hooks").
+     * hew_session_new refuses a malformed one (HEW_E_INVALID naming the file and the key).
+     * The workspace's hooks (.hew/hooks.json, .claude/settings.json, .clinerules/hooks/)
+     * are added only when the user trusts them ("Workspace trust"); Cline's user folders
+     * (~/Documents/Cline/Hooks, ~/Documents/Cline/Rules/Hooks) always. */
+    const char *hooks;
+    const char *hooks_source;
 } hew_options;
 
 /* Fill o with the defaults above. */

@@ -12,6 +12,7 @@
 #include "api/provider.h"
 #include "base/json.h"
 #include "base/redact.h"
+#include "lib/hooks_session.h"
 #include "lib/lib_pending.h"
 #include "lib/lib_record.h"
 #include "lib/lib_store.h"
@@ -299,7 +300,13 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
     s->native_tools = st->native_tools < 0 ? s->model.native_tools : st->native_tools != 0;
     s->auto_condense = st->auto_condense < 0 ? s->model.next_gen : st->auto_condense != 0;
     session_thinking(s);
+    if (lib_session_hooks_start(s, o, &e) != HEW_OK) {
+        settings_release(st);
+        free(s);
+        return lib_fail(e.code, err, errlen, e.msg);
+    }
     if (o->record_dir && lib_record_open(s, o->record_dir, o->model_info, &e) != HEW_OK) {
+        lib_session_hooks_stop(s);
         settings_release(st);
         free(s);
         return lib_fail(e.code, err, errlen, e.msg);
@@ -319,6 +326,7 @@ void hew_session_free(hew_session *s)
         return;
     http_warmup_join(s->warmup);
     lib_session_mcp_stop(s);
+    lib_session_hooks_stop(s);
     lib_record_close(s);
     settings_release(&s->settings);
     free(s);

@@ -21,7 +21,59 @@
 #include "hew.h"
 #include "lib/lib_store.h"
 #include "lib/trust_store.h"
+#include "hooks/hooks.h"
 #include "mcp/config.h"
+
+/* A project's hooks (hooks/hooks.h), as `hew trust` shows them: each hook's command. A
+ * file that does not parse is one {"settings_untrusted": why}; a .claude/settings.json
+ * without "hooks" needs no trust (NULL). */
+static json_t *describe_hooks_text(const char *text, size_t len, const char *path,
+                                   const char *key, size_t *would_start)
+{
+    if (key) { /* only the "hooks" of a file that holds other settings too */
+        json_t *root = json_loadb(text, len, 0, NULL);
+        bool has = json_object_get(root, key) != NULL;
+        json_decref(root);
+        if (!has && root)
+            return NULL;
+    }
+    hooks_set *set = hooks_set_new();
+    hew_err err = HEW_ERR_INIT;
+    json_t *all = NULL;
+    if (set && hooks_set_add_json(set, text, len, key, path, &err) != HEW_OK)
+        all = json_pack("[{s:s}]", "settings_untrusted", err.msg);
+    else if (set)
+        all = hooks_set_describe(set);
+    if (would_start)
+        *would_start = json_array_size(all);
+    hooks_set_free(set);
+    return all;
+}
+
+static json_t *describe_hooks_file(const char *text, size_t len, const char *path,
+                                   size_t *would_start)
+{
+    return describe_hooks_text(text, len, path, NULL, would_start);
+}
+
+static json_t *describe_claude_settings(const char *text, size_t len, const char *path,
+                                        size_t *would_start)
+{
+    return describe_hooks_text(text, len, path, "hooks", would_start);
+}
+
+static json_t *describe_cline_hook(const char *text, size_t len, const char *path,
+                                   size_t *would_start)
+{
+    (void)text;
+    (void)len;
+    const char *base = strrchr(path, '/');
+    char name[128];
+    snprintf(name, sizeof name, "Cline %s hook", base ? base + 1 : path);
+    if (would_start)
+        *would_start = 1;
+    return json_pack("[{s:s, s:s}]", "name", name, "command", path);
+}
 
 /* The project files trust covers: what each can do, and how to show what it would run. */
 static const struct trust_kind {
@@ -31,6 +83,16 @@ static const struct trust_kind {
 } TRUST_FILES[] = {
     { TRUST_MCP_FILE, "MCP servers: programs hew starts and URLs it connects to",
       trust_describe_mcp },
+    { TRUST_HOOKS_FILE, "hooks: commands hew runs at points of a task", describe_hooks_file },
+    { TRUST_CLAUDE_SETTINGS, "hooks (Claude Code's settings): commands hew runs at points "
+      "of a task", describe_claude_settings },
+#define CLINE_HOOK(name) \
+    { TRUST_CLINE_HOOKS_DIR "/" name, "a Cline hook: a program hew runs at points of a task", \
+      describe_cline_hook }
+    CLINE_HOOK("PreToolUse"), CLINE_HOOK("PostToolUse"), CLINE_HOOK("UserPromptSubmit"),
+    CLINE_HOOK("TaskStart"), CLINE_HOOK("TaskResume"), CLINE_HOOK("TaskComplete"),
+    CLINE_HOOK("PreCompact"),
+#undef CLINE_HOOK
 };
 #define TRUST_NFILES (sizeof TRUST_FILES / sizeof TRUST_FILES[0])
 
@@ -347,6 +409,11 @@ static json_t *check_file(const struct trust_kind *k, const char *root, const ch
                           k->what, "sha256", r.digest, "state",
                           r.trusted ? "trusted" : r.changed ? "changed" : "untrusted");
     json_t *servers = k->describe(r.text, r.len, r.path, NULL);
+    if (!servers) { /* nothing in it needs trust */
+        json_decref(f);
+        trust_read_release(&r);
+        return NULL;
+    }
     json_t *first = json_array_get(servers, 0);
     const char *bad = json_string_value(json_object_get(first, "settings_untrusted"));
     if (f && bad)

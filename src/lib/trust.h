@@ -2,8 +2,8 @@
  * (the public side is "Workspace trust" in include/hew.h, also in trust.c).
  *
  * Project files that can start processes, reach the network with the user's credentials
- * or change approvals are listed in one table (trust.c: today .hew/mcp.json; hooks join
- * it later). Such a file is used only when the user trusts its exact bytes: the store
+ * or change approvals are listed in one table (trust.c: .hew/mcp.json, and the hooks:
+ * .hew/hooks.json, .claude/settings.json's "hooks", .clinerules/hooks/<Hook>). Such a file is used only when the user trusts its exact bytes: the store
  * (trust_store.h) holds their SHA-256 for the workspace's root, or the session trusts
  * them for its run (hew_options.trust_workspace). A file is read ONCE, hashed, and the
  * very bytes hashed are the ones parsed — never read again by name after the decision.
@@ -20,6 +20,11 @@
 
 /* The workspace's MCP settings file, under its root. */
 #define TRUST_MCP_FILE ".hew/mcp.json"
+/* The workspace's hooks (lib/hooks_session.c): hew's own file, Claude Code's settings (its
+ * "hooks"), and Cline's hook scripts (one entry per script name of hooks_cline_names). */
+#define TRUST_HOOKS_FILE ".hew/hooks.json"
+#define TRUST_CLAUDE_SETTINGS ".claude/settings.json"
+#define TRUST_CLINE_HOOKS_DIR ".clinerules/hooks"
 
 /* One project file, read once and judged. */
 typedef struct trust_read {

@@ -170,6 +170,7 @@ static bool summary_needed(hew_task *t)
 
 static void ask_for_summary(hew_task *t)
 {
+    task_hook_pre_compact(t, false);
     t->condense.state = TASK_CONDENSE_ASKED;
     task_ctx_decided(t, true);
     int64_t total = task_ctx_last_total(t);

@@ -41,6 +41,7 @@ static const struct {
     { "diff_error", HEW_EV_DIFF_ERROR },
     { "sandbox_denied", HEW_EV_SANDBOX_DENIED },
     { "command_unsandboxed", HEW_EV_COMMAND_UNSANDBOXED },
+    { "hook", HEW_EV_HOOK },
 };
 
 hew_event_kind evkind_of(const char *type)

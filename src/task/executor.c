@@ -11,6 +11,7 @@
 #include "task/denied.h"
 #include "task/responses.h"
 #include "task/task.h"
+#include "sys/clock.h"
 #include "sys/proc.h"
 #include "tools/registry.h"
 
@@ -52,6 +53,21 @@ static hew_code env_ask(tool_env *env, const char *type, const char *text, json_
 {
     hew_task *t = task_of(env);
     hew_code rc = task_ask(t, type, text, data, partial_of(partial), answer);
+    /* a message typed as the answer (feedback on a completion, an answer to a question)
+     * is a prompt: the UserPromptSubmit hooks see it; a refused one is dropped unsaid
+     * and the same question is asked again */
+    while (rc == HEW_OK && partial != 1 && answer && answer->text && *answer->text) {
+        buf context = BUF_INIT(0);
+        bool refused = task_hook_prompt(t, answer->text, &context);
+        if (!refused && context.len)
+            task_push_user_text(t, context.data);
+        buf_release(&context);
+        if (!refused)
+            break;
+        tool_answer_release(answer);
+        rc = abort_is_set(t->abort) ? HEW_E_ABORTED
+                                    : task_ask(t, type, text, data, partial_of(partial), answer);
+    }
     /* an ask of a tool that only approval answers no (new_task, condense); questions and
      * the completion are answered with a message or yes */
     if (rc == HEW_OK && partial != 1 && answer && answer->kind == TOOL_ANSWER_NO)
@@ -107,7 +123,13 @@ static hew_code env_approve(tool_env *env, const char *group, bool outside, cons
                             json_t *data, bool *approved, tool_answer *answer)
 {
     hew_task *t = task_of(env);
-    if (auto_approved(t->settings, group, outside)) {
+    /* a PreToolUse hook's "allow" skips the prompt, never for hew's control files nor
+     * for leaving the sandbox (and it is no person's yes); its "ask" asks where hew would
+     * not (yolo aside) */
+    bool hook_allows = t->hook_permission == HOOKS_PERMISSION_ALLOW &&
+                       strcmp(group, "control") != 0 && strcmp(group, "sandbox") != 0;
+    bool hook_asks = t->hook_permission == HOOKS_PERMISSION_ASK && !t->settings->yolo;
+    if ((auto_approved(t->settings, group, outside) && !hook_asks) || hook_allows) {
         task_say(t, type, NULL, data, UIMSG_FINAL);
         *approved = true;
         return HEW_OK;
@@ -151,6 +173,7 @@ static void env_complete(tool_env *env, const char *result)
 static size_t env_condense(tool_env *env)
 {
     hew_task *t = task_of(env);
+    task_hook_pre_compact(t, true);
     size_t before = task_ctx_active_messages(t);
     task_ctx_truncate(t, CONTEXT_KEEP_NONE);
     size_t after = task_ctx_active_messages(t);
@@ -344,6 +367,36 @@ hew_code executor_run(hew_task *t, const tool_call *call)
     return rc;
 }
 
+/* The user's hooks before a tool: PreToolUse (a block: the tool is not run, the model
+ * is told why), then Stop for a tool that completes the task (a block: the model goes
+ * on). true: refused, the result pushed. */
+static bool hooks_refuse(hew_task *t, const tool_def *def, const tool_call *call, buf *msg)
+{
+    buf why = BUF_INIT(HOOKS_OUTPUT_MAX);
+    const char *what = NULL;
+    if (task_hook_pre_tool(t, call, &why, &t->hook_permission))
+        what = "PreToolUse";
+    else if (tool_is(def, TOOL_COMPLETES) && task_hook_stop(t, &why))
+        what = "Stop";
+    if (what) {
+        t->hook_permission = HOOKS_PERMISSION_NONE;
+        buf_reset(msg);
+        if (strcmp(what, "Stop") == 0)
+            buf_printf(msg, "The task is not complete yet: a Stop hook asked you to go on: "
+                            "%s", why.data ? why.data : "");
+        else
+            buf_printf(msg, "This tool was not run: a PreToolUse hook blocked it: %s",
+                       why.data ? why.data : "");
+        task_say(t, "notice", msg->data, NULL, UIMSG_WHOLE);
+        buf reply = BUF_INIT(RESULT_MAX);
+        resp_tool_error(&reply, msg->data ? msg->data : "");
+        push_described(t, def, call, reply.data, true);
+        buf_release(&reply);
+    }
+    buf_release(&why);
+    return what != NULL;
+}
+
 static hew_code executor_run_one(hew_task *t, const tool_call *call)
 {
     const tool_def *def = registry_find(call->name);
@@ -429,12 +482,17 @@ static hew_code executor_run_one(hew_task *t, const tool_call *call)
 
     if (tool_is(def, TOOL_ASKS_USER))
         task_request_done(t); /* the request's cost is shown before the question */
+    if (hooks_refuse(t, def, call, &msg))
+        goto mark_used;
     int repeats = loop_track(t, call);
     tool_result result = { BUF_INIT(RESULT_MAX), false, false, NULL };
     task_totals_tool_call(t);
     t->tool_running = def->name;
+    long long started = clock_now_ms();
     rc = def->run(&t->env, call, &result);
+    long long ran_ms = clock_now_ms() - started;
     t->tool_running = NULL;
+    t->hook_permission = HOOKS_PERMISSION_NONE;
     if (rc == HEW_OK) {
         if (repeats >= 3)
             resp_loop_warning(&result.text, call->name, repeats);
@@ -453,6 +511,8 @@ static hew_code executor_run_one(hew_task *t, const tool_call *call)
         else
             push_described(t, def, call, result.text.data, result.is_error);
         push_images(t, call, result.images);
+        task_hook_post_tool(t, call, result.text.data ? result.text.data : "",
+                            result.is_error, ran_ms);
     }
     json_decref(result.images);
     buf_release(&result.text);

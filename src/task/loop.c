@@ -546,15 +546,38 @@ void *task_main(void *arg)
             return NULL; /* task_resume_prepare said why */
         }
         first_turn = false;
+        buf context = BUF_INIT(0);
+        task_hook_session_start(t, true, &context);
+        if (context.len)
+            task_push_user_text(t, context.data);
+        buf_release(&context);
     } else {
         char note[HEW_ERR_MSG_MAX + 64];
         if (task_persist_take_note(t, note, sizeof note))
             task_say(t, "error", note, NULL, UIMSG_WHOLE);
+        /* the hooks first: a prompt a hook refuses is never shown, stored or sent */
+        buf context = BUF_INIT(0);
+        task_hook_session_start(t, false, &context);
+        if (task_hook_prompt(t, t->task_text, &context) || abort_is_set(t->abort)) {
+            buf_release(&context);
+            store_task erased = STORE_TASK_INIT; /* the refused prompt is not kept */
+            erased.title = "[refused by a UserPromptSubmit hook]";
+            task_persist_row(t, &erased, STORE_SET_TITLE);
+            if (!abort_is_set(t->abort))
+                task_finish(t, HEW_TASK_FAILED, "a UserPromptSubmit hook refused the task");
+            else
+                task_finish(t, HEW_TASK_ABORTED, abort_reason(t->abort));
+            task_persist_close(t);
+            return NULL;
+        }
         task_say(t, "task", t->task_text, NULL, UIMSG_WHOLE);
         buf first = BUF_INIT(0);
         buf_printf(&first, "<task>\n%s\n</task>", t->task_text);
         task_push_user_text(t, first.data);
         buf_release(&first);
+        if (context.len)
+            task_push_user_text(t, context.data);
+        buf_release(&context);
     }
     task_mcp_begin(t);
 

@@ -146,6 +146,15 @@ hew_code task_resume_prepare(hew_task *t)
         task_finish(t, HEW_TASK_ABORTED, "the user did not resume the task");
         return HEW_E_ABORTED;
     }
+    /* the user's new message goes through the UserPromptSubmit hooks: refused, it is not
+     * said, stored or sent, and the task does not go on */
+    buf context = BUF_INIT(0);
+    if (answer.text && *answer.text && task_hook_prompt(t, answer.text, &context)) {
+        buf_release(&context);
+        tool_answer_release(&answer);
+        task_finish(t, HEW_TASK_FAILED, "a UserPromptSubmit hook refused the message");
+        return HEW_E_ABORTED;
+    }
     pthread_mutex_lock(&t->mu);
     t->status = HEW_TASK_RUNNING;
     pthread_mutex_unlock(&t->mu);
@@ -185,6 +194,9 @@ hew_code task_resume_prepare(hew_task *t)
                    answer.text);
     }
     task_push_user_text(t, note.data);
+    if (context.len)
+        task_push_user_text(t, context.data);
+    buf_release(&context);
     buf_release(&note);
     tool_answer_release(&answer);
     task_persist_row(t, NULL, STORE_SET_STATUS);

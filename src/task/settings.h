@@ -89,6 +89,13 @@ struct hew_session {
                               started and how to allow it (said once per session), or NULL */
     char *trust_notice_data; /* its data as JSON, or NULL */
     int trust_notice_said; /* set (atomically) by the task that said it */
+    struct hooks_set *hooks; /* the user's hooks, and the trusted project's
+                                (lib/hooks_session.c), or NULL */
+    char *hooks_notice;    /* the project's hooks are not trusted: which, and how to allow
+                              them (said once per session, task/hook.c), or NULL */
+    int hooks_notice_said; /* set (atomically) by the task that said it */
+    char *hooks_copies;    /* a private folder holding the trusted Cline scripts as they
+                              were hashed (what runs), or NULL */
 };
 
 #endif

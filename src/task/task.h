@@ -19,18 +19,19 @@
  *   life      → loop (the thread); ask ckpt ctx mode prompt request stream text_clean
  *               totals uimsg (each part's init and release)
  *   loop      → resume attempt stream present executor envd responses ckpt mcp condense
- *               request persist task totals
- *   resume    → condense ctx mode persist responses task uimsg
+ *               request persist task totals hook
+ *   resume    → condense ctx mode persist responses task uimsg hook
  *   attempt   → stream envd ctx mcp request task totals
  *   stream    → present (a new answer) prompt mcp ctx
  *   present   → executor ckpt text_clean task uimsg
  *   executor  → prompt ckpt mcp condense ctx request ask mode responses task totals
- *               denied uimsg
+ *               denied uimsg hook
  *   envd      → request mode
  *   prompt    → mcp condense mode task
  *   ckpt      → task uimsg
  *   mcp       → task
- *   condense  → ctx task
+ *   condense  → ctx task hook
+ *   hook      → task                 (the user's hooks, src/hooks/)
  *   ctx       → request persist task
  *   request   → task totals uimsg
  *   task      → ask evkind totals persist uimsg      (say, ask, emit, finish)
@@ -55,6 +56,7 @@
 #include "tools/mode.h"
 #include "context/context.h"
 #include "hew.h"
+#include "hooks/hooks.h"
 #include "parse/parser.h"
 #include "prompt/rules.h"
 #include "task/settings.h"
@@ -197,6 +199,13 @@ typedef struct task_totals_part {
     bool budget;                       /* a budget stopped the task */
 } task_totals_part;
 
+/* The user's hooks (hook.c) [task]: a Stop hook made the model go on (stop_hook_active
+ * of the next Stop), and how many times in a row. */
+typedef struct task_hooks_part {
+    bool stop_active;
+    int stop_blocks;
+} task_hooks_part;
+
 /* One request's stream, between the stream thread and the task thread (stream.c starts,
  * feeds and resets it; the loop, the attempt and the presenter read it under mu). */
 typedef struct task_stream {
@@ -249,6 +258,7 @@ struct hew_task {
     task_totals_part totals;           /* totals.c */
     task_present_part present;         /* present.c */
     task_persist_part persist;         /* persist.c */
+    task_hooks_part hooks;             /* hook.c */
 
     /* [task] the turn (loop.c, present.c, executor.c) */
     uimsg_list ui;
@@ -266,6 +276,8 @@ struct hew_task {
     char task_id[32];                  /* [const] */
     char *resume_id;                   /* [const] the stored task to resume, or NULL */
     const char *tool_running;          /* [task] the tool executor_run runs, or NULL */
+    hooks_permission hook_permission;  /* [task] what the PreToolUse hooks said of the tool
+                                          executor_run runs (executor.c) */
     char *completed_result;            /* resumed a completed task: its stored result (it
                                           stays completed unless this run completes it) */
     buf event_line;                    /* task_emit: the event's JSON line */
@@ -495,6 +507,26 @@ void task_mcp_end(hew_task *t);
  * <feedback>, <answer> or <user_message> content): the server's prompt goes in front of
  * the rest, in <mcp_prompt server=… name=…>. A failure is said; the text stays. */
 void task_mcp_rewrite_prompts(hew_task *t, json_t *content);
+
+/* ---- the user's hooks (hook.c; docs/hooks.md) ------------------------------------------
+ * pre_tool: before a tool runs; true: a hook blocked it (reason says why, for the model),
+ * else *permission is what the hooks said of its approval. post_tool: after it ran, with
+ * the result the model gets. prompt: the user's task text; true: refused (said).
+ * session_start: the task starts or resumes. Both append the context hooks added to
+ * *context (a <hook_context> block) for the caller to put after the prompt. stop: the
+ * model completes; true: a hook wants it to go on (reason), at most
+ * TASK_HOOK_STOP_BLOCKS_MAX times in a row. pre_compact: before the conversation is
+ * condensed (manual: the model's condense tool, else automatic). A hook's "continue":
+ * false aborts the task with its reason. */
+#define TASK_HOOK_STOP_BLOCKS_MAX 5
+bool task_hook_pre_tool(hew_task *t, const tool_call *call, buf *reason,
+                        hooks_permission *permission);
+void task_hook_post_tool(hew_task *t, const tool_call *call, const char *result, bool failed,
+                         long long ms);
+bool task_hook_prompt(hew_task *t, const char *prompt, buf *context);
+void task_hook_session_start(hew_task *t, bool resume, buf *context);
+bool task_hook_stop(hew_task *t, buf *reason);
+void task_hook_pre_compact(hew_task *t, bool manual);
 
 /* ---- say / ask (task.c) ---------------------------------------------------------------- */
 
