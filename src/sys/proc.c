@@ -20,6 +20,7 @@
 #include <string.h>
 #include <linux/close_range.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -259,6 +260,16 @@ static int open_pipe(int fds[2])
 {
     if (pipe2(fds, O_CLOEXEC) != 0)
         return -1;
+    return 0;
+}
+
+/* The child's stdin: [0] the child's end (read only), [1] hew's (write only). */
+static int open_stdin(int fds[2])
+{
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+        return -1;
+    shutdown(fds[0], SHUT_WR);
+    shutdown(fds[1], SHUT_RD);
     return 0;
 }
 
@@ -522,7 +533,7 @@ hew_code proc_start(const proc_opts *o, proc **out, hew_err *err)
     int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, wakep[2] = { -1, -1 }, inp[2] = { -1, -1 };
     hew_code rc = HEW_OK;
     if (open_pipe(outp) != 0 || (o->separate_stderr && open_pipe(errp) != 0) ||
-        (o->stdin_pipe && open_pipe(inp) != 0) ||
+        (o->stdin_pipe && open_stdin(inp) != 0) ||
         pipe2(wakep, O_CLOEXEC | O_NONBLOCK) != 0) {
         rc = hew_err_set(err, HEW_E_IO, "cannot run %s: no pipe: %s", prog, strerror(errno));
         goto fail;
@@ -632,30 +643,18 @@ fail:
 
 /* ---- the child's stdin ------------------------------------------------------------------ */
 
-/* write() with SIGPIPE held back for this thread only (a library must not change the
- * process's signal dispositions): a pending SIGPIPE raised by this write is consumed. */
+/* The child's stdin is one end of a socket pair, not a pipe, so that hew writes it with
+ * send(MSG_NOSIGNAL): a child that exits without reading gives EPIPE, never a SIGPIPE. A
+ * library must not change the process's signal dispositions, and blocking SIGPIPE around a
+ * write() does not help: the kernel sends a pipe's SIGPIPE to the whole process, so another
+ * thread that does not block it (an embedder's, or the next write's own after its mask
+ * is restored) dies of it. */
 static ssize_t write_nosigpipe(int fd, const char *data, size_t n)
 {
-    sigset_t pipe_set, old;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    sigset_t pending;
-    sigemptyset(&pending);
-    sigpending(&pending);
-    bool was_pending = sigismember(&pending, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
     ssize_t w;
     do
-        w = write(fd, data, n);
+        w = send(fd, data, n, MSG_NOSIGNAL);
     while (w < 0 && errno == EINTR);
-    int saved = errno;
-    if (w < 0 && saved == EPIPE && !was_pending) {
-        const struct timespec zero = { 0, 0 };
-        while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
-            ;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    errno = saved;
     return w;
 }
 

@@ -7,9 +7,10 @@
  *   - cwd: the given directory (an error if it cannot be entered);
  *   - env: exactly the list given, or by default the parent's environment without
  *     hew's secrets (proc_env_from_parent); never the raw environ;
- *   - stdin /dev/null (or a pipe hew writes to, with stdin_pipe); stdout and stderr into pipes (one merged pipe by default, so the
- *     order of the two streams is kept); no other descriptor (everything from 3 up is
- *     closed in the child);
+ *   - stdin /dev/null (or, with stdin_pipe, a socket hew writes to: a child that closed
+ *     it gives EPIPE, never SIGPIPE); stdout and stderr into pipes (one merged pipe by
+ *     default, so the order of the two streams is kept); no other descriptor
+ *     (everything from 3 up is closed in the child);
  *   - its own process group (pgid = its pid), an empty signal mask and default signal
  *     dispositions (a parent that blocks or ignores SIGINT/SIGPIPE does not pass that on).
  *
@@ -67,7 +68,7 @@ typedef struct proc_opts {
     const char *const *envp;   /* NULL-terminated "NAME=value"; NULL: proc_env_from_parent */
     bool separate_stderr;      /* false: stderr shares stdout's pipe */
     bool keep_group;           /* true: leave the group running when the leader exits */
-    bool stdin_pipe;           /* true: stdin is a pipe fed by proc_write (MCP servers) */
+    bool stdin_pipe;           /* true: stdin is a stream (a socket pair) fed by proc_write */
     long timeout_ms;           /* from the start; 0: none */
     long kill_grace_ms;        /* 0: PROC_KILL_GRACE_MS */
     hew_abort *abort;          /* may be NULL; borrowed, must outlive the proc */

@@ -1,7 +1,8 @@
 /* Unit tests of sys/proc: exit codes and signals, timeouts and kills that reach the
  * whole process group (grandchildren included), abort within 100 ms, output caps, large
  * output without deadlock, the child's environment (secrets removed), descriptors,
- * signal mask, process group, cwd, EINTR, and no zombies. */
+ * signal mask, process group, cwd, EINTR, no zombies, and the child's stdin (what is
+ * written arrives; a child that closed it gives an error, never a SIGPIPE). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -568,6 +569,84 @@ static void test_pump_steps(void)
     buf_release(&s.err);
 }
 
+/* What proc_write sends is what the child reads, and closing stdin is its end of file. */
+static void test_stdin_written(void)
+{
+    char *dir = tmpdir_make("proc-stdin");
+    REQUIRE(dir != NULL);
+    char script[512];
+    snprintf(script, sizeof script, "cat > '%s/got'", dir);
+    const char *argv[] = { "/bin/sh", "-c", script, NULL };
+    proc_opts o = { .argv = argv, .stdin_pipe = true };
+    proc *p;
+    REQUIRE(proc_start(&o, &p, NULL) == HEW_OK);
+    CHECK_INT(proc_write(p, "hello ", 6, NULL), HEW_OK);
+    CHECK_INT(proc_write(p, "world\n", 6, NULL), HEW_OK);
+    proc_close_stdin(p);
+    proc_status st;
+    proc_wait(p, &st);
+    proc_free(p);
+    CHECK_INT(st.end, PROC_EXITED);
+    CHECK_INT(st.exit_code, 0);
+    char path[512], got[64] = "";
+    snprintf(path, sizeof path, "%s/got", dir);
+    FILE *f = fopen(path, "r");
+    REQUIRE(f != NULL);
+    size_t n = fread(got, 1, sizeof got - 1, f);
+    fclose(f);
+    got[n] = '\0';
+    CHECK_STR(got, "hello world\n");
+    tmpdir_remove(dir);
+    free(dir);
+}
+
+/* A thread that neither blocks nor ignores SIGPIPE, as an embedder's may be: the kernel
+ * sends a pipe's SIGPIPE to the whole process, so such a thread would take it. */
+static void *bystander(void *arg)
+{
+    (void)arg;
+    usleep(600 * 1000);
+    return NULL;
+}
+
+/* A child that stops reading in the middle of a long write, then one that closed its
+ * stdin: proc_write fails with a message, and no thread of the process dies of SIGPIPE
+ * (its disposition is the default here: death). A pipe's write that the reader leaves
+ * half done returns the part written AND raises SIGPIPE. */
+static void test_stdin_closed_no_sigpipe(void)
+{
+    struct sigaction dfl = { .sa_handler = SIG_DFL }, old;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGPIPE, &dfl, &old);
+    pthread_t th;
+    REQUIRE(pthread_create(&th, NULL, bystander, NULL) == 0);
+    static char chunk[4 << 20];
+    memset(chunk, 'x', sizeof chunk);
+    const char *scripts[] = { "exec head -c 1000 >/dev/null", "exec 0<&-; sleep 1" };
+    for (size_t k = 0; k < 2; k++) {
+        const char *argv[] = { "/bin/sh", "-c", scripts[k], NULL };
+        proc_opts o = { .argv = argv, .stdin_pipe = true };
+        proc *p;
+        REQUIRE(proc_start(&o, &p, NULL) == HEW_OK);
+        hew_code rc = HEW_OK;
+        hew_err e = HEW_ERR_INIT;
+        /* the child stops reading soon after it starts; write until that shows */
+        for (int i = 0; i < 200 && rc == HEW_OK; i++) {
+            rc = proc_write(p, chunk, sizeof chunk, &e);
+            if (rc == HEW_OK)
+                usleep(10 * 1000);
+        }
+        CHECK_INT(rc, HEW_E_IO);
+        CHECK(strstr(e.msg, "closed its input") != NULL);
+        proc_kill(p);
+        proc_status st;
+        proc_wait(p, &st);
+        proc_free(p);
+    }
+    pthread_join(th, NULL);
+    sigaction(SIGPIPE, &old, NULL);
+}
+
 int main(void)
 {
     RUN(test_exit_codes);
@@ -592,5 +671,7 @@ int main(void)
     RUN(test_eintr);
     RUN(test_pump_steps);
     RUN(test_no_zombies);
+    RUN(test_stdin_written);
+    RUN(test_stdin_closed_no_sigpipe);
     return check_report();
 }
