@@ -29,6 +29,8 @@
 #include "base/err.h"
 #include "sys/abort.h"
 
+struct sandbox;
+
 /* The events, by Claude Code's names. */
 typedef enum hooks_event {
     HOOKS_PRE_TOOL_USE,
@@ -144,6 +146,11 @@ typedef struct hooks_run_opts {
     hew_abort *abort;                 /* stops a running hook (may be NULL) */
     hooks_report_fn report;           /* may be NULL */
     void *ud;
+    const struct sandbox *sandbox;    /* sys/sandbox.h: the hooks run confined in it; NULL:
+                                         unconfined (the mode is danger-full-access) */
+    const char *sandbox_error;        /* non-NULL: the sandbox the mode asks for could not
+                                         be set up; no hook runs (each is a warning that
+                                         says this), never unconfined */
 } hooks_run_opts;
 
 /* What the hooks of one event decided, combined in the order they ran. */

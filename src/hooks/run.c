@@ -323,8 +323,6 @@ static void run_one(const hooks_hook *h, const char *json, const hooks_run_opts 
         proc_env_set(&env, "HEW_PROJECT_DIR", o->project_dir);
     }
     capture c = { BUF_INIT(HOOKS_OUTPUT_MAX), BUF_INIT(HOOKS_OUTPUT_MAX) };
-    /* TODO(sandbox): .sandbox = o->sandbox once proc_opts has it (task/hook.c run() says
-     * where the decision comes from); until then hooks run unconfined. */
     proc_opts po = {
         .argv = h->command ? argv_cmd : argv_script,
         .cwd = o->project_dir,
@@ -335,6 +333,7 @@ static void run_one(const hooks_hook *h, const char *json, const hooks_run_opts 
         .abort = o->abort,
         .on_output = on_output,
         .ud = &c,
+        .sandbox = o->sandbox,
     };
     long long t0 = clock_now_ms();
     proc *p = NULL;
@@ -342,7 +341,12 @@ static void run_one(const hooks_hook *h, const char *json, const hooks_run_opts 
     proc_status st = { .end = PROC_EXITED, .exit_code = -1 };
     buf message = BUF_INIT(HOOKS_OUTPUT_MAX);
     const char *decision;
-    if (proc_start(&po, &p, &e) != HEW_OK) {
+    if (o->sandbox_error) {
+        buf_printf(&message, "the hook `%s` (%s) did not run: its sandbox could not be set "
+                   "up: %s", shown_command(h), hooks_event_name(h->event), o->sandbox_error);
+        decision = "warn";
+        st.end = PROC_KILLED;
+    } else if (proc_start(&po, &p, &e) != HEW_OK) {
         buf_printf(&message, "the hook `%s` (%s) could not start: %s", shown_command(h),
                    hooks_event_name(h->event), e.msg);
         decision = "warn";

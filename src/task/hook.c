@@ -9,6 +9,7 @@
 
 #include "base/json.h"
 #include "sys/path.h"
+#include "sys/sbpolicy.h"
 #include "task/task.h"
 
 /* Each hook that ran: a "hook" say (docs/events.md) with what it decided. */
@@ -36,20 +37,23 @@ static bool run(hew_task *t, hooks_input *in, hooks_outcome *out)
     in->session_id = t->task_id;
     in->transcript_path = NULL;
     in->cwd = t->settings->cwd;
-    /* TODO(sandbox): once sbuse's sys/sbpolicy.h is merged, hooks run "sandboxed when the
-     * mode says so": hooks_run_opts gets `const sandbox *sandbox` (passed on as
-     * proc_opts.sandbox in hooks/run.c run_one), set here from
-     *   sbpolicy_sandbox(t->env.sandbox, sbpolicy_pick(t->env.sandbox, true), -1, &sb, &e)
-     * (by_hand true: a hook is a command the user wrote, or read and trusted with `hew
-     * trust`, as Claude Code runs hooks with the user's rights; a mode the user set —
-     * read-only, workspace-write — confines hooks too), and a sandbox that cannot be set
-     * up makes the hook a warning, never an unconfined run. */
+    /* Hooks run "sandboxed when the mode says so": as a command approved by hand (a hook is
+     * a command the user wrote, or read and trusted with `hew trust`; Claude Code runs
+     * hooks with the user's rights), so "auto" leaves them unconfined and a mode the user
+     * set (read-only, workspace-write) confines them too. A sandbox that cannot be set up
+     * makes each hook a warning, never an unconfined run. */
+    const sandbox *sb = NULL;
+    hew_err e = HEW_ERR_INIT;
+    bool sb_failed = sbpolicy_sandbox(t->env.sandbox, sbpolicy_pick(t->env.sandbox, true), -1,
+                                      &sb, &e) != HEW_OK;
     hooks_run_opts o = {
         .project_dir = t->settings->cwd,
         .env_allow = (const char *const *)t->settings->env_allow,
         .abort = t->abort,
         .report = report,
         .ud = t,
+        .sandbox = sb,
+        .sandbox_error = sb_failed ? e.msg : NULL,
     };
     hooks_run(t->session->hooks, in, &o, out);
     if (out->warnings.len)

@@ -16,6 +16,10 @@
 #   7. A hook that sleeps past its timeout is killed; the task goes on, with a warning.
 #   8. A malformed hook config: exit 2, the file and the key named.
 #   9. PreCompact runs before the model's condense, with trigger "manual".
+#  10. Hooks run in the sandbox the user's mode asks for: under --sandbox read-only a
+#      SessionStart hook cannot write in the workspace (it fails, or, on a machine with
+#      no sandbox backend, is not run at all: never unconfined); under the default
+#      ("auto": a hook counts as approved by hand) it can.
 set -euo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -233,4 +237,20 @@ rc=$?
 set -e
 [[ $rc -eq 2 ]] || fail "8: hooks in a project's config.json: exit $rc"
 grep -qF '.hew/hooks.json' "$work/t8b.err" || fail "8: no hint: $(cat "$work/t8b.err")"
+
+# ---- 10. hooks in the sandbox ---------------------------------------------------------------
+rm -rf "$work/ws/.hew"
+scenario "$work/s10.json" "$done_call" "$done_call"
+hooks "{\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"touch $work/ws/hookmark\"}]}]}"
+fake_start "$work/s10.json"
+run t10 --yolo --sandbox read-only
+[[ $rc -eq 0 ]] || fail "10: exit $rc: $(cat "$work/t10.err")"
+[[ ! -e $work/ws/hookmark ]] || fail "10: a hook wrote in the workspace under read-only"
+has "$work/t10.events" 'select(.type == "hook" and .data.hook_event_name == "SessionStart"
+    and .data.decision == "warn" and .data.exit_code != 0)' ||
+    fail "10: no failed SessionStart hook event: $(grep '"hook"' "$work/t10.events")"
+run t10b --yolo
+fake_stop
+[[ $rc -eq 0 ]] || fail "10: auto: exit $rc: $(cat "$work/t10b.err")"
+[[ -e $work/ws/hookmark ]] || fail "10: the hook did not run unconfined under auto"
 echo "ok"
