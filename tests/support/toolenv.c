@@ -91,8 +91,14 @@ static bool te_ask_nowait(tool_env *env, const char *type, const char *text, jso
                           int partial, tool_answer *answer)
 {
     toolenv *te = te_of(env);
-    if (te->nowait_open && json_array_size(te->nowait_answers) > 0) {
-        json_t *a = json_array_get(te->nowait_answers, 0);
+    json_t *head = json_array_get(te->nowait_answers, 0);
+    const char *after = head ? json_string_value(json_object_get(head, "after")) : NULL;
+    if (after && type && text && strstr(text, after))
+        json_object_del(head, "after"); /* what it waited for is shown: ready */
+    else if (after)
+        head = NULL; /* not yet */
+    if (te->nowait_open && head) {
+        json_t *a = head;
         const char *kind = json_string_value(json_object_get(a, "kind"));
         const char *atext = json_string_value(json_object_get(a, "text"));
         if (answer) {
@@ -195,9 +201,17 @@ void toolenv_answer(toolenv *te, const char *kind, const char *text)
 
 void toolenv_answer_nowait(toolenv *te, const char *kind, const char *text)
 {
+    toolenv_answer_nowait_after(te, kind, text, NULL);
+}
+
+void toolenv_answer_nowait_after(toolenv *te, const char *kind, const char *text,
+                                 const char *after)
+{
     json_t *a = json_pack("{s:s}", "kind", kind);
     if (text)
         json_object_set_new(a, "text", json_string(text));
+    if (after)
+        json_object_set_new(a, "after", json_string(after));
     json_array_append_new(te->nowait_answers, a);
 }
 

@@ -35,6 +35,10 @@ void toolenv_answer(toolenv *te, const char *kind, const char *text);
 /* Queue the answer to the next non-blocking ask (env->ask_nowait): it is given on the
  * first call after that ask was shown ("yes", "no" or "message"). */
 void toolenv_answer_nowait(toolenv *te, const char *kind, const char *text);
+/* ... once an ask whose text contains `after` was shown (a command's output so far): a
+ * test that needs the output before the answer must not race the command. */
+void toolenv_answer_nowait_after(toolenv *te, const char *kind, const char *text,
+                                 const char *after);
 
 /* How many events of a kind ("say"/"ask"/NULL = any) and type were recorded. */
 int toolenv_count(const toolenv *te, const char *kind, const char *type);

@@ -374,7 +374,8 @@ static void test_proceed_while_running(void)
     toolenv_init(&te, workdir);
     te.approve_all = true;
     tool_result r;
-    toolenv_answer_nowait(&te, "yes", NULL);
+    /* answered once both lines are shown (a loaded machine may be slow to print them) */
+    toolenv_answer_nowait_after(&te, "yes", NULL, "child ");
     long long t0 = ms_now();
     CHECK_INT(toolenv_run(&te, &tool_execute_command, &r, "command",
                           "echo pid $$; sleep 100 & echo child $!; sleep 100",
@@ -420,7 +421,7 @@ static void test_proceed_while_running(void)
     buf_release(&r.text);
 
     /* no: the command is cancelled */
-    toolenv_answer_nowait(&te, "no", NULL);
+    toolenv_answer_nowait_after(&te, "no", NULL, "before");
     t0 = ms_now();
     CHECK_INT(toolenv_run(&te, &tool_execute_command, &r, "command", "echo before; sleep 100",
                           "requires_approval", "false", NULL),
