@@ -88,6 +88,8 @@ static const struct cfg_def {
                                   "hosts sandboxed commands may reach with the network off" },
     [CFG_SANDBOX_BACKEND] = { "sandbox.backend", T_ENUM, 0, "auto|landlock|bwrap",
                               "what confines commands (auto: landlock, else bwrap)" },
+    [CFG_SANDBOX_HIDDEN] = { "sandbox.hidden", T_PATHS, 0, NULL,
+                             "more paths sandboxed commands can neither read nor write" },
 };
 
 /* The provider table as the CLI needs it: which variable holds the key. */
@@ -310,14 +312,16 @@ static int host_ok(const char *h)
     return 1;
 }
 
-/* sandbox.writable_roots (folders: absolute or ~/…) and sandbox.allow_hosts (host
- * names): a list that replaces what an earlier file said. */
+/* sandbox.writable_roots and sandbox.hidden (paths: absolute or ~/…) and
+ * sandbox.allow_hosts (host names): a list that replaces what an earlier file said. */
 static int take_list(cli_config *c, int k, enum cfg_type type, const json_t *v,
                      const char *file, const char *path, char *err, size_t errlen)
 {
-    const char *what = type == T_PATHS ? "a list of folders, e.g. [\"~/.cache/pip\"]"
-                                       : "a list of host names, e.g. [\"pypi.org\", "
-                                         "\"*.github.com\"]";
+    bool hidden = k == CFG_SANDBOX_HIDDEN;
+    const char *what = hidden ? "a list of paths, e.g. [\"~/.aws\", \"~/.ssh\"]"
+                       : type == T_PATHS ? "a list of folders, e.g. [\"~/.cache/pip\"]"
+                                         : "a list of host names, e.g. [\"pypi.org\", "
+                                           "\"*.github.com\"]";
     if (!json_is_array(v)) {
         snprintf(err, errlen, "%s: %s: expected %s", file, path, what);
         return -1;
@@ -331,8 +335,10 @@ static int take_list(cli_config *c, int k, enum cfg_type type, const json_t *v,
         free(full);
         if (!ok) {
             snprintf(err, errlen, "%s: %s[%zu]: expected %s", file, path, i,
-                     type == T_PATHS ? "an absolute folder or one under ~/ (\"/srv/cache\", "
-                                       "\"~/.cache\")"
+                     hidden ? "an absolute path or one under ~/ (\"/srv/secrets\", "
+                              "\"~/.aws\")"
+                     : type == T_PATHS ? "an absolute folder or one under ~/ (\"/srv/cache\", "
+                                         "\"~/.cache\")"
                                      : "a host (\"pypi.org\", \"*.github.com\", "
                                        "\"example.com:8443\", \"127.0.0.1\"), one word");
             return -1;
@@ -585,7 +591,7 @@ static int load_file(cli_config *c, const char *path, int project, json_t **keep
                                  ? "%s: %s: unknown setting (see `man hew`, COMMAND POLICY)"
                              : strcmp(key, "sandbox") == 0
                                  ? "%s: %s: unknown setting (the sandbox's are mode, "
-                                   "writable_roots, network, allow_hosts, backend)"
+                                   "writable_roots, network, allow_hosts, backend, hidden)"
                                  : "%s: %s: unknown setting (limits are max_consecutive_mistakes, "
                                    "request_timeout_s, idle_timeout_s, retry_delay_ms, "
                                    "task_timeout_s)",
@@ -728,7 +734,7 @@ void cli_config_release(cli_config *c)
     free(c->project_path);
     free(c->key_from);
     free(c->model_info);
-    free(c->sandbox_hidden[0]);
+    free(c->key_hidden);
     free(c->hooks);
     memset(c, 0, sizeof *c);
 }
@@ -787,8 +793,8 @@ static int take_key_file(cli_config *c, const char *path, const char *how, char 
     }
     buf[n] = '\0';
     set_str(c, CFG_API_KEY, buf, src);
-    free(c->sandbox_hidden[0]); /* the file is hidden from sandboxed commands */
-    c->sandbox_hidden[0] = realpath(path, NULL);
+    free(c->key_hidden); /* the file is hidden from sandboxed commands */
+    c->key_hidden = realpath(path, NULL);
     memset(buf, 0, sizeof buf);
     if (!c->str[CFG_API_KEY]) {
         snprintf(err, errlen, "out of memory");
@@ -1004,6 +1010,12 @@ fail:
 int cli_config_load(cli_config *c, const cli_options *co, char *err, size_t errlen)
 {
     int rc = load(c, co, err, errlen);
+    /* the key file joins the user's hidden paths, after them (set by any file or flag) */
+    if (rc == 0 && c->key_hidden &&
+        strs_add(c, CFG_SANDBOX_HIDDEN, c->key_hidden, "--api-key-file") != 0) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
     if (rc != 0)
         cli_config_release(c);
     return rc;
@@ -1057,7 +1069,7 @@ int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errl
     o->sandbox_network = c->num[CFG_SANDBOX_NETWORK] > 0;
     o->sandbox_writable_roots = (const char *const *)c->strs[CFG_SANDBOX_WRITABLE_ROOTS];
     o->sandbox_allow_hosts = (const char *const *)c->strs[CFG_SANDBOX_ALLOW_HOSTS];
-    o->sandbox_hidden = c->sandbox_hidden[0] ? (const char *const *)c->sandbox_hidden : NULL;
+    o->sandbox_hidden = (const char *const *)c->strs[CFG_SANDBOX_HIDDEN];
     o->api_key = NULL;
     if (c->str[CFG_API_KEY] && *c->str[CFG_API_KEY]) {
         o->api_key = c->str[CFG_API_KEY];

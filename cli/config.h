@@ -61,6 +61,7 @@ enum cfg_key {
     CFG_SANDBOX_NETWORK,
     CFG_SANDBOX_ALLOW_HOSTS,
     CFG_SANDBOX_BACKEND,
+    CFG_SANDBOX_HIDDEN, /* the user's paths, then the --api-key-file's file */
     CFG_NKEYS
 };
 
@@ -82,6 +83,8 @@ typedef struct cli_config {
     char *user_path;         /* the user's file (may not exist) */
     char *project_path;      /* the project's file found, or NULL */
     char *key_from;          /* where the API key comes from, for `hew config` */
+    char *key_hidden;        /* the --api-key-file's file (absolute), hidden from
+                                sandboxed commands, or NULL */
     char *model_info;        /* models.<model> of the files for the chosen model (JSON
                                 text), or NULL */
     char model_info_from[256]; /* which file it came from */
@@ -89,8 +92,6 @@ typedef struct cli_config {
                                 NULL-terminated, or NULL when empty */
     char notes[1024];        /* warnings about the files ("" none), printed by
                                 cli_setup_options and `hew config` */
-    char *sandbox_hidden[2]; /* the API key file (absolute), hidden from sandboxed
-                                commands; NULL-terminated */
     char *hooks;             /* the user's file's "hooks" (JSON text; the library checks
                                 it: docs/hooks.md), or NULL; a project's config.json may
                                 not hold hooks (.hew/hooks.json, trusted, does) */

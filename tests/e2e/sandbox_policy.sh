@@ -11,6 +11,9 @@
 #      the reason;
 #   4. `hew config` lists sandbox.* with where each value came from; `hew doctor --json`
 #      reports the backend.
+#   5. sandbox.allow_hosts: the allowed host through hew's proxy, nothing else.
+#   6. sandbox.hidden: a file of the user's (a cloud credential) that a confined command
+#      cannot read; the same command reads it under danger-full-access.
 # Needs Landlock or bubblewrap for 1 (skipped with a message without either). Talks only
 # to 127.0.0.1; leaves nothing behind.
 set -euo pipefail
@@ -141,7 +144,8 @@ PY
     fake_start "$work/s5.json"
     hew -p "fetch" --yolo --json >"$work/e5.jsonl" 2>"$work/err5" && rc=0 || rc=$?
     kill "$site" 2>/dev/null || true
-    [[ $rc -eq 0 || $rc -eq 7 ]] || fail "5: exit $rc: $(cat "$work/err5")"
+    # completed: a connection the sandbox refuses is a failed command, not a denial
+    [[ $rc -eq 0 ]] || fail "5: exit $rc: $(cat "$work/err5")"
     "$py" - "$FAKE_RECORD" <<'PY' || fail "5: the allowed host, and only through the proxy"
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
@@ -157,5 +161,48 @@ PY
     rm "$work/config/hew/config.json"
 else
     echo "sandbox_policy: SKIP 5: allow_hosts needs Landlock ABI 4 (this kernel: $abi) and curl"
+fi
+
+# ---- 6. sandbox.hidden ------------------------------------------------------------------------
+if [[ $abi -gt 0 ]] || bwrap --ro-bind / / --unshare-user true 2>/dev/null; then
+    mkdir -p "$work/home/.aws"
+    echo "aws_secret_access_key = TOPSECRET-6x9" >"$work/home/.aws/credentials"
+    printf '{"sandbox": {"hidden": ["~/.aws"]}}\n' >"$work/config/hew/config.json"
+    "$py" - "$work/s6.json" "cat $work/home/.aws/credentials" <<'PY'
+import json, sys
+call = ("Reading.\n<execute_command>\n<command>%s</command>\n"
+        "<requires_approval>false</requires_approval>\n</execute_command>")
+json.dump({"responses": [{"protocol": "anthropic", "text": call % sys.argv[2]},
+                         {"protocol": "anthropic", "text":
+                          "<attempt_completion>\n<result>done</result>\n</attempt_completion>"}]},
+          open(sys.argv[1], "w"))
+PY
+    HOME=$work/home "$HEW_BIN" config --json >"$work/c6.json" 2>/dev/null || fail "6: hew config"
+    jq -e --arg h "$work/home/.aws" '.["sandbox.hidden"].value == [$h]' "$work/c6.json" \
+        >/dev/null || fail "6: hew config: $(jq -c '.["sandbox.hidden"]' "$work/c6.json")"
+    for mode in workspace-write danger-full-access; do
+        fake_start "$work/s6.json"
+        HOME=$work/home hew -p "read" --yolo --sandbox $mode --json >"$work/e6.jsonl" \
+            2>"$work/err6" && rc=0 || rc=$?
+        if [[ $mode == workspace-write ]]; then
+            # stopped by the sandbox: headless, nobody approves the unsandboxed re-run
+            [[ $rc -eq 7 ]] || fail "6: $mode: exit $rc, want 7: $(cat "$work/err6")"
+            jq -se 'map(select(.type == "sandbox_denied")) | length == 1' "$work/e6.jsonl" \
+                >/dev/null || fail "6: no sandbox_denied event"
+            ! grep -q TOPSECRET-6x9 "$FAKE_RECORD" || fail "6: a hidden file was read"
+        else
+            [[ $rc -eq 0 ]] || fail "6: $mode: exit $rc: $(cat "$work/err6")"
+            grep -q TOPSECRET-6x9 "$FAKE_RECORD" || fail "6: not read under danger-full-access"
+        fi
+        fake_stop
+    done
+    printf '{"sandbox": {"hidden": "~/.aws"}}\n' >"$work/config/hew/config.json"
+    "$HEW_BIN" -p x </dev/null >/dev/null 2>"$work/err6b" && rc=0 || rc=$?
+    [[ $rc -eq 2 ]] || fail "6: a hidden that is not a list exited $rc"
+    grep -qF "sandbox.hidden: expected a list of paths" "$work/err6b" ||
+        fail "6: the error: $(cat "$work/err6b")"
+    rm "$work/config/hew/config.json"
+else
+    echo "sandbox_policy: SKIP 6: neither Landlock nor bubblewrap works here"
 fi
 echo "sandbox_policy: ok"
