@@ -1,7 +1,7 @@
 # Dockerfile — hew in a container for CI jobs, evaluation harnesses and Kubernetes Jobs.
-# Two stages on Debian slim: `build` compiles the release binary with the build packages
-# of scripts/install-deps; the final stage holds only the runtime libraries `hew` links
-# (its ELF NEEDED list), the libcurl it loads with dlopen, and the programs its tools run
+# Two stages on Debian slim: `build` compiles the release binary with build packages of
+# scripts/install-deps (--build); the final stage holds only the runtime libraries `hew`
+# links (its ELF NEEDED list), the libcurl it loads with dlopen, and the programs its tools run
 # (git for checkpoints, universal-ctags for code definitions). It must never carry
 # compilers, -dev packages, the source tree or any key into the final image, nor run as
 # root. tests/e2e/docker_image.sh checks all of this against the built binary.
@@ -18,7 +18,7 @@ FROM debian:${DEBIAN_RELEASE}-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config \
-      libcurl4-openssl-dev libjansson-dev libmicrohttpd-dev libpcre2-dev libsqlite3-dev \
+      libcurl4-openssl-dev libjansson-dev libpcre2-dev libsqlite3-dev \
       libedit-dev libmd4c-dev libutf8proc-dev libmd-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src

@@ -1,12 +1,12 @@
 # hew — the commands a developer and CI use. CMake does the building; this file only
 # names the builds:  build/debug (make), build/asan (make test), build/release (demo, bench),
-# build/fuzz (clang + libFuzzer).
+# build/fuzz (clang + libFuzzer), build/pkg (make deb, make dist: scripts/package).
 CMAKE   ?= cmake
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 20
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps debug release asan test demo bench fuzz clean
+.PHONY: all deps debug release asan test demo bench fuzz deb dist tarball clean
 
 all: debug
 
@@ -49,13 +49,22 @@ fuzz: deps
 	    else tail -n 40 build/fuzz/$$n.log; echo "fuzz: $$n failed (log: build/fuzz/$$n.log)"; exit 1; fi; fi; done
 
 # install: the release build's binary, man page, completions, libhew + hew.h + hew.pc
-# under PREFIX (default /usr/local); DESTDIR=/tmp/stage for packaging.
+# under PREFIX (default /usr/local); DESTDIR=/tmp/stage for packaging. Installs nothing
+# from the network: the build packages come first (scripts/install-deps --build).
 PREFIX ?= /usr/local
 .PHONY: install
-install: deps
+install:
 	$(CMAKE) -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
-	$(CMAKE) --build build/release -j $(JOBS) --target hew_cli hew
+	$(CMAKE) --build build/release -j $(JOBS) --target hew_cli hew_shared hew_public_archive
 	DESTDIR=$(DESTDIR) $(CMAKE) --install build/release
+
+# deb: build/hew_VERSION_ARCH.deb (sudo apt install ./build/hew_*.deb); dist: the
+# relocatable build/hew-VERSION-linux-MACHINE.tar.gz. Neither installs anything.
+deb:
+	@./scripts/package deb
+
+dist tarball:
+	@./scripts/package tar
 
 clean:
 	rm -rf build

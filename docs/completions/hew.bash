@@ -52,6 +52,9 @@ _hew() {
                 COMPREPLY=($(compgen -W "$words" -- "$cur"))
             fi
             return ;;
+        --sandbox)
+            COMPREPLY=($(compgen -W "auto read-only workspace-write danger-full-access" -- "$cur"))
+            return ;;
         --model|--base-url|--timeout|--retry-delay-ms|--thinking|--resume|--allow-command|--deny-command)
             return ;;
         --max-cost|--max-requests)
@@ -62,13 +65,14 @@ _hew() {
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "-p --print --json -v --verbose --provider --model --base-url --protocol
-            --cwd --plan --act --yolo --auto-approve --thinking --native-tools --xml-tools
+            --cwd --plan --act --yolo --auto-approve --sandbox --thinking --native-tools --xml-tools
             --timeout --retry-delay-ms --continue --resume --no-config --trust --allow-command
             --max-cost --max-requests
             --deny-command --data-dir --ephemeral --no-checkpoints --no-mcp -o --output
             --api-key-file --record --version --help" -- "$cur"))
     elif [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "config doctor mcp trust debug help replay batch" -- "$cur"))
+        COMPREPLY=($(compgen -W "config doctor history resume export import mcp trust checkpoints
+            diff restore debug help replay batch" -- "$cur"))
     fi
 }
 complete -F _hew hew

@@ -9,6 +9,9 @@
 
 /* The sonames to try: the usual build (OpenSSL), then Debian's GnuTLS one. */
 static const char *const sonames[] = { "libcurl.so.4", "libcurl-gnutls.so.4" };
+/* The oldest libcurl with every function below (scripts/package puts it in the Debian
+ * package's Depends, with a package for each soname above). */
+#define CURL_MIN_VERSION "7.68"
 
 /* Where each function goes in the table. */
 static const struct curl_sym {
@@ -67,8 +70,8 @@ static hew_code resolve(void *h)
         void *fn = dlsym(h, syms[i].name);
         if (!fn)
             return hew_err_set(&load_err, HEW_E_INTERNAL,
-                               "the libcurl installed is too old for hew (it lacks %s; 7.68 "
-                               "or newer is needed)",
+                               "the libcurl installed is too old for hew (it lacks %s; "
+                               CURL_MIN_VERSION " or newer is needed)",
                                syms[i].name);
         memcpy((char *)&lib + syms[i].offset, &fn, sizeof fn);
     }

@@ -11,7 +11,8 @@
 #   4. every output maps to steps.run.outputs.X that scripts/action-run writes; every
 #      steps.ID referenced is a step's id; every `uses:` is pinned to a version;
 #   5. scripts/action-build's packages cover the pkg-config modules CMakeLists.txt
-#      requires (dpkg -S on each .pc file) and are all listed in scripts/install-deps;
+#      requires (dpkg -S on each .pc file) and are all in scripts/install-deps' runtime
+#      or build groups (never a test-only package);
 #   6. scripts/action-build refuses, before fetching or installing anything, a `ref` that
 #      git would read as an option or a path (--upload-pack=…, ../x) and a repository
 #      name it cannot vouch for, and an unknown argument;
@@ -115,11 +116,10 @@ for sid, out in re.findall(r"\bsteps\.([A-Za-z0-9_-]+)\.outputs\.([a-z-]+)", tex
 # 5. the build's packages
 pk = subprocess.run([os.path.join(root, "scripts/action-build"), "--packages"],
                     capture_output=True, text=True, check=True).stdout.split()
-deps = open(os.path.join(root, "scripts/install-deps")).read()
-listed = deps[deps.index('PACKAGES="'):].split('"')[1].split()
+listed = open(os.environ["HEW_DEPS_LIST"]).read().split()
 for p in pk:
     if p not in listed:
-        bad(f"scripts/action-build installs {p}, which scripts/install-deps does not list")
+        bad(f"scripts/action-build installs {p}, which scripts/install-deps --runtime --build does not list")
 cm = open(os.path.join(root, "CMakeLists.txt")).read()
 pcs = {}
 for m in re.findall(r"pkg_check_modules\(\s*\w+\s+REQUIRED\s+IMPORTED_TARGET\s+([\w.+-]+)", cm):
@@ -155,6 +155,9 @@ for p in problems:
 sys.exit(1 if problems else 0)
 PY
 
+# scripts/install-deps' runtime and build groups, asked once for every run of the checker.
+"$root/scripts/install-deps" --runtime --build --list >"$work/deps" || fail "scripts/install-deps --list"
+export HEW_DEPS_LIST=$work/deps
 check() { python3 "$work/check.py" "$1" "$root"; }
 check "$root/action.yml" || fail "action.yml (see above)"
 

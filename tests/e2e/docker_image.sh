@@ -10,7 +10,8 @@
 #      dpkg -S on the library's path;
 #   3. the build stage installs the -dev package of every pkg-config module
 #      CMakeLists.txt requires (dpkg -S on the .pc file), and only packages that
-#      scripts/install-deps lists; the binary it copies out is the one it builds;
+#      scripts/install-deps --build lists (no test-only package such as the fake
+#      provider's libmicrohttpd-dev); the binary it copies out is the one it builds;
 #   4. each apt-get install is --no-install-recommends, in one RUN with its update and
 #      with the removal of /var/lib/apt/lists (no stale or leftover lists);
 #   5. .dockerignore keeps out build/ and .git.
@@ -180,11 +181,11 @@ for m in mods:
         bad(f"pkg-config module {m}: no package on this machine")
     elif pkg not in build_pkgs:
         bad(f"CMakeLists.txt needs {m} (package {pkg}); the build stage does not install it")
-deps = open(os.path.join(root, "scripts/install-deps")).read()
-listed = deps[deps.index('PACKAGES="'):].split('"')[1].split()
+listed = subprocess.run([os.path.join(root, "scripts/install-deps"), "--build", "--list"],
+                        capture_output=True, text=True, check=True).stdout.split()
 for p in build_pkgs:
     if p not in listed:
-        bad(f"the build stage installs {p}, which scripts/install-deps does not list")
+        bad(f"the build stage installs {p}, which scripts/install-deps --build does not list")
 runs = " ".join(rest for word, rest in build["cmds"] if word == "RUN")
 if "--target hew_cli" not in runs or "build/release/hew" not in runs:
     bad("the build stage must build the hew_cli target into build/release/hew")
@@ -228,7 +229,8 @@ broken shell-entry "exec form" "s.replace('ENTRYPOINT [\"hew\"]', 'ENTRYPOINT he
 broken recommends "without --no-install-recommends" "s.replace('--no-install-recommends', '', 1)"
 broken lists "leaves /var/lib/apt/lists" "s.replace(' \\\\\n && rm -rf /var/lib/apt/lists/*', '', 1)"
 broken other-release "want debian:" "s.replace('ARG DEBIAN_RELEASE=bookworm', 'ARG DEBIAN_RELEASE=sid')"
-broken unlisted "scripts/install-deps does not list" "s.replace('build-essential ', 'build-essential golang ')"
+broken unlisted "scripts/install-deps --build does not list" "s.replace('build-essential ', 'build-essential golang ')"
+broken test-only "installs libmicrohttpd-dev, which scripts/install-deps --build does not list" "s.replace('build-essential ', 'build-essential libmicrohttpd-dev ')"
 broken context-copy "copies from the build context" "s.replace('COPY --from=build /src/build/release/hew', 'COPY build/release/hew')"
 broken ignore "must keep out build" "s" ".git"
 echo "docker_image: ok"

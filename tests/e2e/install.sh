@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End to end: what `make install` puts in place, from this build: the binary, the man
-# page (renders), the bash and zsh completions (bash loads and completes), libhew with
+# page (renders), the bash, zsh and fish completions (bash loads and completes; all three
+# are checked against hew --help by e2e/completions), the licence, libhew (libhew.so with its soname links, libhew.a) with
 # hew.h and a pkg-config file that a program compiles against. Installs into a temporary
 # prefix only.
 set -euo pipefail
@@ -9,8 +10,10 @@ build=$(dirname "$HEW_BIN")
 stage=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-install.XXXXXX")
 trap 'rm -rf -- "$stage"' EXIT
 cmake --install "$build" --prefix "$stage" >/dev/null || fail "cmake --install"
-for f in bin/hew lib/libhew.a include/hew.h share/man/man1/hew.1 lib/pkgconfig/hew.pc \
-    share/bash-completion/completions/hew share/zsh/site-functions/_hew; do
+for f in bin/hew lib/libhew.a lib/libhew.so lib/libhew.so.0 include/hew.h include/hew_code.h \
+    include/hew_debug.h share/man/man1/hew.1 lib/pkgconfig/hew.pc share/doc/hew/LICENSE \
+    share/bash-completion/completions/hew share/zsh/site-functions/_hew \
+    share/fish/vendor_completions.d/hew.fish; do
     [[ -f $stage/$f ]] || fail "not installed: $f"
 done
 "$stage/bin/hew" --version | grep -q '^hew [0-9]' || fail "installed binary"

@@ -153,6 +153,12 @@ int fakeprov_start(fakeprov *fp, const char *scenario_json)
     }
     free(text);
 
+    if (!HEW_FAKE_PROVIDER[0]) { /* a build without libmicrohttpd registers no such test */
+        fprintf(stderr, "fakeprov: this build has no fake provider (libmicrohttpd-dev was "
+                        "missing when it was configured): install it and configure again\n");
+        remove_dir(fp);
+        return -1;
+    }
     int out[2];
     if (pipe2(out, O_CLOEXEC) != 0) {
         fprintf(stderr, "fakeprov: pipe: %s\n", strerror(errno));
