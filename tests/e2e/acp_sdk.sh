@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# End to end: `hew acp` against a real ACP client no one here wrote — the official SDK's
+# client (@agentclientprotocol/sdk from the npm registry, pinned by tests/acp's lock file,
+# installed by scripts/install-deps) in tests/acp/session.mjs, with the fake provider as
+# the model: initialize, new session, an edit allowed and one rejected through
+# session/request_permission, session/cancel during a long streamed answer, the
+# conversation going on after it, session/load in a new process and a prompt in plan
+# mode. Also: every request hew sent passed the strict fake (the conversation stayed
+# valid through the cancel and the reload).
+set -u
+source "$HEW_E2E_LIB/fakeprov.sh"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+here=$(cd "$(dirname "$0")" && pwd)
+acpdir=$here/../acp
+[[ -f $acpdir/node_modules/@agentclientprotocol/sdk/package.json ]] ||
+    fail "the ACP SDK is not installed in tests/acp: run scripts/install-deps"
+command -v node >/dev/null || fail "no node (run scripts/install-deps)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-acp.XXXXXX")
+trap 'fake_stop; rm -rf -- "$work"' EXIT
+mkdir -p "$work/ws" "$work/config"
+export XDG_CONFIG_HOME=$work/config
+export XDG_DATA_HOME=$work/data
+export XDG_STATE_HOME=$work/state
+export ANTHROPIC_API_KEY=e2e-test-key
+
+# the long answer: 300 pieces, 100 ms apart (30 s) — a cancel must cut it short
+story=$(python3 -c 'print("Once upon a time " * 300 + "THE END")')
+jq -n --arg story "$story" '{responses: [
+  {protocol: "anthropic", text: "I will create it.",
+   tool_calls: [{id: "toolu_a1", name: "write_to_file",
+                 arguments: {path: "hello.txt", content: "hello\n"}}]},
+  {protocol: "anthropic", tool_calls: [{id: "toolu_a2", name: "attempt_completion",
+                 arguments: {result: "Created hello.txt."}}]},
+  {protocol: "anthropic", tool_calls: [{id: "toolu_a3", name: "write_to_file",
+                 arguments: {path: "hello.txt", content: "bye\n"}}]},
+  {protocol: "anthropic", tool_calls: [{id: "toolu_a4", name: "attempt_completion",
+                 arguments: {result: "Left hello.txt as it was."}}]},
+  {protocol: "anthropic", text: $story, delta_size: 17, delay_ms: 100},
+  {protocol: "anthropic", tool_calls: [{id: "toolu_a5", name: "attempt_completion",
+                 arguments: {result: "Resumed after the cancel."}}]},
+  {protocol: "anthropic", tool_calls: [{id: "toolu_a6", name: "plan_mode_respond",
+                 arguments: {response: "My plan:\n1. Read hello.txt\n2. Change it"}}]}
+]}' >"$work/scenario.json"
+fake_start "$work/scenario.json" || fail "the fake provider did not start"
+
+HEW_BIN=$HEW_BIN ACP_WORK=$work/ws FAKE_URL=$FAKE_URL FAKE_RECORD=$FAKE_RECORD \
+    node "$acpdir/session.mjs" || fail "the SDK client's test failed (above)"
+[[ -f $work/ws/acp-sdk-ok ]] || fail "session.mjs did not finish"
+v=$(fake_violations)
+[[ -z $v ]] || fail "the strict fake refused a request: $v"
+n=$(wc -l <"$FAKE_RECORD")
+[[ $n -eq 7 ]] || fail "expected 7 requests to the provider, got $n"
+echo "PASS"
