@@ -5,11 +5,14 @@
 // session/cancel during a long streamed answer (the prompt answers "cancelled") and a
 // prompt after it that goes on with the same conversation, then session/load of the
 // session in a new `hew acp` process (its conversation replayed as session/update) and a
-// prompt there in plan mode (session/set_mode; the plan comes back as a plan update).
+// prompt there in plan mode (session/set_mode; the plan comes back as a plan update);
+// then a session with the client's own MCP server (the "everything" server of tests/mcp)
+// and an embedded resource in the prompt, an auto-approved read (no permission asked), a
+// command allowed always (its output shown) and the same command again (not asked).
 //
 // Run by tests/e2e/acp_sdk.sh, which starts the fake provider with the scenario below
 // and sets: HEW_BIN, FAKE_URL, FAKE_RECORD (the requests the fake got), ACP_WORK (the
-// workspace). Exits non-zero with a message on the first thing that is wrong.
+// workspace), EVERYTHING_JS (the MCP server). Exits non-zero with a message on the first thing that is wrong.
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
@@ -205,6 +208,43 @@ let sessionId;
     });
     c.child.stdin.end();
     assert.equal(await c.exited, 0);
+}
+// ---- a new session with the client's MCP server: an auto-approved read, a command allowed
+// always (its output shown; the same command again asks nothing) ---------------------------
+{
+    const d = startAgent();
+    await d.app.connectWith(d.stream, async (ctx) => {
+        await ctx.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION });
+        const mcpServers = [{ name: "everything", command: process.execPath,
+            args: [process.env.EVERYTHING_JS], env: [{ name: "ACP_TEST", value: "1" }] }];
+        const { sessionId: sid } = await ctx.request("session/new", { cwd: WORK, mcpServers });
+        d.decide = pick("allow_always");
+        const r = await ctx.request("session/prompt", { sessionId: sid,
+            prompt: [{ type: "text", text: "look around" },
+                { type: "resource", resource: { uri: "file://" + WORK + "/notes.md",
+                    text: "the notes the editor holds" } }] });
+        assert.equal(r.stopReason, "end_turn");
+        const calls = ofKind(d, "tool_call");
+        assert.deepEqual(calls.map((u) => u.update.kind), ["read", "execute", "execute"]);
+        assert.equal(calls[0].update.status, "in_progress", "an auto-approved read asks nothing");
+        assert.equal(calls[1].update.title, "echo hi-from-acp");
+        assert.deepEqual(calls[1].update.rawInput, { command: "echo hi-from-acp" });
+        assert.equal(d.permissions.length, 1, "allow_always: the same command asks once");
+        assert.equal(d.permissions[0].options[1].kind, "allow_always");
+        const out = ofKind(d, "tool_call_update").filter((u) =>
+            u.update.toolCallId === calls[1].update.toolCallId && u.update.content);
+        assert.ok(out.some((u) => u.update.content[0].content.text.includes("hi-from-acp")),
+            "the command's output was not shown");
+        const second = ofKind(d, "tool_call_update").filter((u) =>
+            u.update.toolCallId === calls[2].update.toolCallId).map((u) => u.update.status);
+        assert.deepEqual(second.filter(Boolean), ["in_progress", "completed"]);
+        const body = JSON.stringify(requests()[7].body);
+        assert.match(body, /everything__/, "the client's MCP server's tools did not reach the model");
+        assert.match(body, /the notes the editor holds/, "the embedded resource was lost");
+        assert.match(body, /notes\.md/);
+    });
+    d.child.stdin.end();
+    assert.equal(await d.exited, 0);
 }
 writeFileSync(WORK + "/acp-sdk-ok", "ok\n");
 console.log("acp sdk test: ok");

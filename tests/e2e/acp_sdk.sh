@@ -5,7 +5,7 @@
 # the model: initialize, new session, an edit allowed and one rejected through
 # session/request_permission, session/cancel during a long streamed answer, the
 # conversation going on after it, session/load in a new process and a prompt in plan
-# mode. Also: every request hew sent passed the strict fake (the conversation stayed
+# mode; the client's MCP server, an auto-approved read and a command allowed always. Also: every request hew sent passed the strict fake (the conversation stayed
 # valid through the cancel and the reload).
 set -u
 source "$HEW_E2E_LIB/fakeprov.sh"
@@ -15,6 +15,8 @@ acpdir=$here/../acp
 [[ -f $acpdir/node_modules/@agentclientprotocol/sdk/package.json ]] ||
     fail "the ACP SDK is not installed in tests/acp: run scripts/install-deps"
 command -v node >/dev/null || fail "no node (run scripts/install-deps)"
+everything="$HEW_MCP_SERVERS/../@modelcontextprotocol/server-everything/dist/index.js"
+[[ -f $everything ]] || fail "the MCP test servers are not installed: run scripts/install-deps"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-acp.XXXXXX")
 trap 'fake_stop; rm -rf -- "$work"' EXIT
@@ -40,15 +42,24 @@ jq -n --arg story "$story" '{responses: [
   {protocol: "anthropic", tool_calls: [{id: "toolu_a5", name: "attempt_completion",
                  arguments: {result: "Resumed after the cancel."}}]},
   {protocol: "anthropic", tool_calls: [{id: "toolu_a6", name: "plan_mode_respond",
-                 arguments: {response: "My plan:\n1. Read hello.txt\n2. Change it"}}]}
+                 arguments: {response: "My plan:\n1. Read hello.txt\n2. Change it"}}]},
+  {protocol: "anthropic", tool_calls: [{id: "toolu_a7", name: "read_file",
+                 arguments: {path: "hello.txt"}}]},
+  {protocol: "anthropic", tool_calls: [{id: "toolu_a8", name: "execute_command",
+                 arguments: {command: "echo hi-from-acp", requires_approval: false}}]},
+  {protocol: "anthropic", tool_calls: [{id: "toolu_a9", name: "execute_command",
+                 arguments: {command: "echo hi-from-acp", requires_approval: false}}]},
+  {protocol: "anthropic", tool_calls: [{id: "toolu_a10", name: "attempt_completion",
+                 arguments: {result: "All done."}}]}
 ]}' >"$work/scenario.json"
 fake_start "$work/scenario.json" || fail "the fake provider did not start"
 
 HEW_BIN=$HEW_BIN ACP_WORK=$work/ws FAKE_URL=$FAKE_URL FAKE_RECORD=$FAKE_RECORD \
+    EVERYTHING_JS=$everything \
     node "$acpdir/session.mjs" || fail "the SDK client's test failed (above)"
 [[ -f $work/ws/acp-sdk-ok ]] || fail "session.mjs did not finish"
 v=$(fake_violations)
 [[ -z $v ]] || fail "the strict fake refused a request: $v"
 n=$(wc -l <"$FAKE_RECORD")
-[[ $n -eq 7 ]] || fail "expected 7 requests to the provider, got $n"
+[[ $n -eq 11 ]] || fail "expected 11 requests to the provider, got $n"
 echo "PASS"
