@@ -6,6 +6,7 @@
  * carries nothing but protocol: it is kept for the rpc, and fd 1 is pointed at standard
  * error, so a stray write anywhere lands there. EOF on stdin ends every session and the
  * process (exit 0). */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,6 +294,53 @@ static void handle(acp_server *srv, const char *line, size_t len)
     json_decref(m);
 }
 
+/* The client's input: fd 0, read in blocks. */
+typedef struct reader {
+    int fd;
+    size_t pos, len;
+    int eof;
+    char buf[1 << 16];
+} reader;
+
+/* One line (without its newline) into b, at most ACP_MAX_LINE bytes: 1 a line, 0 the end
+ * of the input, -1 a line past the cap (read to its end and dropped). NUL bytes are kept
+ * (the line is then not JSON, and says so). */
+#define ACP_MAX_LINE ((size_t)64 << 20)
+static int read_line(reader *r, sbuf *b)
+{
+    sbuf_reset(b);
+    int any = 0, over = 0;
+    for (;;) {
+        if (r->pos == r->len) {
+            if (r->eof)
+                break;
+            ssize_t n = read(r->fd, r->buf, sizeof r->buf);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                r->eof = 1;
+                break;
+            }
+            r->pos = 0;
+            r->len = (size_t)n;
+        }
+        any = 1;
+        const char *p = r->buf + r->pos;
+        const char *nl = memchr(p, '\n', r->len - r->pos);
+        size_t n = nl ? (size_t)(nl - p) : r->len - r->pos;
+        if (b->len + n <= ACP_MAX_LINE)
+            sbuf_add(b, p, n);
+        else
+            over = 1;
+        r->pos += n + (nl != NULL);
+        if (nl)
+            break;
+    }
+    if (!any)
+        return 0;
+    return over || b->err ? -1 : 1;
+}
+
 static void usage(FILE *out)
 {
     fputs("usage: hew acp [options]   speak the Agent Client Protocol on stdin/stdout, for\n"
@@ -336,20 +384,26 @@ int cli_acp(int argc, char **argv)
         fclose(out);
         return 1;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, stdin)) >= 0) {
-        size_t len = (size_t)n;
-        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+    sbuf line = SBUF_INIT;
+    static reader in; /* 64 KiB: not on the stack */
+    in.fd = 0;
+    int got;
+    while ((got = read_line(&in, &line)) != 0) {
+        if (got < 0) {
+            acp_rpc_error(srv.rpc, NULL, ACP_INVALID_REQUEST,
+                          "message too large: hew acp takes messages of up to 64 MiB");
+            continue;
+        }
+        size_t len = line.len;
+        while (len && line.data[len - 1] == '\r')
             len--;
         size_t k = 0;
-        while (k < len && (line[k] == ' ' || line[k] == '\t'))
+        while (k < len && (line.data[k] == ' ' || line.data[k] == '\t'))
             k++;
         if (k < len)
-            handle(&srv, line, len);
+            handle(&srv, line.data, len);
     }
-    free(line);
+    sbuf_release(&line);
     acp_rpc_drop_all(srv.rpc); /* nobody will answer the questions still open */
     for (size_t i = 0; i < srv.nsessions; i++)
         acp_session_close(srv.sessions[i]);

@@ -64,8 +64,8 @@ static json_t *server_def(json_t *srv, char *err, size_t errlen)
                               "\"env\": [{name, value}]");
         return NULL;
     }
-    return json_pack("{s:s, s:O, s:o}", "command", command, "args", args ? args : json_array(),
-                     "env", env);
+    return json_pack("{s:s, s:o, s:o}", "command", command, "args",
+                     args ? json_incref(args) : json_array(), "env", env);
 }
 
 int acp_mcp_settings(json_t *servers, const char *user_file, char **out, char *err,

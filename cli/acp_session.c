@@ -36,6 +36,7 @@ struct acp_session {
     int waiting;       /* the waiter thread runs (not joined yet) */
     int ended;         /* the task's thread has ended */
     char task_id[64];  /* the stored task the next prompt resumes ("": start one) */
+    int persist;       /* tasks are stored (not --ephemeral): a stopped one can go on */
     json_t *prompt_id; /* the session/prompt being answered, or NULL */
     int cancelled;     /* session/cancel came for this turn */
     enum replay replay;
@@ -217,7 +218,8 @@ static void *waiter(void *ud)
     pthread_mutex_lock(&s->lock);
     s->ended = 1;
     s->pending[0] = '\0';
-    snprintf(s->task_id, sizeof s->task_id, "%s", hew_task_id(t));
+    if (s->persist) /* else the next prompt starts afresh: nothing to resume from */
+        snprintf(s->task_id, sizeof s->task_id, "%s", hew_task_id(t));
     const char *result = hew_task_result(t);
     s->replay = REPLAY_NONE;
     if (s->prompt_id) {
@@ -284,6 +286,7 @@ static int make_hew_session(acp_session *s, char *err, size_t errlen)
     o.on_event = on_event;
     o.event_ud = s;
     o.task_id = s->id; /* the first task of the session is the session */
+    s->persist = o.persist;
     hew_session *hs = NULL;
     hew_code rc = hew_session_new(&o, &hs, err, errlen);
     cli_config_release(&cfg);

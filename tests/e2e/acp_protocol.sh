@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End to end: `hew acp` given bad input answers with JSON-RPC errors and nothing else —
 # not JSON (-32700), not a request (-32600: a batch, no "jsonrpc", a bad id, a request
-# before initialize), an unknown method (-32601), wrong params (-32602), an unknown
+# before initialize, a line past 64 MiB), an unknown method (-32601), wrong params (-32602), an unknown
 # session (-32002) — keeps serving after each, writes only JSON-RPC lines on stdout, and
 # exits 0 at the end of its input. No provider is needed: no prompt reaches a model.
 set -u
@@ -34,6 +34,7 @@ ws=$work/ws
     echo '{"jsonrpc":"2.0","method":"no/such/notification"}'
     echo ''
     printf '\x01\x02\xff\xfe\n'
+    printf '{"jsonrpc":"2.0","id":99,\x00"method":"initialize"}\n'
     echo '{"jsonrpc":"2.0","id":14,"method":"session/load","params":{"sessionId":"424242","cwd":"'"$ws"'","mcpServers":[]}}'
     echo '{"jsonrpc":"2.0","id":15,"result":{}}'
 } >"$work/in.raw"
@@ -66,13 +67,21 @@ expect 13 ok
 expect 14 -32002    # load: no such stored task
 # the parse errors and the invalid requests with no usable id: id null
 n=$(jq -s '[.[] | select(.id == null and .error.code == -32700)] | length' "$work/out1")
-[[ $n -eq 3 ]] || fail "expected 3 parse errors (text, a cut line, bytes), got $n"
+[[ $n -eq 4 ]] || fail "expected 4 parse errors (text, a cut line, bytes, a NUL), got $n"
 n=$(jq -s '[.[] | select(.error.code == -32600)] | length' "$work/out1")
 [[ $n -eq 4 ]] || fail "expected 4 invalid requests (before init, batch, no jsonrpc, object id), got $n"
 # notifications and the stray response got no answer; nothing for id 15
 [[ -z $(jq -c 'select(.id == 15)' "$work/out1") ]] || fail "a response was answered"
 total=$(wc -l <"$work/out1")
-[[ $total -eq 17 ]] || fail "expected 17 answers, got $total: $(cat "$work/out1")"
+[[ $total -eq 18 ]] || fail "expected 18 answers, got $total: $(cat "$work/out1")"
+
+# a message past the 64 MiB cap is refused whole, and the next one is served
+{
+    python3 -c 'import sys; sys.stdout.write("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":\"" + "a" * (65 << 20) + "\"}\n")'
+    echo '{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1}}'
+} | "$HEW_BIN" acp >"$work/out4" 2>/dev/null || fail "hew acp failed on a huge line"
+[[ $(jq -s -c '[.[] | .error.code // "ok"]' "$work/out4") == '[-32600,"ok"]' ]] ||
+    fail "huge line: $(cut -c1-300 "$work/out4")"
 
 # with the real session id: bad mode, an image prompt, a prompt that is not a list; a good mode
 {
