@@ -8,7 +8,9 @@
 // prompt there in plan mode (session/set_mode; the plan comes back as a plan update);
 // then a session with the client's own MCP server (the "everything" server of tests/mcp)
 // and an embedded resource in the prompt, an auto-approved read (no permission asked), a
-// command allowed always (its output shown) and the same command again (not asked).
+// command allowed always (its output shown) and the same command again (not asked); a
+// question (its options listed) answered by the next prompt, a request refused with 401
+// (the prompt fails with hew's message) and the task going on at the prompt after it.
 //
 // Run by tests/e2e/acp_sdk.sh, which starts the fake provider with the scenario below
 // and sets: HEW_BIN, FAKE_URL, FAKE_RECORD (the requests the fake got), ACP_WORK (the
@@ -242,6 +244,28 @@ let sessionId;
         assert.match(body, /everything__/, "the client's MCP server's tools did not reach the model");
         assert.match(body, /the notes the editor holds/, "the embedded resource was lost");
         assert.match(body, /notes\.md/);
+
+        // a question ends the turn; the next prompt is the answer
+        let q = await ctx.request("session/prompt", { sessionId: sid,
+            prompt: [{ type: "text", text: "pick a colour" }] });
+        assert.equal(q.stopReason, "end_turn");
+        assert.match(messageText(d), /Which colour\?\n\n1\. red\n2\. blue/);
+        // the answer's request is refused (401): the prompt fails with hew's message
+        await assert.rejects(ctx.request("session/prompt", { sessionId: sid,
+            prompt: [{ type: "text", text: "blue" }] }), (e) => {
+            assert.equal(e.code, -32603);
+            assert.match(e.message, /401|key|auth/i);
+            return true;
+        });
+        assert.match(JSON.stringify(requests()[12].body), /blue/);
+        // and the task goes on at the next prompt
+        q = await ctx.request("session/prompt", { sessionId: sid,
+            prompt: [{ type: "text", text: "try again" }] });
+        assert.equal(q.stopReason, "end_turn");
+        assert.match(messageText(d), /Blue it is\./);
+        const again = JSON.stringify(requests()[13].body);
+        assert.match(again, /try again/);
+        assert.match(again, /pick a colour/);
     });
     d.child.stdin.end();
     assert.equal(await d.exited, 0);

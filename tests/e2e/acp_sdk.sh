@@ -5,7 +5,9 @@
 # the model: initialize, new session, an edit allowed and one rejected through
 # session/request_permission, session/cancel during a long streamed answer, the
 # conversation going on after it, session/load in a new process and a prompt in plan
-# mode; the client's MCP server, an auto-approved read and a command allowed always. Also: every request hew sent passed the strict fake (the conversation stayed
+# mode; the client's MCP server, an auto-approved read and a command allowed always; a
+# question answered by the next prompt, a refused request failing its prompt and the
+# task going on after it. Also: every request hew sent passed the strict fake (the conversation stayed
 # valid through the cancel and the reload).
 set -u
 source "$HEW_E2E_LIB/fakeprov.sh"
@@ -50,7 +52,13 @@ jq -n --arg story "$story" '{responses: [
   {protocol: "anthropic", tool_calls: [{id: "toolu_a9", name: "execute_command",
                  arguments: {command: "echo hi-from-acp", requires_approval: false}}]},
   {protocol: "anthropic", tool_calls: [{id: "toolu_a10", name: "attempt_completion",
-                 arguments: {result: "All done."}}]}
+                 arguments: {result: "All done."}}]},
+  {protocol: "anthropic", tool_calls: [{id: "toolu_a11", name: "ask_followup_question",
+                 arguments: {question: "Which colour?", options: "[\"red\", \"blue\"]"}}]},
+  {status: 401, body: {type: "error", error: {type: "authentication_error",
+                 message: "invalid x-api-key"}}},
+  {protocol: "anthropic", tool_calls: [{id: "toolu_a12", name: "attempt_completion",
+                 arguments: {result: "Blue it is."}}]}
 ]}' >"$work/scenario.json"
 fake_start "$work/scenario.json" || fail "the fake provider did not start"
 
@@ -61,5 +69,5 @@ HEW_BIN=$HEW_BIN ACP_WORK=$work/ws FAKE_URL=$FAKE_URL FAKE_RECORD=$FAKE_RECORD \
 v=$(fake_violations)
 [[ -z $v ]] || fail "the strict fake refused a request: $v"
 n=$(wc -l <"$FAKE_RECORD")
-[[ $n -eq 11 ]] || fail "expected 11 requests to the provider, got $n"
+[[ $n -eq 14 ]] || fail "expected 14 requests to the provider, got $n"
 echo "PASS"
