@@ -110,6 +110,11 @@ static void on_reply(void *ud, json_t *result, json_t *error)
     free(p);
 }
 
+static void emit_to(void *ud, json_t *update)
+{
+    acp_session_update(ud, update);
+}
+
 void acp_perm_ask(acp_session *s, hew_task *task, const hew_event *ev)
 {
     sbuf label = SBUF_INIT;
@@ -118,7 +123,7 @@ void acp_perm_ask(acp_session *s, hew_task *task, const hew_event *ev)
     acp_stream *st = acp_session_stream(s);
     json_t *fields = acp_update_tool_fields(ev, acp_session_cwd(s));
     if (st->tool_index != ev->index) { /* an ask that opened no tool call (the sandbox's) */
-        acp_update_close_tool(st, (acp_update_fn)acp_session_update, s);
+        acp_update_close_tool(st, emit_to, s);
         json_t *open = json_deep_copy(fields);
         json_object_set_new(open, "sessionUpdate", json_string("tool_call"));
         json_object_set_new(open, "status", json_string("pending"));

@@ -221,7 +221,9 @@ static void *waiter(void *ud)
     if (s->persist) /* else the next prompt starts afresh: nothing to resume from */
         snprintf(s->task_id, sizeof s->task_id, "%s", hew_task_id(t));
     const char *result = hew_task_result(t);
-    s->replay = REPLAY_NONE;
+    s->replay = REPLAY_NONE; /* (stopped while it replayed: the prompt's text goes too) */
+    free(s->resume_text);
+    s->resume_text = NULL;
     if (s->prompt_id) {
         const char *stop = NULL;
         if (s->cancelled || st == HEW_TASK_ABORTED)

@@ -349,8 +349,7 @@ void acp_update_event(acp_stream *st, const hew_event *ev, int replay, const cha
         st->any_text = 0;
         return;
     case HEW_EV_REASONING:
-        if (st->tool_index >= 0)
-            acp_update_close_tool(st, emit, ud);
+        acp_update_close_tool(st, emit, ud);
         stream_text(st, ev, "agent_thought_chunk", emit, ud);
         return;
     case HEW_EV_COMPLETION_RESULT:
@@ -359,7 +358,7 @@ void acp_update_event(acp_stream *st, const hew_event *ev, int replay, const cha
     case HEW_EV_PLAN_MODE_RESPOND:
     case HEW_EV_MISTAKE_LIMIT_REACHED:
     case HEW_EV_ERROR:
-        if (st->tool_index >= 0 && (ev->kind != HEW_EV_ERROR || !ev->text))
+        if (ev->kind != HEW_EV_ERROR) /* an error may be the open tool's own */
             acp_update_close_tool(st, emit, ud);
         stream_text(st, ev, "agent_message_chunk", emit, ud);
         if (ev->kind == HEW_EV_FOLLOWUP && !ev->partial)
