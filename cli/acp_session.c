@@ -94,10 +94,10 @@ static json_t *turn_usage(acp_session *s)
 {
     hew_totals now;
     hew_task_totals(s->task, &now, NULL);
-    long long in = now.tokens_in - s->turn_start.tokens_in;
-    long long out = now.tokens_out - s->turn_start.tokens_out;
-    long long cr = now.cache_reads - s->turn_start.cache_reads;
-    long long cw = now.cache_writes - s->turn_start.cache_writes;
+#define GREW(f) (now.f > s->turn_start.f ? now.f - s->turn_start.f : 0)
+    long long in = GREW(tokens_in), out = GREW(tokens_out);
+    long long cr = GREW(cache_reads), cw = GREW(cache_writes);
+#undef GREW
     return json_pack("{s:I, s:I, s:I, s:I, s:I}", "totalTokens", (json_int_t)(in + out + cr + cw),
                      "inputTokens", (json_int_t)in, "outputTokens", (json_int_t)out,
                      "cachedReadTokens", (json_int_t)cr, "cachedWriteTokens", (json_int_t)cw);
