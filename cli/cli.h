@@ -125,6 +125,10 @@ int cli_replay(int argc, char **argv);
  * tasks of a JSON-lines file, each as a child `hew -p`; returns the exit status. */
 int cli_batch(int argc, char **argv);
 
+/* `hew acp [options]` (argv after "acp"): hew as an Agent Client Protocol agent on
+ * stdin/stdout for an editor (acp.c; docs/acp.md); returns the exit status. */
+int cli_acp(int argc, char **argv);
+
 /* `hew doctor [--json] [options]` (argv after "doctor"); returns the exit status. */
 int cli_doctor(int argc, char **argv);
 

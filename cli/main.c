@@ -46,6 +46,7 @@ static void usage(FILE *out)
           "       hew debug <what> ...         look inside hew's machinery\n"
           "       hew replay DIR [--cwd WS] [--json]   run a --record'ed task again, offline\n"
           "       hew batch [--jobs N] TASKS.jsonl   many tasks, one JSON line each (hew batch --help)\n"
+          "       hew acp [options]            be an editor's agent: the Agent Client Protocol on stdio\n"
           "\n"
           "options:\n"
           "  -p, --print [TASK]    run TASK to the end, no terminal needed (piped standard\n"
@@ -225,6 +226,8 @@ int main(int argc, char **argv)
             return 2;
         return cli_config_show(&co, as_json);
     }
+    if (strcmp(cmd, "acp") == 0)
+        return cli_acp(argc - 2, argv + 2);
     if (strcmp(cmd, "doctor") == 0)
         return cli_doctor(argc - 2, argv + 2);
     if (strcmp(cmd, "batch") == 0)
