@@ -112,8 +112,10 @@ int cli_history(int argc, char **argv);
 int cli_export(int argc, char **argv);
 int cli_import(int argc, char **argv);
 /* The stored tasks as the table `hew history` prints (newest first; search may be NULL,
- * limit <= 0: all); a new string, or NULL with the reason in err. */
-char *cli_history_table(const char *search, int limit, char *err, size_t errlen);
+ * limit <= 0: all; with a search, the best matches first, each followed by a line
+ * "  #N: snippet" of the message that matched, its matched words bold when bold is
+ * non-zero, else in [ ]); a new string, or NULL with the reason in err. */
+char *cli_history_table(const char *search, int limit, int bold, char *err, size_t errlen);
 /* The task --resume ID (checked to exist) or --continue (the workspace's newest) means: a
  * new string, or NULL after printing why. */
 char *cli_resume_target(const cli_options *co);

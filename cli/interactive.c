@@ -1366,7 +1366,7 @@ void interactive_cmd_history(struct ui *u, const char *name, const char *arg)
 {
     (void)name;
     char err[512] = "";
-    char *table = cli_history_table(*arg ? arg : NULL, 20, err, sizeof err);
+    char *table = cli_history_table(*arg ? arg : NULL, 20, u->color, err, sizeof err);
     leave_live(u);
     if (table)
         fputs(table, stdout);

@@ -504,9 +504,17 @@ HEW_API void hew_replay_free(hew_replay *r);
  * "cost" (USD), "requests" (hew_totals), "messages" (API messages stored)}. Strings returned
  * in *out are new (hew_free). */
 
-/* The tasks, newest first (last written first), as a JSON array. search NULL/"": all,
- * else a case-insensitive substring of the title, workspace, result or id; workspace
- * NULL: any, else only that directory's tasks; limit <= 0: no limit. */
+/* The tasks, newest first (last written first), as a JSON array. search NULL/"": all;
+ * else a full-text search of the messages: first the tasks whose messages hold every word
+ * of search (split at white space; the last word also matches as the start of a longer
+ * one; case and Latin diacritics ignored; quotes, *, -, OR, NEAR( are plain text), best
+ * match first, then the tasks whose title, workspace, result or id hold search as a
+ * case-insensitive substring but no message does, newest first. (Only the first 256 KiB
+ * of a message's text are searched.) When searching, each task also has "snippet": a
+ * window of the best matching message's text with each matched word between U+0002 and
+ * U+0003 (characters never in the text; "…" where text was left out), and "match_index":
+ * that message's index (its event's "index"); both null for a task that matched only by
+ * its row. workspace NULL: any, else only that directory's tasks; limit <= 0: no limit. */
 HEW_API hew_code hew_history_json(const hew_options *o, const char *search, const char *workspace,
                                   int limit, char **out, char *err, size_t errlen);
 /* One task as a JSON object; with_events non-zero adds "events": its messages as the
