@@ -262,6 +262,11 @@ typedef struct hew_options {
      * CLAUDE.md files (with CLAUDE.local.md, .claude/CLAUDE.md, ~/.claude/CLAUDE.md and
      * their @path imports) and Gemini CLI's GEMINI.md files (and ~/.gemini/GEMINI.md). */
     int rules_claude, rules_gemini;
+    /* Agent Skills (docs/skills.md): the SKILL.md folders of the workspace's .hew/skills,
+     * .claude/skills and .agents/skills and the user's ~/.config/hew/skills and
+     * ~/.claude/skills, offered by name and description, loaded by the model with the
+     * use_skill tool when a task needs one. Default 1; 0: none offered. */
+    int skills;
     /* The sandbox of the commands the model runs (issue #19; docs/sandbox.md). mode:
      * NULL or "auto" (default): a command the user approved by hand runs unconfined (the
      * user read it), every other one (auto-approved, yolo, unattended) under
