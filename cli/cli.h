@@ -129,6 +129,10 @@ int cli_batch(int argc, char **argv);
 
 /* `hew doctor [--json] [options]` (argv after "doctor"); returns the exit status. */
 int cli_doctor(int argc, char **argv);
+/* `hew skills [--json] [options]` (skills_cmd.c): the exit status. cli_skills_text: the
+ * list /skills prints for the workspace of o (a new string, or NULL with err). */
+int cli_skills(int argc, char **argv);
+char *cli_skills_text(const hew_options *o, char *err, size_t errlen);
 
 /* `hew checkpoints|diff|restore ...` (cmd is the command word, argv after it); returns the
  * exit status (checkpoints.c). The _print functions do one of them for a task and print

@@ -1361,6 +1361,22 @@ void interactive_cmd_new(struct ui *u, const char *name, const char *arg)
     say(u, "%s", "the next message starts a new task");
 }
 
+/* /skills */
+void interactive_cmd_skills(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    (void)arg;
+    char err[512] = "";
+    char *text = cli_skills_text(&u->base, err, sizeof err);
+    leave_live(u);
+    if (text)
+        fputs(text, stdout);
+    else
+        fprintf(stderr, "hew: %s\n", err);
+    fflush(stdout);
+    free(text);
+}
+
 /* /history [SEARCH] */
 void interactive_cmd_history(struct ui *u, const char *name, const char *arg)
 {

@@ -545,6 +545,14 @@ HEW_API hew_code hew_history_import(const hew_options *o, const char *dir, const
 HEW_API hew_code hew_history_latest(const hew_options *o, const char *workspace, char **out,
                                     char *err, size_t errlen);
 
+/* ---- Agent Skills --------------------------------------------------------------------
+ *
+ * The skills a task in workspace o->cwd (NULL: the current directory) would be offered
+ * (docs/skills.md): {"enabled": o->skills != 0, "skills": [{"name", "description",
+ * "path" (its SKILL.md), "scope" ("project" or "user")}], "notices": ["skill FILE left
+ * out: why", …]} (none found when enabled is false). A new string in *out (hew_free). */
+HEW_API hew_code hew_skills_json(const hew_options *o, char **out, char *err, size_t errlen);
+
 /* ---- Checkpoints ---------------------------------------------------------------------
  *
  * The checkpoints of a stored task (hew_options.checkpoints): snapshots of its workspace

@@ -68,7 +68,7 @@ _hew() {
             --deny-command --data-dir --ephemeral --no-checkpoints --no-mcp -o --output
             --api-key-file --record --version --help" -- "$cur"))
     elif [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "config doctor mcp trust debug help replay batch" -- "$cur"))
+        COMPREPLY=($(compgen -W "config doctor mcp trust debug help replay batch skills" -- "$cur"))
     fi
 }
 complete -F _hew hew

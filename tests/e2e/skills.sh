@@ -82,6 +82,23 @@ for f in nofm nodesc huge linked stolen; do
     grep -q "skills/$f.*left out" "$log" || fail "no notice for $f in the log: $(grep skill "$log" || true)"
 done
 
+# `hew skills` lists what a task is offered and what was left out, and why.
+"$HEW_BIN" skills --json --cwd "$work" >"$tmp/skills.json" || fail "hew skills --json"
+python3 - "$tmp/skills.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["enabled"] is True, d
+names = {s["name"]: s for s in d["skills"]}
+assert set(names) == {"release-notes", "tea"}, names
+assert names["release-notes"]["scope"] == "project" and names["tea"]["scope"] == "user", names
+assert names["release-notes"]["path"].endswith("/.claude/skills/release-notes/SKILL.md"), names
+notes = "\n".join(d["notices"])
+for f in ("nofm", "nodesc", "huge", "linked", "stolen"):
+    assert "skills/" + f in notes, (f, notes)
+PY
+text=$("$HEW_BIN" skills --cwd "$work")
+grep -q "^release-notes (project)  Write the release notes" <<<"$text" || fail "hew skills: $text"
+
 # Switched off: no SKILLS section, no use_skill tool.
 mkdir -p "$work/.hew" && echo '{"skills": false}' >"$work/.hew/config.json"
 fake_start "$here/data/history_done_scenario.json"
@@ -92,4 +109,5 @@ body = json.dumps(json.loads(open(sys.argv[1]).readline())["body"])
 assert "release-notes" not in body and "use_skill" not in body, "skills offered though off"
 PY
 fake_stop
+[[ $("$HEW_BIN" skills --cwd "$work") == "skills are off (the skills setting)" ]] || fail "hew skills when off"
 echo "skills: ok"
