@@ -112,8 +112,10 @@ int cli_history(int argc, char **argv);
 int cli_export(int argc, char **argv);
 int cli_import(int argc, char **argv);
 /* The stored tasks as the table `hew history` prints (newest first; search may be NULL,
- * limit <= 0: all); a new string, or NULL with the reason in err. */
-char *cli_history_table(const char *search, int limit, char *err, size_t errlen);
+ * limit <= 0: all; with a search, the best matches first, each followed by a line
+ * "  #N: snippet" of the message that matched, its matched words bold when bold is
+ * non-zero, else in [ ]); a new string, or NULL with the reason in err. */
+char *cli_history_table(const char *search, int limit, int bold, char *err, size_t errlen);
 /* The task --resume ID (checked to exist) or --continue (the workspace's newest) means: a
  * new string, or NULL after printing why. */
 char *cli_resume_target(const cli_options *co);
@@ -131,6 +133,10 @@ int cli_acp(int argc, char **argv);
 
 /* `hew doctor [--json] [options]` (argv after "doctor"); returns the exit status. */
 int cli_doctor(int argc, char **argv);
+/* `hew skills [--json] [options]` (skills_cmd.c): the exit status. cli_skills_text: the
+ * list /skills prints for the workspace of o (a new string, or NULL with err). */
+int cli_skills(int argc, char **argv);
+char *cli_skills_text(const hew_options *o, char *err, size_t errlen);
 
 /* `hew checkpoints|diff|restore ...` (cmd is the command word, argv after it); returns the
  * exit status (checkpoints.c). The _print functions do one of them for a task and print

@@ -69,6 +69,8 @@ static const struct cfg_def {
                            "read GEMINI.md files (and ~/.gemini/GEMINI.md)" },
     [CFG_RULES_CLINEIGNORE] = { "rules.clineignore", T_BOOL, 1, NULL,
                                 "show the model the .clineignore text" },
+    [CFG_SKILLS] = { "skills", T_BOOL, 1, NULL,
+                     "offer the Agent Skills (SKILL.md) of .hew/skills, .claude/skills, ..." },
     [CFG_ENV_ALLOW] = { "commands.env_allow", T_NAMES, 0, NULL,
                         "environment variables commands get although they look secret" },
     [CFG_COMMANDS_ALLOW] = { "commands.allow", T_STRS, 1, NULL,
@@ -871,6 +873,7 @@ static int load(cli_config *c, const cli_options *co, char *err, size_t errlen)
     set_num(c, CFG_SANDBOX_NETWORK, 0, "");
     for (int k = CFG_RULES_GLOBAL; k <= CFG_RULES_CLINEIGNORE; k++)
         set_num(c, k, 1, "");
+    set_num(c, CFG_SKILLS, 1, "");
 
     json_t *user = NULL, *project = NULL;
     int no_files = co && co->no_config;
@@ -1058,6 +1061,7 @@ int cli_config_apply(const cli_config *c, hew_options *o, char *err, size_t errl
     o->rules_claude = c->num[CFG_RULES_CLAUDE] != 0;
     o->rules_gemini = c->num[CFG_RULES_GEMINI] != 0;
     o->rules_clineignore = c->num[CFG_RULES_CLINEIGNORE] != 0;
+    o->skills = c->num[CFG_SKILLS] != 0;
     o->request_timeout_ms = c->num[CFG_REQUEST_TIMEOUT_S] * 1000;
     o->idle_timeout_ms = c->num[CFG_IDLE_TIMEOUT_S] * 1000;
     o->retry_base_delay_ms = c->num[CFG_RETRY_DELAY_MS];

@@ -51,6 +51,7 @@ enum cfg_key {
     CFG_RULES_CLAUDE,
     CFG_RULES_GEMINI,
     CFG_RULES_CLINEIGNORE,
+    CFG_SKILLS,
     CFG_ENV_ALLOW, /* commands.env_allow: the user's file only */
     CFG_COMMANDS_ALLOW, /* commands.allow: the user's file and flags only */
     CFG_COMMANDS_DENY,  /* commands.deny: both files and flags, merged */

@@ -5,6 +5,7 @@
  * What it prints for a person is sanitised (termsafe): titles, results and conversations
  * are the model's and the files' text; --json prints the stored bytes, JSON-escaped. */
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,13 +64,52 @@ static void short_title(sbuf *b, const char *t, size_t max)
     sbuf_printf(b, "%.*s%s", (int)n, t, cut ? "…" : "");
 }
 
-char *cli_history_table(const char *search, int limit, char *err, size_t errlen)
+/* A search hit's line under its task: "  #N: " and the snippet on one line, each marked
+ * word (between U+0002 and U+0003, hew.h) bold, or in [ ] without styles; the text
+ * sanitised piece by piece, hew's own styles added after. */
+static void snippet_line(sbuf *b, long long index, const char *snip, int bold)
+{
+    sbuf_printf(b, "  #%lld: ", index);
+    bool in = false;
+    const char *p = snip;
+    while (*p) {
+        size_t n = strcspn(p, "\x02\x03\r\n\t");
+        termsafe_add(b, p, n);
+        p += n;
+        if (!*p)
+            break;
+        if (*p == '\x02' || *p == '\x03') {
+            bool open = *p == '\x02';
+            if (open != in)
+                sbuf_printf(b, "%s", bold ? (open ? "\033[1m" : "\033[22m") : (open ? "[" : "]"));
+            in = open;
+        } else {
+            sbuf_printf(b, " "); /* one line: line breaks and tabs as spaces */
+        }
+        p++;
+    }
+    if (in)
+        sbuf_printf(b, "%s", bold ? "\033[22m" : "]");
+    sbuf_printf(b, "\n");
+}
+
+char *cli_history_table(const char *search, int limit, int bold, char *err, size_t errlen)
 {
     char *js = NULL;
     if (hew_history_json(NULL, search, NULL, limit, &js, err, errlen) != HEW_OK)
         return NULL;
     json_t *arr = json_loads(js, 0, NULL);
     hew_free(js);
+    /* the snippets are taken out before the rest is sanitised: their marks are control
+     * characters, sanitised around (snippet_line) */
+    json_t *snips = json_array();
+    size_t k;
+    json_t *item;
+    json_array_foreach(arr, k, item) {
+        json_t *sn = json_object_get(item, "snippet");
+        json_array_append(snips, json_is_string(sn) ? sn : json_null());
+        json_object_del(item, "snippet");
+    }
     termsafe_json(arr);
     sbuf b = SBUF_INIT;
     if (!json_array_size(arr)) {
@@ -89,9 +129,13 @@ char *cli_history_table(const char *search, int limit, char *err, size_t errlen)
                         tok, json_number_value(json_object_get(t, "cost")));
             short_title(&b, jstr(t, "title"), 60);
             sbuf_printf(&b, "\n");
+            const char *snip = json_string_value(json_array_get(snips, i));
+            if (snip && json_is_integer(json_object_get(t, "match_index")))
+                snippet_line(&b, jint(t, "match_index"), snip, bold);
         }
     }
     json_decref(arr);
+    json_decref(snips);
     return sbuf_detach(&b);
 }
 
@@ -163,12 +207,20 @@ static int show(const char *id, int as_json)
     return 0;
 }
 
+/* Styles on standard output: a terminal, and NO_COLOR unset or empty. */
+static int use_bold(void)
+{
+    const char *no_color = getenv("NO_COLOR");
+    return isatty(1) && !(no_color && *no_color);
+}
+
 static int usage_error(const char *msg)
 {
     fprintf(stderr, "hew: %s\n"
-                    "usage: hew history [--json] [--limit N] [SEARCH]   the stored tasks, newest first\n"
-                    "       hew history show [--json] ID              one task and its conversation\n"
-                    "       hew history delete ID                     forget a task\n"
+                    "usage: hew history [--json] [--limit N] [--] [SEARCH]  the stored tasks, newest\n"
+                    "                                  first; SEARCH: words in their messages\n"
+                    "       hew history show [--json] ID   one task and its conversation\n"
+                    "       hew history delete ID          forget a task\n"
                     "       hew export ID DIR   |   hew import DIR [--cwd WORKSPACE]\n",
             msg);
     return 2;
@@ -179,9 +231,16 @@ int cli_history(int argc, char **argv)
     int as_json = 0, limit = 0;
     const char *words[3] = { NULL, NULL, NULL };
     int nw = 0;
+    bool words_only = false; /* after "--": a search starting with '-' */
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--json") == 0) {
+        if (words_only || (a[0] != '-' || !a[1])) {
+            if (nw == 3)
+                return usage_error("too many words");
+            words[nw++] = a;
+        } else if (strcmp(a, "--") == 0) {
+            words_only = true;
+        } else if (strcmp(a, "--json") == 0) {
             as_json = 1;
         } else if (strcmp(a, "--limit") == 0 && i + 1 < argc) {
             char *end;
@@ -192,12 +251,9 @@ int cli_history(int argc, char **argv)
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage_error("the task history");
             return 0;
-        } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option for history");
-        } else if (nw < 3) {
-            words[nw++] = a;
         } else {
-            return usage_error("too many words");
+            return usage_error("unknown option for history (a search starting with '-' "
+                               "goes after --)");
         }
     }
     char err[512] = "";
@@ -219,7 +275,7 @@ int cli_history(int argc, char **argv)
     if (as_json)
         (void)hew_history_json(NULL, words[0], NULL, limit, &out, err, sizeof err);
     else
-        out = cli_history_table(words[0], limit, err, sizeof err);
+        out = cli_history_table(words[0], limit, use_bold(), err, sizeof err);
     if (!out) {
         fprintf(stderr, "hew: %s\n", err);
         return 1;

@@ -1361,12 +1361,28 @@ void interactive_cmd_new(struct ui *u, const char *name, const char *arg)
     say(u, "%s", "the next message starts a new task");
 }
 
+/* /skills */
+void interactive_cmd_skills(struct ui *u, const char *name, const char *arg)
+{
+    (void)name;
+    (void)arg;
+    char err[512] = "";
+    char *text = cli_skills_text(&u->base, err, sizeof err);
+    leave_live(u);
+    if (text)
+        fputs(text, stdout);
+    else
+        fprintf(stderr, "hew: %s\n", err);
+    fflush(stdout);
+    free(text);
+}
+
 /* /history [SEARCH] */
 void interactive_cmd_history(struct ui *u, const char *name, const char *arg)
 {
     (void)name;
     char err[512] = "";
-    char *table = cli_history_table(*arg ? arg : NULL, 20, err, sizeof err);
+    char *table = cli_history_table(*arg ? arg : NULL, 20, u->color, err, sizeof err);
     leave_live(u);
     if (table)
         fputs(table, stdout);

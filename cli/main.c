@@ -234,6 +234,8 @@ int main(int argc, char **argv)
         return cli_batch(argc - 2, argv + 2);
     if (strcmp(cmd, "history") == 0)
         return cli_history(argc - 2, argv + 2);
+    if (strcmp(cmd, "skills") == 0)
+        return cli_skills(argc - 2, argv + 2);
     if (strcmp(cmd, "checkpoints") == 0 || strcmp(cmd, "diff") == 0 ||
         strcmp(cmd, "restore") == 0)
         return cli_checkpoints(cmd, argc - 2, argv + 2);

@@ -28,6 +28,8 @@ static const slashcmd commands[] = {
       interactive_cmd_checkpoint },
     { "mcp", NULL, "[reload]", "the MCP servers and their tools; reload re-reads mcp.json",
       interactive_cmd_mcp },
+    { "skills", NULL, NULL, "the Agent Skills (SKILL.md) the model is offered",
+      interactive_cmd_skills },
     { "help", "?", NULL, "these commands and keys", interactive_cmd_help },
     { "exit", "quit", NULL, "leave hew (Ctrl-D does too)", interactive_cmd_exit },
 };

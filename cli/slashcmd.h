@@ -63,5 +63,6 @@ void interactive_cmd_history(struct ui *u, const char *name, const char *arg);
 void interactive_cmd_resume(struct ui *u, const char *name, const char *arg);
 void interactive_cmd_checkpoint(struct ui *u, const char *name, const char *arg);
 void interactive_cmd_mcp(struct ui *u, const char *name, const char *arg);
+void interactive_cmd_skills(struct ui *u, const char *name, const char *arg);
 
 #endif

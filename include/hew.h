@@ -262,6 +262,11 @@ typedef struct hew_options {
      * CLAUDE.md files (with CLAUDE.local.md, .claude/CLAUDE.md, ~/.claude/CLAUDE.md and
      * their @path imports) and Gemini CLI's GEMINI.md files (and ~/.gemini/GEMINI.md). */
     int rules_claude, rules_gemini;
+    /* Agent Skills (docs/skills.md): the SKILL.md folders of the workspace's .hew/skills,
+     * .claude/skills and .agents/skills and the user's ~/.config/hew/skills and
+     * ~/.claude/skills, offered by name and description, loaded by the model with the
+     * use_skill tool when a task needs one. Default 1; 0: none offered. */
+    int skills;
     /* The sandbox of the commands the model runs (issue #19; docs/sandbox.md). mode:
      * NULL or "auto" (default): a command the user approved by hand runs unconfined (the
      * user read it), every other one (auto-approved, yolo, unattended) under
@@ -504,9 +509,17 @@ HEW_API void hew_replay_free(hew_replay *r);
  * "cost" (USD), "requests" (hew_totals), "messages" (API messages stored)}. Strings returned
  * in *out are new (hew_free). */
 
-/* The tasks, newest first (last written first), as a JSON array. search NULL/"": all,
- * else a case-insensitive substring of the title, workspace, result or id; workspace
- * NULL: any, else only that directory's tasks; limit <= 0: no limit. */
+/* The tasks, newest first (last written first), as a JSON array. search NULL/"": all;
+ * else a full-text search of the messages: first the tasks whose messages hold every word
+ * of search (split at white space; the last word also matches as the start of a longer
+ * one; case and Latin diacritics ignored; quotes, *, -, OR, NEAR( are plain text), best
+ * match first, then the tasks whose title, workspace, result or id hold search as a
+ * case-insensitive substring but no message does, newest first. (Only the first 256 KiB
+ * of a message's text are searched.) When searching, each task also has "snippet": a
+ * window of the best matching message's text with each matched word between U+0002 and
+ * U+0003 (characters never in the text; "…" where text was left out), and "match_index":
+ * that message's index (its event's "index"); both null for a task that matched only by
+ * its row. workspace NULL: any, else only that directory's tasks; limit <= 0: no limit. */
 HEW_API hew_code hew_history_json(const hew_options *o, const char *search, const char *workspace,
                                   int limit, char **out, char *err, size_t errlen);
 /* One task as a JSON object; with_events non-zero adds "events": its messages as the
@@ -531,6 +544,14 @@ HEW_API hew_code hew_history_import(const hew_options *o, const char *dir, const
  * none. */
 HEW_API hew_code hew_history_latest(const hew_options *o, const char *workspace, char **out,
                                     char *err, size_t errlen);
+
+/* ---- Agent Skills --------------------------------------------------------------------
+ *
+ * The skills a task in workspace o->cwd (NULL: the current directory) would be offered
+ * (docs/skills.md): {"enabled": o->skills != 0, "skills": [{"name", "description",
+ * "path" (its SKILL.md), "scope" ("project" or "user")}], "notices": ["skill FILE left
+ * out: why", …]} (none found when enabled is false). A new string in *out (hew_free). */
+HEW_API hew_code hew_skills_json(const hew_options *o, char **out, char *err, size_t errlen);
 
 /* ---- Checkpoints ---------------------------------------------------------------------
  *

@@ -72,7 +72,7 @@ _hew() {
             --api-key-file --record --version --help" -- "$cur"))
     elif [[ $COMP_CWORD -eq 1 ]]; then
         COMPREPLY=($(compgen -W "config doctor history resume export import mcp trust checkpoints
-            diff restore debug help replay batch acp" -- "$cur"))
+            diff restore debug help replay batch skills acp" -- "$cur"))
     fi
 }
 complete -F _hew hew

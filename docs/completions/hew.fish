@@ -2,7 +2,7 @@
 # share/fish/vendor_completions.d/hew.fish. Completes subcommands, flags and their values.
 
 set -l hew_subcommands config doctor history resume export import mcp trust checkpoints \
-    diff restore debug help replay batch acp
+    diff restore debug help replay batch skills acp
 
 # __hew_approve: the --auto-approve kinds, after what was already typed up to the last comma.
 function __hew_approve
@@ -30,6 +30,7 @@ complete -c hew -n "not __fish_seen_subcommand_from $hew_subcommands" -a restore
 complete -c hew -n "not __fish_seen_subcommand_from $hew_subcommands" -a debug -d 'look inside hew'
 complete -c hew -n "not __fish_seen_subcommand_from $hew_subcommands" -a replay -d 'run a recorded task again, offline'
 complete -c hew -n "not __fish_seen_subcommand_from $hew_subcommands" -a batch -d 'run many tasks from a JSON-lines file'
+complete -c hew -n "not __fish_seen_subcommand_from $hew_subcommands" -a skills -d 'the Agent Skills the model is offered'
 complete -c hew -n "not __fish_seen_subcommand_from $hew_subcommands" -a acp -d "be an editor's agent (Agent Client Protocol)"
 
 # hew history show|delete ID; hew restore ID N files|task|both; hew debug WHAT.

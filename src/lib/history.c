@@ -3,6 +3,7 @@
  * ends. Each call opens the store (<data_dir>/hew.db, the rule of task/persist.c), does
  * one thing and closes it. Never prints or exits: errors are messages a user can act on. */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,8 +97,17 @@ hew_code hew_history_json(const hew_options *o, const char *search, const char *
         lib_set_err(err, errlen, e.msg);
     } else {
         json_t *arr = json_array();
+        bool searching = search && *search;
         for (size_t i = 0; arr && i < n; i++) {
             json_t *t = task_to_json(&items[i]);
+            if (t && searching) {
+                const store_task *m = &items[i];
+                json_object_set_new(t, "snippet",
+                                    m->snippet ? json_string(m->snippet) : json_null());
+                json_object_set_new(t, "match_index", m->match_index >= 0
+                                                          ? json_integer(m->match_index)
+                                                          : json_null());
+            }
             if (!t || json_array_append_new(arr, t) != 0) {
                 json_decref(arr);
                 arr = NULL;

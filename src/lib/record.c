@@ -136,6 +136,7 @@ void lib_record_manifest(hew_session *s, const char *text, const char *task_id, 
         { "rules_claude", st->rules_claude },
         { "rules_gemini", st->rules_gemini },
         { "rules_clineignore", st->rules_clineignore },
+        { "skills", st->skills },
     };
     const struct { const char *key; long long v; } numbers[] = {
         { "native_tools", st->native_tools },

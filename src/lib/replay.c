@@ -289,6 +289,7 @@ static const struct {
     OPT(rules_claude, 0, true), /* missing: a recording from before hew read them */
     OPT(rules_gemini, 0, true),
     OPT(rules_clineignore, 1, true),
+    OPT(skills, 0, true), /* missing: a recording from before hew offered skills */
     OPT(max_consecutive_mistakes, 3, false),
     OPT(auto_condense, -1, false),
 #undef OPT

@@ -42,6 +42,7 @@ void hew_options_init(hew_options *o)
     o->rules_global = o->rules_clinerules = o->rules_cursorrules = 1;
     o->rules_windsurfrules = o->rules_agents = o->rules_clineignore = 1;
     o->rules_claude = o->rules_gemini = 1;
+    o->skills = 1;
 }
 
 static char *dup_opt(const char *s)
@@ -224,6 +225,7 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
     st->rules_claude = o->rules_claude != 0;
     st->rules_gemini = o->rules_gemini != 0;
     st->rules_clineignore = o->rules_clineignore != 0;
+    st->skills = o->skills != 0;
     st->persist = o->persist != 0;
     st->data_dir = dup_opt(o->data_dir);
     st->max_cost_usd = o->max_cost_usd > 0 ? o->max_cost_usd : 0;

@@ -183,6 +183,21 @@ static hew_code inline_list(frontmatter *fm, size_t *cap, const char *s, size_t 
     return HEW_OK;
 }
 
+/* A line of a block scalar description, appended to it after a space. */
+static hew_code fold_line(frontmatter *fm, const char *s, size_t n)
+{
+    size_t have = fm->description ? strlen(fm->description) : 0;
+    char *d = realloc(fm->description, have + n + 2);
+    if (!d)
+        return HEW_E_NOMEM;
+    if (have)
+        d[have++] = ' ';
+    memcpy(d + have, s, n);
+    d[have + n] = '\0';
+    fm->description = d;
+    return HEW_OK;
+}
+
 static bool key_is(const char *s, size_t k, const char *name)
 {
     return strlen(name) == k && memcmp(s, name, k) == 0;
@@ -200,6 +215,7 @@ hew_code frontmatter_parse(const char *text, size_t len, frontmatter *fm, hew_er
     fm->present = true;
     /* in_paths: inside `paths:` waiting for `- item` lines; in_key: inside another key. */
     bool in_paths = false, in_key = false, seen_paths = false, closed = false;
+    bool in_desc = false; /* inside a block scalar description: its lines are folded */
     while (next_line(text, len, &pos, &l)) {
         lineno++;
         if (is_fence(l)) {
@@ -217,6 +233,12 @@ hew_code frontmatter_parse(const char *text, size_t len, frontmatter *fm, hew_er
         const char *s = l.s + ind;
         size_t n = l.n - ind;
         trim(&s, &n);
+        if (in_desc && ind > 0) {
+            if (fold_line(fm, s, n) != HEW_OK)
+                return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+            continue;
+        }
+        in_desc = false;
         if (s[0] == '-' && (n == 1 || s[1] == ' ')) {
             if (in_key)
                 continue; /* an item of a list we skip */
@@ -270,7 +292,9 @@ hew_code frontmatter_parse(const char *text, size_t len, frontmatter *fm, hew_er
             size_t used = 0;
             bool malformed = false;
             if (vn == 0 || v[0] == '|' || v[0] == '>') {
-                in_key = true; /* a block scalar: not read */
+                free(fm->description); /* a block scalar: its lines, folded */
+                fm->description = NULL;
+                in_desc = true;
                 continue;
             }
             char *d = scalar(v, vn, false, &used, &malformed);
@@ -278,6 +302,16 @@ hew_code frontmatter_parse(const char *text, size_t len, frontmatter *fm, hew_er
                 return hew_err_set(err, HEW_E_NOMEM, "out of memory");
             free(fm->description);
             fm->description = d; /* a malformed one is no description */
+            continue;
+        }
+        if (key_is(s, k, "name") && vn && v[0] != '|' && v[0] != '>') {
+            size_t used = 0;
+            bool malformed = false;
+            char *nm = scalar(v, vn, false, &used, &malformed);
+            if (!nm && !malformed)
+                return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+            free(fm->name);
+            fm->name = nm; /* a malformed one is no name */
             continue;
         }
         if (!key_is(s, k, "paths") && !globs) {
@@ -341,5 +375,6 @@ void frontmatter_release(frontmatter *fm)
         free(fm->paths[i]);
     free(fm->paths);
     free(fm->description);
+    free(fm->name);
     *fm = (frontmatter)FRONTMATTER_INIT;
 }

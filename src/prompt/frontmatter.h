@@ -18,7 +18,9 @@
  * Cursor's rule files (.mdc) say the same with other keys, which are read too:
  * `globs:` (a list like `paths:`, or one plain value of comma-separated globs, which may
  * start with `*` — `globs: *.ts, *.tsx` — though YAML would take that for an alias),
- * `alwaysApply: true|false`, and `description:` (a plain or quoted one-line value).  Items may
+ * `alwaysApply: true|false`, and `description:` (a plain or quoted one-line value, or a
+ * block scalar — `description: >` or `|` with indented lines below — read folded into one
+ * line). Agent Skills (SKILL.md) add `name:` (a plain or quoted one-line value).  Items may
  * be plain, 'single-quoted' ('' is a quote) or "double-quoted" (\" and \\ escapes); a
  * ` #` starts a comment after a plain item. Blank lines and `#` comment lines are
  * skipped. `paths:` with nothing after it is the same as no `paths:` key (the rule is
@@ -43,16 +45,17 @@ typedef struct frontmatter {
     size_t body;    /* offset of the first byte after the block (0 when not present) */
     int always_apply;  /* `alwaysApply:` 1 true, 0 false, -1 not given */
     char *description; /* `description:`, or NULL */
+    char *name;        /* `name:`, or NULL */
 } frontmatter;
 
-#define FRONTMATTER_INIT { false, false, NULL, 0, 0, -1, NULL }
+#define FRONTMATTER_INIT { false, false, NULL, 0, 0, -1, NULL, NULL }
 
 /* Read the front matter of text[0..len). HEW_OK: *fm is filled (present false when the
  * text does not start with "---"). HEW_E_INVALID: the block is malformed (err says
  * where); *fm is left empty. HEW_E_NOMEM. */
 hew_code frontmatter_parse(const char *text, size_t len, frontmatter *fm, hew_err *err);
 
-/* Free the globs; fm can be reused after. */
+/* Free the globs and strings; fm can be reused after. */
 void frontmatter_release(frontmatter *fm);
 
 #endif

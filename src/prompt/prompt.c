@@ -70,6 +70,8 @@ bool prompt_tool_offered(const prompt_ctx *ctx, const tool_def *def)
         return false;
     if (ctx->native_tools && tool_is(def, TOOL_MCP_GATEWAY))
         return false;
+    if (tool_is(def, TOOL_SKILLS) && !set(ctx->skills))
+        return false;
     return true;
 }
 
@@ -688,6 +690,17 @@ static void section_custom(const prompt_ctx *ctx, buf *out)
     }
 }
 
+/* The skills: names and descriptions only; use_skill loads one (prompt/skills.h). */
+static void section_skills(const prompt_ctx *ctx, buf *out)
+{
+    buf_puts(out, "SKILLS\n\n"
+                  "Skills are instructions for particular kinds of tasks, kept out of this "
+                  "prompt until needed. When the user's task matches a skill's description, "
+                  "load the skill with the use_skill tool before doing the work, then follow "
+                  "its instructions. Only these skills exist:\n\n");
+    buf_puts(out, ctx->skills);
+}
+
 void prompt_build(const prompt_ctx *ctx, buf *out)
 {
     section_role(out);
@@ -711,7 +724,10 @@ void prompt_build(const prompt_ctx *ctx, buf *out)
         buf_puts(out, SECTION_SEP);
         section_modes(ctx, out);
     }
-    buf_puts(out, SECTION_SEP);
+    if (set(ctx->skills)) {
+        buf_puts(out, SECTION_SEP);
+        section_skills(ctx, out);
+    }    buf_puts(out, SECTION_SEP);
     section_capabilities(ctx, out);
     buf_puts(out, SECTION_SEP);
     section_rules(ctx, out);

@@ -61,6 +61,8 @@ typedef struct prompt_ctx {
     const char *language;    /* preferred language ("German"); NULL or "": none */
     const char *rules;       /* rendered rules (rules_render); NULL or "": none */
     const char *clineignore; /* the .clineignore text; NULL or "": none */
+    const char *skills;      /* the skills' list (skills_render); NULL or "": none, and
+                                use_skill (TOOL_SKILLS) is not offered */
 } prompt_ctx;
 
 /* Defaults: MODE_ACT, everything else empty/false. */

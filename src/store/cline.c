@@ -12,6 +12,7 @@
 #include "sys/clock.h"
 #include "sys/path.h"
 #include "store/jload.h"
+#include "store/fts.h"
 #include "store/store_internal.h"
 
 #define CLINE_FILE_MAX ((size_t)1 << 30)
@@ -449,7 +450,8 @@ hew_code store_task_import(store *s, const char *dir, const char *workspace, cha
         sqlite3_int64 at = json_is_integer(idx) && json_integer_value(idx) >= 0
                                ? json_integer_value(idx)
                                : (sqlite3_int64)i;
-        if ((rc = put_row(s, ST_UI_PUT, tid, at, m, &b, err)) != HEW_OK)
+        if ((rc = put_row(s, ST_UI_PUT, tid, at, m, &b, err)) != HEW_OK ||
+            (rc = fts_index(s, tid, (long)at, b.data ? b.data : "", b.len, err)) != HEW_OK)
             goto fail;
     }
     json_array_foreach(rewrites, i, m)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "sys/clock.h"
 #include "sys/datadir.h"
 #include "sys/path.h"
+#include "store/fts.h"
 #include "store/jload.h"
 #include "store/store_internal.h"
 
@@ -108,10 +110,22 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (tid, ord, seq)"
     ") STRICT;"
     "PRAGMA user_version = 4;",
+    /* 4 → 5: msg_fts, the full-text index of the messages' text (store/fts.h: rowid
+     * tid << 32 | idx, the text cut to STORE_FTS_BYTES), filled from the stored messages
+     * by fts_fill (migration_code below). */
+    "CREATE VIRTUAL TABLE msg_fts USING fts5(text, "
+    "  tokenize = 'unicode61 remove_diacritics 2');"
+    "PRAGMA user_version = 5;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
                "one migration per schema version");
+
+/* What a migration does beyond its SQL, in the same transaction, after it: code for what
+ * SQL cannot say (folding a message's parts with a cap). */
+static hew_code (*const migration_code[STORE_SCHEMA_VERSION])(store *, hew_err *) = {
+    [4] = fts_fill,
+};
 
 #define TASK_COLUMNS                                                                        \
     "id, workspace, title, provider, model, mode, status, result, created_ms, updated_ms, " \
@@ -179,6 +193,28 @@ static const char *const sql[ST__COUNT] = {
     [ST_DEL_RW] = "DELETE FROM context_rewrites WHERE tid = ?1",
     [ST_DEL_PARTS] = "DELETE FROM ui_parts WHERE tid = ?1",
     [ST_DEL_TASK] = "DELETE FROM tasks WHERE tid = ?1",
+    [ST_FTS_DEL] = "DELETE FROM msg_fts WHERE rowid = ?1",
+    [ST_FTS_ADD] = "INSERT INTO msg_fts (rowid, text) VALUES (?1, ?2)",
+    [ST_FTS_DEL_RANGE] = "DELETE FROM msg_fts WHERE rowid >= ?1 AND rowid <= ?2",
+    [ST_FTS_PARTS] = "SELECT rowid, off, length(text) FROM ui_parts WHERE tid = ?1 AND idx = ?2 "
+                     "ORDER BY seq",
+    /* The tasks whose messages match ?5 (an FTS5 expression), by their best message
+     * (rank, FTS5's bm25: lower is better — bm25() itself is refused inside an aggregate;
+     * the bare column r of min() is that message's rowid), then
+     * those whose row matches ?1 as ST_LIST's does. The snippet is made only for the
+     * best message of each task. */
+    [ST_SEARCH] =
+        "WITH best AS (SELECT r >> 32 AS tid, r, min(score) AS score FROM "
+        "  (SELECT rowid AS r, rank AS score FROM msg_fts WHERE msg_fts MATCH ?5) "
+        "  GROUP BY r >> 32) "
+        "SELECT " TASK_COLUMNS ", b.r & 4294967295, "
+        "  (SELECT snippet(msg_fts, 0, char(2), char(3), '…', 16) FROM msg_fts "
+        "   WHERE msg_fts MATCH ?5 AND rowid = b.r) "
+        "FROM tasks t LEFT JOIN best b ON b.tid = t.tid "
+        "WHERE (b.tid IS NOT NULL OR title LIKE ?1 ESCAPE '\\' OR workspace LIKE ?1 "
+        "ESCAPE '\\' OR coalesce(result, '') LIKE ?1 ESCAPE '\\' OR id LIKE ?1 "
+        "ESCAPE '\\') AND (?2 IS NULL OR workspace = ?2) "
+        "ORDER BY b.score IS NULL, b.score, updated_ms DESC, id DESC LIMIT ?3 OFFSET ?4",
 };
 
 /* ---- small helpers ------------------------------------------------------------------------ */
@@ -400,7 +436,8 @@ static hew_code migrate(store *s, hew_err *err)
     if ((rc = user_version(s, &v, err)) != HEW_OK) /* another process may have migrated */
         goto fail;
     for (; v < STORE_SCHEMA_VERSION; v++)
-        if ((rc = exec(s, migrations[v], "migrating the schema", err)) != HEW_OK)
+        if ((rc = exec(s, migrations[v], "migrating the schema", err)) != HEW_OK ||
+            (migration_code[v] && (rc = migration_code[v](s, err)) != HEW_OK))
             goto fail;
     return tx_commit(s, err);
 fail:
@@ -543,6 +580,7 @@ void store_task_release(store_task *t)
     free(t->mode);
     free(t->status);
     free(t->result);
+    free(t->snippet);
     memset(t, 0, sizeof *t);
 }
 
@@ -783,6 +821,7 @@ static hew_code read_task(sqlite3_stmt *st, store_task *t, hew_err *err)
     t->api_count = sqlite3_column_int64(st, 17);
     t->ui_count = sqlite3_column_int64(st, 18);
     t->requests = sqlite3_column_int64(st, 19);
+    t->match_index = -1;
     if (!t->id || !t->workspace || !t->title || !t->provider || !t->model || !t->mode ||
         !t->status || (sqlite3_column_type(st, 7) != SQLITE_NULL && !t->result)) {
         store_task_release(t);
@@ -1004,6 +1043,7 @@ static hew_code ui_write(store *s, const char *id, long index, const char *json,
             HEW_OK ||
         (rc = bind_step(s, ST_PART_DROP, tid, index, NULL, 0, "dropping a UI message's parts",
                         err)) != HEW_OK ||
+        (rc = fts_index(s, tid, index, json, len, err)) != HEW_OK ||
         (rc = touch(s, tid, err)) != HEW_OK) {
         tx_rollback(s);
         return rc;
@@ -1250,6 +1290,8 @@ static hew_code ui_row_final(store *s, const char *id, sqlite3_int64 tid, long i
     if (rc == HEW_OK)
         rc = bind_step(s, ST_UI_SET, tid, index, out->data, out->len, "finishing a UI message",
                        err);
+    if (rc == HEW_OK) /* the final text: the row's and its parts' (the first of it) */
+        rc = fts_index(s, tid, index, out->data, out->len, err);
     trim(out);
     return rc;
 }
@@ -1298,6 +1340,8 @@ hew_code store_ui_truncate(store *s, const char *id, size_t len, hew_err *err)
     if (rc == HEW_OK)
         rc = bind_step(s, ST_PART_TRUNC, tid, (sqlite3_int64)len, NULL, 0,
                        "cutting the UI messages' parts", err);
+    if (rc == HEW_OK)
+        rc = fts_forget_from(s, tid, len > (size_t)LONG_MAX ? LONG_MAX : (long)len, err);
     return write_end(s, tid, rc, err);
 }
 
@@ -1832,6 +1876,18 @@ void store_task_list_free(store_task *items, size_t n)
     free(items);
 }
 
+/* Fill a search row's snippet and match_index (the two columns after TASK_COLUMNS; NULL
+ * when only its row matched). */
+static hew_code read_match(sqlite3_stmt *st, store_task *t, hew_err *err)
+{
+    if (sqlite3_column_type(st, 20) == SQLITE_NULL)
+        return HEW_OK;
+    t->match_index = sqlite3_column_int64(st, 20);
+    if (sqlite3_column_type(st, 21) != SQLITE_NULL && !(t->snippet = col_dup(st, 21)))
+        return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    return HEW_OK;
+}
+
 hew_code store_task_list(store *s, const store_query *q, store_task **items, size_t *n,
                          hew_err *err)
 {
@@ -1843,10 +1899,17 @@ hew_code store_task_list(store *s, const store_query *q, store_task **items, siz
     hew_code rc = store_flush_held(s, err);
     if (rc != HEW_OK)
         return rc;
-    sqlite3_stmt *st = st_get(s, ST_LIST, err);
-    if (!st)
+    buf pat = BUF_INIT(0), match = BUF_INIT(0);
+    bool search = q->text && *q->text && fts_query(q->text, &match);
+    if ((rc = buf_check(&match, "search", err)) != HEW_OK) {
+        buf_release(&match);
+        return rc;
+    }
+    sqlite3_stmt *st = st_get(s, search ? ST_SEARCH : ST_LIST, err);
+    if (!st) {
+        buf_release(&match);
         return err ? err->code : HEW_E_IO;
-    buf pat = BUF_INIT(0);
+    }
     if (q->text && *q->text) {
         buf_putc(&pat, '%');
         for (const char *p = q->text; *p; p++) {
@@ -1857,6 +1920,7 @@ hew_code store_task_list(store *s, const store_query *q, store_task **items, siz
         buf_putc(&pat, '%');
         if ((rc = buf_check(&pat, "search pattern", err)) != HEW_OK) {
             buf_release(&pat);
+            buf_release(&match);
             return rc;
         }
         sqlite3_bind_text(st, 1, pat.data, (int)pat.len, SQLITE_STATIC);
@@ -1864,6 +1928,8 @@ hew_code store_task_list(store *s, const store_query *q, store_task **items, siz
     st_bind_text(st, 2, q->workspace, false);
     sqlite3_bind_int64(st, 3, q->limit ? (sqlite3_int64)q->limit : -1);
     sqlite3_bind_int64(st, 4, (sqlite3_int64)q->offset);
+    if (search)
+        sqlite3_bind_text(st, 5, match.data, (int)match.len, SQLITE_STATIC);
     size_t cap = 0;
     store_task *v = NULL;
     int src;
@@ -1881,11 +1947,14 @@ hew_code store_task_list(store *s, const store_query *q, store_task **items, siz
         if ((rc = read_task(st, &v[*n], err)) != HEW_OK)
             break;
         (*n)++;
+        if (search && (rc = read_match(st, &v[*n - 1], err)) != HEW_OK)
+            break;
     }
     if (rc == HEW_OK && src != SQLITE_DONE)
         rc = st_err(s, src, "listing tasks", err);
     st_done(st);
     buf_release(&pat);
+    buf_release(&match);
     if (rc != HEW_OK) {
         store_task_list_free(v, *n);
         *n = 0;
@@ -2022,7 +2091,8 @@ hew_code store_task_delete(store *s, const char *id, hew_err *err)
     sqlite3_int64 tid;
     static const store_stmt dels[] = { ST_DEL_API, ST_DEL_APARTS, ST_DEL_UI,
                                        ST_DEL_PARTS, ST_DEL_RW,    ST_DEL_TASK };
-    if ((rc = store_tid(s, id, &tid, err)) != HEW_OK)
+    if ((rc = store_tid(s, id, &tid, err)) != HEW_OK ||
+        (rc = fts_forget_from(s, tid, 0, err)) != HEW_OK)
         goto fail;
     for (size_t i = 0; i < sizeof dels / sizeof dels[0]; i++) {
         sqlite3_stmt *st = st_get(s, dels[i], err);

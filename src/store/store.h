@@ -49,7 +49,10 @@
  * forward in one transaction and refuses a newer one. STRICT tables: tasks,
  * api_messages (task, ord, json), ui_messages (task, idx, json), ui_parts (task, idx,
  * seq, off, total, text: the appends to a partial UI message, store_ui_append),
- * context_rewrites (task, seq, msg, block, text).
+ * context_rewrites (task, seq, msg, block, text), and msg_fts, an FTS5 index of the
+ * messages' text (store_task_list's search).
+ *   5: msg_fts (filled from the messages already stored when a database is migrated).
+ *   4: api_parts (an API message of megabytes is stored in parts).
  *   3: ui_parts (a growing message is stored by appends, not rewritten whole).
  *   2: tasks.requests.
  * A database of an older version is migrated on open; an older hew refuses a newer one
@@ -65,7 +68,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 #define STORE_ID_MAX 64
 
 typedef struct store store;
@@ -126,7 +129,16 @@ typedef struct store_task {
     int64_t deleted_start, deleted_end;
     int64_t api_count;    /* filled by get/list/load: API messages stored */
     int64_t ui_count;     /* filled by get/list/load: UI messages stored */
+    /* filled by store_task_list when its search matched a message's text, else NULL/-1: */
+    char *snippet;        /* FTS5's snippet of the best match: the matched words between
+                             STORE_MARK_OPEN and STORE_MARK_CLOSE, "…" where text was left out */
+    int64_t match_index;  /* the index of that UI message */
 } store_task;
+
+/* The marks around a matched word in store_task.snippet: U+0002 and U+0003, which never
+ * occur in the indexed text (they are indexed as spaces), so the marks are unambiguous. */
+#define STORE_MARK_OPEN '\x02'
+#define STORE_MARK_CLOSE '\x03'
 
 #define STORE_TASK_INIT { 0 }
 
@@ -255,8 +267,9 @@ hew_code store_task_load(store *s, const char *id, store_loaded *out, hew_err *e
 /* ---- history -------------------------------------------------------------------------------- */
 
 typedef struct store_query {
-    const char *text;      /* NULL/"": all; else a case-insensitive (ASCII) substring of
-                              the title, workspace, result or id */
+    const char *text;      /* NULL/"": all; else words searched in the messages' text
+                              (below), or a case-insensitive (ASCII) substring of the title,
+                              workspace, result or id */
     const char *workspace; /* NULL: any; else exactly this workspace */
     size_t limit;          /* 0: no limit */
     size_t offset;
@@ -264,8 +277,21 @@ typedef struct store_query {
 
 #define STORE_QUERY_INIT { NULL, NULL, 0, 0 }
 
+#define STORE_FTS_BYTES ((size_t)256 << 10) /* how much of a message's text is indexed */
+
 /* Tasks newest first (by updated_ms, then id). *items is a new array of *n rows
- * (counts filled) the caller frees with store_task_list_free. */
+ * (counts filled) the caller frees with store_task_list_free.
+ * With a search text: first the tasks whose messages hold all its words, best match first
+ * (FTS5's bm25 over the task's best-matching message; each row's snippet and match_index
+ * say which message and where), then those whose title, workspace, result or id hold the
+ * text as a substring but no message does, newest first. The words are the text split at
+ * white space, each searched as a word of its own (FTS5 syntax in it — quotes, *, -, AND,
+ * OR, NEAR( — is plain text), the last one also as the start of a longer word (so a word
+ * being typed matches); case, and diacritics of Latin letters, are ignored.
+ * The index holds the text of every final UI message that has one, its first
+ * STORE_FTS_BYTES (a longer message is searched by its beginning): kept in sync by
+ * every write (a message written final, finished by store_ui_finish, replaced, cut by
+ * store_ui_truncate, deleted with its task, imported). */
 hew_code store_task_list(store *s, const store_query *q, store_task **items, size_t *n,
                          hew_err *err);
 void store_task_list_free(store_task *items, size_t n);

@@ -52,6 +52,11 @@ typedef enum store_stmt {
     ST_DEL_RW,
     ST_DEL_PARTS,
     ST_DEL_TASK,
+    ST_FTS_DEL,      /* the index row of one message (store/fts.c) */
+    ST_FTS_ADD,
+    ST_FTS_DEL_RANGE,
+    ST_FTS_PARTS,    /* a message's parts: rowid, off, length (read by blob reads) */
+    ST_SEARCH,       /* store_task_list with a search of the messages' text */
     ST__COUNT
 } store_stmt;
 

@@ -218,6 +218,12 @@ static void env_set_mode(tool_env *env, mode_kind mode)
     task_mode_set(task_of(env), mode);
 }
 
+static hew_code env_use_skill(tool_env *env, const char *name, const char *path, buf *out,
+                              hew_err *err)
+{
+    return task_use_skill(task_of(env), name, path, out, err);
+}
+
 static mode_kind env_mode_now(tool_env *env)
 {
     return task_mode_get(task_of(env));
@@ -245,6 +251,7 @@ void executor_env_init(hew_task *t)
     e->accept_summary = env_accept_summary;
     e->auto_approved = env_auto_approved;
     e->hand_over = env_hand_over;
+    e->use_skill = env_use_skill;
     /* (the key hew uses is a registered secret since hew_session_new: it never reaches a
      * child process, whatever variable it came from) */
     e->env_allow = (const char *const *)t->settings->env_allow;

@@ -4,15 +4,20 @@
  * than RULES_TTL_MS and rendered for the paths the latest user message names. Only this
  * file touches hew_task.rules. Task thread only; says nothing. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "mcp/hub.h"
 #include "prompt/prompt.h"
+#include "base/log.h"
 #include "prompt/rules.h"
+#include "prompt/skills.h"
 #include "sys/clock.h"
 #include "task/task.h"
 #include "tools/registry.h"
 
 #define RULES_TTL_MS 15000
+
+static void rules_refresh(hew_task *t);
 
 void task_prompt_ctx(hew_task *t, prompt_ctx *pc)
 {
@@ -36,6 +41,8 @@ void task_prompt_ctx(hew_task *t, prompt_ctx *pc)
     pc->condensing = task_condense_asked(t);
     pc->language = t->settings->language;
     pc->tools = registry_tools(&pc->ntools);
+    rules_refresh(t);
+    pc->skills = t->rules.skills_text.data; /* offers use_skill when there are skills */
     const mcp_snapshot *snap = task_mcp_snapshot(t);
     if (snap) {
         pc->mcp = snap->servers;
@@ -59,6 +66,44 @@ static size_t paths_in_play(const hew_task *t, char **out, size_t cap)
     return count;
 }
 
+/* The skills, found again with the rules: what is left out goes to the log once per
+ * change of the list. */
+static void skills_refresh(hew_task *t)
+{
+    task_rules_part *r = &t->rules;
+    skills_set fresh = SKILLS_SET_INIT;
+    skills_opts so = { .project = true, .user = true, .config_dir = NULL, .home = NULL };
+    if (t->settings->skills && skills_load(t->settings->cwd, &so, &fresh, NULL) != HEW_OK)
+        skills_set_release(&fresh); /* out of memory: none offered */
+    if (fresh.notices.len && (!r->skills.notices.data ||
+                              strcmp(fresh.notices.data, r->skills.notices.data) != 0))
+        hew_log(HEW_LOG_WARN, "skills", "%s", fresh.notices.data);
+    skills_set_release(&r->skills);
+    r->skills = fresh;
+    buf_reset(&r->skills_text);
+    skills_render(&r->skills, &r->skills_text);
+}
+
+hew_code task_use_skill(hew_task *t, const char *name, const char *path, buf *out,
+                        hew_err *err)
+{
+    const skill *sk = skills_find(&t->rules.skills, name);
+    if (!sk) {
+        buf names = BUF_INIT(0);
+        for (size_t i = 0; i < t->rules.skills.n; i++)
+            buf_printf(&names, "%s%s", i ? ", " : "", t->rules.skills.items[i].name);
+        hew_code rc = hew_err_set(err, HEW_E_NOTFOUND, "There is no skill \"%s\". The skills "
+                                  "are: %s.", name, names.data ? names.data : "(none)");
+        buf_release(&names);
+        return rc;
+    }
+    hew_code rc = skills_use(sk, path, out, err);
+    if (rc == HEW_E_ESCAPE)
+        hew_err_set(err, rc, "%s is not a file of the skill %s: use_skill reads only files "
+                    "inside %s.", path, sk->name, sk->dir);
+    return rc;
+}
+
 /* The rule files: read again when older than RULES_TTL_MS (reading walks the workspace
  * for AGENTS.md files, which a big tree makes slow). */
 static void rules_refresh(hew_task *t)
@@ -80,6 +125,7 @@ static void rules_refresh(hew_task *t)
         rules_set_release(&r->set);
     r->loaded = rules_load(st->cwd, &ro, &r->set, NULL) == HEW_OK;
     r->loaded_ms = clock_now_ms();
+    skills_refresh(t);
 }
 
 char *task_prompt_system(hew_task *t, prompt_ctx *pc)
@@ -107,4 +153,6 @@ void task_prompt_release(hew_task *t)
     if (t->rules.loaded)
         rules_set_release(&t->rules.set);
     t->rules.loaded = false;
+    skills_set_release(&t->rules.skills);
+    buf_release(&t->rules.skills_text);
 }

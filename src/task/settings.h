@@ -39,6 +39,7 @@ typedef struct task_settings {
     char *language;             /* NULL: none */
     bool rules_global, rules_clinerules, rules_cursorrules, rules_windsurfrules, rules_agents,
         rules_clineignore, rules_claude, rules_gemini;
+    bool skills;                /* offer Agent Skills (prompt/skills.h) */
     bool persist;               /* keep the conversation in the store (hew.db) */
     char *data_dir;             /* NULL: $XDG_DATA_HOME/hew */
     char **env_allow;           /* hew_options.env_allow copied (NULL-terminated), or NULL */

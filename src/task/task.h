@@ -59,6 +59,7 @@
 #include "hooks/hooks.h"
 #include "parse/parser.h"
 #include "prompt/rules.h"
+#include "prompt/skills.h"
 #include "task/settings.h"
 #include "task/text_clean.h"
 #include "task/uimsg.h"
@@ -134,11 +135,13 @@ typedef struct task_ckpt_part {
     size_t nresults;                   /* [mu] */
 } task_ckpt_part;
 
-/* The rule files as last read (prompt.c) [task]. */
+/* The rule files and the skills as last read (prompt.c) [task]. */
 typedef struct task_rules_part {
     rules_set set;
     bool loaded;
     long long loaded_ms;
+    skills_set skills;       /* found with the rules, on the same schedule */
+    buf skills_text;         /* skills_render of them: the prompt's SKILLS list */
 } task_rules_part;
 
 /* MCP (mcp.c). */
@@ -568,6 +571,9 @@ struct prompt_ctx;
 void task_prompt_ctx(hew_task *t, struct prompt_ctx *pc);
 char *task_prompt_system(hew_task *t, struct prompt_ctx *pc);
 void task_prompt_release(hew_task *t);
+/* use_skill (tool_env.use_skill): the skill `name` of those the prompt lists. */
+hew_code task_use_skill(hew_task *t, const char *name, const char *path, buf *out,
+                        hew_err *err);
 
 /* The context window (ctx.c): cut before a request when the last one came close to the
  * window; truncate on a context-window error; the view the model gets. */

@@ -20,6 +20,7 @@ extern const tool_def tool_list_code_definition_names;
 extern const tool_def tool_use_mcp_tool;
 extern const tool_def tool_access_mcp_resource;
 extern const tool_def tool_load_mcp_documentation;
+extern const tool_def tool_use_skill;
 
 static const tool_def *const builtin_tools[] = {
     &tool_ask_followup_question,
@@ -38,6 +39,7 @@ static const tool_def *const builtin_tools[] = {
     &tool_use_mcp_tool,
     &tool_access_mcp_resource,
     &tool_load_mcp_documentation,
+    &tool_use_skill,
 };
 
 const tool_def *const *registry_tools(size_t *count)

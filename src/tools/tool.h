@@ -144,6 +144,12 @@ struct tool_env {
     /* new_task accepted: the task ends, completed with result, and hands text over as
      * the next task's text (hew_task_successor). May be NULL (no new task can start). */
     void (*hand_over)(tool_env *env, const char *text, const char *result);
+    /* The skill `name` (prompt/skills.h) for the model into out: its instructions and the
+     * list of its files (path NULL), or that file of the skill. HEW_E_NOTFOUND (no such
+     * skill: err lists those there are), HEW_E_ESCAPE, …: err says why, for the model.
+     * May be NULL (the task has no skills). */
+    hew_code (*use_skill)(tool_env *env, const char *name, const char *path, buf *out,
+                          hew_err *err);
     /* Count a mistake of the model (missing parameter, failed edit, …) or reset. */
     void (*mistake)(tool_env *env, bool made);
 };
@@ -190,6 +196,8 @@ enum tool_flag {
      * file covers it (context.h). Implies TOOL_READ_ONLY. (A TOOL_EDITS_FILES result
      * holds the file's <final_file_content> the same way.) */
     TOOL_RESULT_IS_FILE = 1u << 9,
+    /* Loads an Agent Skill: offered only when the task has skills (prompt/skills.h). */
+    TOOL_SKILLS = 1u << 10,
 };
 
 typedef struct tool_def {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End to end: the interactive terminal's slash commands come from one table
-# (cli/slashcmd.c). /help lists every command and alias of the table; Tab after "/he"
+# (cli/slashcmd.c). /help lists every command and alias of the table; /skills lists the
+# workspace's Agent Skills; Tab after "/he"
 # completes the line to "/help " and Enter runs it; Tab after "/re" grows it to "/res" (what
 # /resume and /restore share) and a second Tab lists both, the line left as it is; /quit (an alias) leaves with status 0; and none of it
 # reaches the model (no request). Driven through tmux on a socket of its own against the
@@ -50,7 +51,8 @@ cat >"$work/s.json" <<'JSON'
 {"responses": [{"protocol": "anthropic", "text": "never asked for"}]}
 JSON
 fake_start "$work/s.json" || fail "fake_start"
-mkdir -p "$work/ws"
+mkdir -p "$work/ws/.hew/skills/demo"
+printf -- '---\nname: demo\ndescription: A demo skill\n---\nbody\n' >"$work/ws/.hew/skills/demo/SKILL.md"
 tmux -L "$sock" -f /dev/null new-session -d -s t -x 110 -y 50 \
     "env ANTHROPIC_API_KEY=e2e-key XDG_CONFIG_HOME='$work/cfg' XDG_STATE_HOME='$work/state' \
      TERM=xterm-256color '$HEW_BIN' --provider anthropic --model claude-sonnet-4-5 \
@@ -84,7 +86,10 @@ keys Tab
 wait_for '^/resume +/restore$' || fail "a second Tab did not list /resume and /restore"
 wait_line '^› /res$' || fail "the line changed after an ambiguous Tab"
 keys C-u
-# 4. an alias dispatches: /quit leaves
+# 4. /skills lists the workspace's skills
+keys '/skills' Enter
+wait_for '^demo \(project\)  A demo skill' || fail "/skills did not list the skill"
+# 5. an alias dispatches: /quit leaves
 keys '/quit' Enter
 wait_for 'EXIT=0' || fail "/quit did not leave cleanly"
 

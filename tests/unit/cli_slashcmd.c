@@ -32,6 +32,7 @@ STUB(interactive_cmd_history)
 STUB(interactive_cmd_resume)
 STUB(interactive_cmd_checkpoint)
 STUB(interactive_cmd_mcp)
+STUB(interactive_cmd_skills)
 
 static bool word_ok(const char *w)
 {

@@ -12,7 +12,7 @@
 #define ALL_FLAGS                                                                          \
     (TOOL_READ_ONLY | TOOL_EDITS_FILES | TOOL_ASKS_USER | TOOL_NEEDS_ANSWER |              \
      TOOL_PLAN_ONLY | TOOL_SUMMARY | TOOL_MCP | TOOL_MCP_GATEWAY | TOOL_COMPLETES |         \
-     TOOL_RESULT_IS_FILE)
+     TOOL_RESULT_IS_FILE | TOOL_SKILLS)
 
 static size_t count_with(unsigned flag)
 {
@@ -86,6 +86,8 @@ static void test_builtin_facts(void)
     CHECK(tool_is(registry_find("use_mcp_tool"), TOOL_MCP_GATEWAY));
     CHECK(tool_is(registry_find("access_mcp_resource"), TOOL_MCP | TOOL_READ_ONLY));
     CHECK(tool_is(registry_find("load_mcp_documentation"), TOOL_MCP));
+    CHECK(tool_is(registry_find("use_skill"), TOOL_SKILLS | TOOL_READ_ONLY));
+    CHECK_INT(count_with(TOOL_SKILLS), 1);
     CHECK(registry_find("no_such_tool") == NULL);
 }
 
@@ -144,6 +146,15 @@ static void test_offered_by_flags(void)
     CHECK(prompt_tool_offered(&c, &mcp));
     CHECK(!prompt_tool_offered(&c, &gateway));
     CHECK(prompt_tool_offered(&c, &plain_mcp));
+    /* a skills tool only when the task has skills, whatever its name */
+    static const tool_def skills = { .name = "load_it", .description = "d",
+                                     .flags = TOOL_SKILLS | TOOL_READ_ONLY, .run = no_run };
+    prompt_ctx_init(&c);
+    CHECK(!prompt_tool_offered(&c, &skills));
+    c.skills = "";
+    CHECK(!prompt_tool_offered(&c, &skills));
+    c.skills = "- pdf: Work with PDF files\n";
+    CHECK(prompt_tool_offered(&c, &skills));
 }
 
 /* The EDITING FILES section is there when any tool that edits files is offered, whatever
