@@ -24,6 +24,8 @@ static int hexval(char c)
     return -1;
 }
 
+static int image_named(const char *path);
+
 /* One word of the line from *pos: its extent [start, end) and its decoded form (quotes
  * and backslash escapes undone). Returns 0 at the end of the line. */
 static int next_word(const char *line, size_t *pos, size_t *start, size_t *end, sbuf *word)
@@ -55,7 +57,7 @@ static int next_word(const char *line, size_t *pos, size_t *start, size_t *end, 
         i++;
     }
     *end = *pos = i;
-    return 1;
+    return 1; /* word holds what it decoded to, NUL-terminated when not empty */
 }
 
 /* A file:// URL's path, percent-decoded, in place ("file:///a%20b.png" -> "/a b.png";
@@ -106,6 +108,12 @@ int imgpaste_scan(const char *line, imgpaste *p)
     while (next_word(line, &pos, &start, &end, &word)) {
         if (word.len == 0 || word.err)
             continue;
+        /* punctuation after a path ("what is shot.png?", "see shot.png.") is the sentence's, not the name's */
+        while (word.len > 1 && end > start && strchr("?!,;:).", line[end - 1]) &&
+               word.data[word.len - 1] == line[end - 1] && !image_named(word.data)) {
+            word.data[--word.len] = '\0';
+            end--;
+        }
         file_url_path(word.data);
         int w = 0, h = 0;
         if (!image_named(word.data) || hew_image_probe(word.data, &w, &h, NULL, 0) != HEW_OK)
