@@ -345,13 +345,81 @@ static hew_code png_encode(const pixels *s, unsigned char **data, size_t *len, h
     return HEW_OK;
 }
 
+/* ---- orientation ----------------------------------------------------------------------- */
+
+/* The EXIF orientation (1..8; 1 when none) of a JPEG whose APP1 markers were saved. */
+static int exif_orientation(const struct jpeg_decompress_struct *d)
+{
+    for (jpeg_saved_marker_ptr m = d->marker_list; m; m = m->next) {
+        if (m->marker != JPEG_APP0 + 1 || m->data_length < 14 ||
+            memcmp(m->data, "Exif\0\0", 6) != 0)
+            continue;
+        const unsigned char *t = m->data + 6;
+        size_t n = m->data_length - 6;
+        bool le = t[0] == 'I' && t[1] == 'I';
+        if (!le && !(t[0] == 'M' && t[1] == 'M'))
+            return 1;
+#define RD16(p) (le ? (unsigned)(p)[0] | (unsigned)(p)[1] << 8 : (unsigned)(p)[0] << 8 | (p)[1])
+        size_t ifd = le ? le16(t + 4) | (size_t)le16(t + 6) << 16 : be32(t + 4);
+        if (ifd > n || n - ifd < 2)
+            return 1;
+        unsigned count = RD16(t + ifd);
+        for (unsigned i = 0; i < count; i++) {
+            size_t e = ifd + 2 + (size_t)i * 12;
+            if (e > n || n - e < 12)
+                break;
+            if (RD16(t + e) == 0x0112) {
+                unsigned v = RD16(t + e + 8);
+                return v >= 1 && v <= 8 ? (int)v : 1;
+            }
+        }
+#undef RD16
+        return 1;
+    }
+    return 1;
+}
+
+/* Turn p upright as EXIF orientation o says (2..8: mirrored and/or rotated; 5..8 swap
+ * the sides). false when out of memory (p unchanged). */
+static bool orient(pixels *p, int o)
+{
+    if (o <= 1 || o > 8)
+        return true;
+    uint32_t w = p->w, h = p->h, nw = o >= 5 ? h : w, nh = o >= 5 ? w : h;
+    size_t ch = (size_t)p->ch;
+    unsigned char *out = malloc((size_t)nw * nh * ch);
+    if (!out)
+        return false;
+    for (uint32_t y = 0; y < nh; y++)
+        for (uint32_t x = 0; x < nw; x++) {
+            uint32_t sx, sy;
+            switch (o) {
+            case 2: sx = w - 1 - x; sy = y; break;
+            case 3: sx = w - 1 - x; sy = h - 1 - y; break;
+            case 4: sx = x; sy = h - 1 - y; break;
+            case 5: sx = y; sy = x; break;
+            case 6: sx = y; sy = h - 1 - x; break;
+            case 7: sx = w - 1 - y; sy = h - 1 - x; break;
+            default: sx = w - 1 - y; sy = x; break; /* 8 */
+            }
+            memcpy(out + ((size_t)y * nw + x) * ch, p->px + ((size_t)sy * w + sx) * ch, ch);
+        }
+    free(p->px);
+    p->px = out;
+    p->w = nw;
+    p->h = nh;
+    return true;
+}
+
 /* ---- JPEG ------------------------------------------------------------------------------ */
 
 /* Decode, letting libjpeg scale by 1/2, 1/4 or 1/8 while it decodes when the result stays
  * at least `want` on its long side (a 48-megapixel photo never exists whole in memory).
- * CMYK JPEGs are not converted: *cmyk is set and nothing decoded. */
+ * CMYK JPEGs are not converted: *cmyk is set and nothing decoded. *orientation: the EXIF
+ * orientation (1 when none), for the caller to apply. */
 static hew_code jpeg_decode(const unsigned char *p, size_t len, const image_limits *lim,
-                            uint32_t want, pixels *out, bool *cmyk, hew_err *err)
+                            uint32_t want, pixels *out, bool *cmyk, int *orientation,
+                            hew_err *err)
 {
     struct jpeg_decompress_struct d;
     jpeg_fail f;
@@ -368,7 +436,9 @@ static hew_code jpeg_decode(const unsigned char *p, size_t len, const image_limi
     struct jpeg_progress_mgr progress = { .progress_monitor = jpeg_scan_limit };
     d.progress = &progress;
     jpeg_mem_src(&d, p, (unsigned long)len);
+    jpeg_save_markers(&d, JPEG_APP0 + 1, 0xffff);
     jpeg_read_header(&d, TRUE);
+    *orientation = exif_orientation(&d);
     if (d.jpeg_color_space == JCS_CMYK || d.jpeg_color_space == JCS_YCCK) {
         *cmyk = true;
         jpeg_destroy_decompress(&d);
@@ -523,10 +593,11 @@ hew_code image_prepare(const void *data, size_t len, const image_limits *lim, im
 
     pixels src = { NULL, 0, 0, 0 };
     bool cmyk = false;
+    int orientation = 1;
     if (f == IMAGE_PNG)
         rc = png_decode(data, len, lim, &src, err);
     else
-        rc = jpeg_decode(data, len, lim, lim->long_side, &src, &cmyk, err);
+        rc = jpeg_decode(data, len, lim, lim->long_side, &src, &cmyk, &orientation, err);
     if (rc != HEW_OK)
         return rc;
     if (cmyk) {
@@ -538,8 +609,18 @@ hew_code image_prepare(const void *data, size_t len, const image_limits *lim, im
                                                    "px a side", w, h, lim->long_side);
     }
     if (w <= lim->long_side && h <= lim->long_side && fits_size) {
-        free(src.px);
+        free(src.px); /* sent as it is: its EXIF orientation travels with it */
         return keep_source(data, len, f, w, h, out, err);
+    }
+    /* encoded again without its EXIF: turned upright first */
+    if (!orient(&src, orientation)) {
+        free(src.px);
+        return hew_err_set(err, HEW_E_NOMEM, "out of memory turning the image upright");
+    }
+    if (orientation >= 5) {
+        uint32_t t = w;
+        w = h;
+        h = t;
     }
 
     uint32_t side = lim->long_side;

@@ -333,7 +333,8 @@ const tool_def tool_read_file = {
     .description =
         "Read a file and see its lines, numbered. Use it to examine a file you need to "
         "understand or change. At most 1000 lines are shown per call: use start_line and "
-        "end_line to read other parts of a long file. Binary files cannot be read.",
+        "end_line to read other parts of a long file. An image (PNG, JPEG, GIF, WebP) is "
+        "shown to you as an image if you can see images; other binary files cannot be read.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
     .flags = TOOL_READ_ONLY | TOOL_RESULT_IS_FILE,

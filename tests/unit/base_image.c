@@ -1,7 +1,7 @@
 /* base_image — images made fit for a model (base/image.c) and base64 (base/base64.c): a
  * generated PNG and JPEG larger than the providers take come back downscaled to a 1568 px
  * long side in their own format and decode again; small ones come back byte for byte;
- * transparency survives; the size cap shrinks an image further until its base64 fits;
+ * transparency survives; a JPEG stored sideways (EXIF orientation) comes back upright; the size cap shrinks an image further until its base64 fits;
  * GIF and WebP pass through by their header's size; and crafted files — a header claiming
  * 100000x100000 pixels, one under the side cap but over the pixel cap, a truncated PNG
  * and JPEG, text, a BMP, a header that lies about its size — are refused with a clear
@@ -58,7 +58,15 @@ static unsigned char *make_png(uint32_t w, uint32_t h, int ch, bool noise, size_
     return mem;
 }
 
+static unsigned char *make_jpeg_oriented(uint32_t w, uint32_t h, int orientation, size_t *len);
+
 static unsigned char *make_jpeg(uint32_t w, uint32_t h, size_t *len)
+{
+    return make_jpeg_oriented(w, h, 0, len);
+}
+
+/* orientation 1..8: an EXIF APP1 marker (little-endian TIFF, one IFD entry) says it. */
+static unsigned char *make_jpeg_oriented(uint32_t w, uint32_t h, int orientation, size_t *len)
 {
     struct jpeg_compress_struct c;
     struct jpeg_error_mgr e;
@@ -73,6 +81,12 @@ static unsigned char *make_jpeg(uint32_t w, uint32_t h, size_t *len)
     c.in_color_space = JCS_RGB;
     jpeg_set_defaults(&c);
     jpeg_start_compress(&c, TRUE);
+    if (orientation) {
+        const unsigned char exif[] = { 'E', 'x', 'i', 'f', 0, 0, 'I', 'I', 42, 0, 8, 0, 0, 0,
+                                       1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0,
+                                       (unsigned char)orientation, 0, 0, 0, 0, 0, 0, 0 };
+        jpeg_write_marker(&c, JPEG_APP0 + 1, exif, sizeof exif);
+    }
     unsigned char *px = pixels_of(w, h, 3, false);
     while (c.next_scanline < h) {
         JSAMPROW row = px + (size_t)c.next_scanline * w * 3;
@@ -210,6 +224,60 @@ static void test_jpeg_downscaled(void)
     CHECK(image_prepare(o.data, o.len, NULL, &again, NULL) == HEW_OK);
     CHECK(!again.resized);
     image_out_release(&again);
+    image_out_release(&o);
+    free(src);
+}
+
+/* The first pixel of rows 0 and the last of a JPEG (RGB), decoded. */
+static void jpeg_corners(const unsigned char *data, size_t len, unsigned char tl[3],
+                         unsigned char bl[3])
+{
+    struct jpeg_decompress_struct d;
+    struct jpeg_error_mgr e;
+    d.err = jpeg_std_error(&e);
+    jpeg_create_decompress(&d);
+    jpeg_mem_src(&d, data, (unsigned long)len);
+    jpeg_read_header(&d, TRUE);
+    d.out_color_space = JCS_RGB;
+    jpeg_start_decompress(&d);
+    unsigned char *row = malloc((size_t)d.output_width * 3);
+    while (d.output_scanline < d.output_height) {
+        jpeg_read_scanlines(&d, &row, 1);
+        if (d.output_scanline == 1)
+            memcpy(tl, row, 3);
+    }
+    memcpy(bl, row, 3);
+    free(row);
+    jpeg_finish_decompress(&d);
+    jpeg_destroy_decompress(&d);
+}
+
+/* A phone photo stored sideways (EXIF orientation 6: turn 90 degrees clockwise) comes
+ * back upright when it is encoded again (the EXIF does not travel with it). Source: red
+ * grows to the right, green downwards; upright, the top-left pixel is the source's
+ * bottom-left (green), the bottom-left the source's bottom-right (red and green). */
+static void test_jpeg_orientation(void)
+{
+    size_t len;
+    unsigned char *src = make_jpeg_oriented(2000, 1000, 6, &len);
+    image_out o = IMAGE_OUT_INIT;
+    REQUIRE(image_prepare(src, len, NULL, &o, NULL) == HEW_OK);
+    CHECK(o.resized);
+    CHECK_INT(o.width, 784);
+    CHECK_INT(o.height, 1568);
+    CHECK_INT(o.src_width, 1000);
+    CHECK_INT(o.src_height, 2000);
+    unsigned char tl[3], bl[3];
+    jpeg_corners(o.data, o.len, tl, bl);
+    CHECK(tl[0] < 60 && tl[1] > 190);
+    CHECK(bl[0] > 190 && bl[1] > 190);
+    image_out_release(&o);
+    free(src);
+    /* small enough to go as it is: unchanged, its EXIF with it */
+    src = make_jpeg_oriented(300, 200, 6, &len);
+    REQUIRE(image_prepare(src, len, NULL, &o, NULL) == HEW_OK);
+    CHECK(!o.resized);
+    CHECK_MEM(o.data, o.len, src, len);
     image_out_release(&o);
     free(src);
 }
@@ -374,6 +442,7 @@ int main(void)
     RUN(test_png_alpha_kept);
     RUN(test_small_unchanged);
     RUN(test_jpeg_downscaled);
+    RUN(test_jpeg_orientation);
     RUN(test_size_cap_shrinks);
     RUN(test_crafted);
     RUN(test_passthrough);
