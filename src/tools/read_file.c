@@ -98,6 +98,15 @@ static void describe(const tool_call *call, buf *out)
         buf_printf(out, "[%s]", call->name);
 }
 
+/* The answer to a model that does not read images, naming it. */
+static void refuse_image(tool_env *env, const char *rel, tool_result *out)
+{
+    ws_error_result(env, out, "%s is an image, but the model in use (%s) does not read "
+                              "images, so it was not read. Ask the user to describe it, or to "
+                              "switch to a model that takes images.",
+                    rel, env->model && *env->model ? env->model : "unknown");
+}
+
 /* The image in text[0..len) as the result's image block, with a line saying what it is;
  * a model that does not read images got its refusal before the file was read (but an
  * image under another name is found only by its bytes: refused here the same way). */
@@ -105,10 +114,7 @@ static void read_image(tool_env *env, const ws_path *wp, const char *text, size_
                        tool_result *out)
 {
     if (!env->model_images) {
-        ws_error_result(env, out, "%s is an image, but the model in use (%s) does not read "
-                                  "images, so it was not read. Ask the user to describe it, or "
-                                  "to switch to a model that takes images.",
-                        wp->rel, env->model && *env->model ? env->model : "unknown");
+        refuse_image(env, wp->rel, out);
         return;
     }
     json_t *block = NULL;
@@ -192,10 +198,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     const char *ext = ext_of(wp.abs);
     bool named_image = ext_is(ext, image_exts);
     if (named_image && !env->model_images) {
-        ws_error_result(env, out, "%s is an image, but the model in use (%s) does not read "
-                                  "images, so it was not read. Ask the user to describe it, or "
-                                  "to switch to a model that takes images.",
-                        wp.rel, env->model && *env->model ? env->model : "unknown");
+        refuse_image(env, wp.rel, out);
         goto done;
     }
     if ((size_t)st.st_size > READ_FILE_MAX) {
