@@ -19,7 +19,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config \
       libcurl4-openssl-dev libjansson-dev libpcre2-dev libsqlite3-dev \
-      libedit-dev libmd4c-dev libutf8proc-dev libmd-dev \
+      libedit-dev libmd4c-dev libutf8proc-dev libmd-dev libpng-dev libjpeg62-turbo-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -31,7 +31,7 @@ RUN cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release \
 FROM debian:${DEBIAN_RELEASE}-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libjansson4 libpcre2-8-0 libsqlite3-0 libmd0 libedit2 libmd4c0 libutf8proc2 \
+      libjansson4 libpcre2-8-0 libsqlite3-0 libmd0 libpng16-16 libjpeg62-turbo libedit2 libmd4c0 libutf8proc2 \
       libcurl4 ca-certificates git universal-ctags \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --create-home --uid 10001 --shell /bin/bash hew \

@@ -54,6 +54,9 @@ typedef struct cli_options {
     const char *record_dir;          /* --record DIR: save every exchange (docs/replay.md) */
     const struct hew_replay *replay; /* hew replay: the recording's options win (replay.c) */
     const char *sandbox;      /* --sandbox MODE (checked: one of CLI_SANDBOX_MODES), or NULL */
+    /* -i / --image FILE, repeatable: images after the task's text (hew_task_start_images) */
+    const char *images[HEW_TASK_IMAGES_MAX];
+    int nimages;
 } cli_options;
 
 /* The words --sandbox and sandbox.mode take. */

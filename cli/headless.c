@@ -514,13 +514,16 @@ int cli_headless(const cli_options *co)
     sigwatch_start(&watch, h.timeout_s, true, on_signal, &h);
 
     pthread_mutex_lock(&h.lock);
-    (void)(co->resume_id ? hew_task_resume(s, co->resume_id, &h.task, err, sizeof err)
-                         : hew_task_start(s, text, &h.task, err, sizeof err));
+    hew_code started = co->resume_id
+                           ? hew_task_resume(s, co->resume_id, &h.task, err, sizeof err)
+                           : hew_task_start_images(s, text, co->images, (size_t)co->nimages,
+                                                   &h.task, err, sizeof err);
     pthread_mutex_unlock(&h.lock);
     int code;
     if (!h.task) {
         fprintf(stderr, "hew: %s\n", err);
-        code = 1;
+        /* an image -i named that cannot be sent is a usage error, as a bad flag is */
+        code = co->nimages && (started == HEW_E_INVALID || started == HEW_E_NOTFOUND) ? 2 : 1;
     } else {
         code = run_tasks(&h, s);
     }

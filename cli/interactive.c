@@ -26,6 +26,7 @@
 #include "clockms.h"
 #include "config.h"
 #include "evq.h"
+#include "imgpaste.h"
 #include "lineedit.h"
 #include "mdrender.h"
 #include "msgtext.h"
@@ -929,7 +930,7 @@ static int ensure_session(struct ui *u)
     return 0;
 }
 
-static void start_task(struct ui *u, const char *text);
+static void start_task(struct ui *u, const char *text, const char *const *images, int nimages);
 
 static void finish_task(struct ui *u)
 {
@@ -974,19 +975,20 @@ static void finish_task(struct ui *u)
         gap(u, 2);
         screen_commitf(u->scr, "%s↪ continuing in a new task, from the context above%s",
                        sgr(u, "\033[1;35m"), sgr(u, "\033[0m"));
-        start_task(u, successor);
+        start_task(u, successor, NULL, 0);
         free(successor);
     }
 }
 
-static void start_task(struct ui *u, const char *text)
+static void start_task(struct ui *u, const char *text, const char *const *images, int nimages)
 {
     if (ensure_session(u) != 0)
         return;
     sigset_t old;
     sigflags_block(&old); /* the task's threads never take our signals */
     char err[512] = "";
-    (void)hew_task_start(u->session, text, &u->task, err, sizeof err);
+    (void)hew_task_start_images(u->session, text, images, (size_t)nimages, &u->task, err,
+                                sizeof err);
     sigflags_unblock(&old);
     if (!u->task) {
         leave_live(u);
@@ -1065,6 +1067,23 @@ static void submit(struct ui *u, const char *text)
     }
     if (u->task) /* cannot happen: the prompt shows only when nothing runs */
         return;
+    /* image files pasted or dropped into the line start a new task with them attached */
+    imgpaste pasted;
+    if (imgpaste_scan(text, &pasted) == 0 && pasted.n > 0) {
+        for (int i = 0; i < pasted.n; i++)
+            screen_commitf(u->scr, "  %s%s%s", sgr(u, "\033[2m"), pasted.labels[i],
+                           sgr(u, "\033[0m"));
+        if (pasted.dropped)
+            screen_commitf(u->scr, "  %s(%d more image%s left as text: a task takes at most "
+                                   "%d)%s", sgr(u, "\033[2m"), pasted.dropped,
+                           pasted.dropped == 1 ? "" : "s", HEW_TASK_IMAGES_MAX,
+                           sgr(u, "\033[0m"));
+        u->stopped_id[0] = '\0'; /* images cannot join a stopped task's conversation */
+        start_task(u, pasted.text, (const char *const *)pasted.paths, pasted.n);
+        imgpaste_release(&pasted);
+        return;
+    }
+    imgpaste_release(&pasted);
     if (u->stopped_id[0]) {
         char id[sizeof u->stopped_id];
         memcpy(id, u->stopped_id, sizeof id);
@@ -1077,7 +1096,7 @@ static void submit(struct ui *u, const char *text)
         free(u->continue_text); /* could not go on: a new task instead */
         u->continue_text = NULL;
     }
-    start_task(u, text);
+    start_task(u, text, NULL, 0);
 }
 
 /* Run the task's events onto the screen until it waits for the prompt or ends. */
@@ -1592,7 +1611,9 @@ int cli_interactive(const cli_options *co)
     } else if (co->task && *co->task) {
         printf("%s›%s %s\n", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"), co->task);
         lined_remember(u->ed, co->task);
-        start_task(u, co->task);
+        for (int i = 0; i < co->nimages; i++)
+            printf("  %s[image: %s]%s\n", sgr(u, "\033[2m"), co->images[i], sgr(u, "\033[0m"));
+        start_task(u, co->task, co->images, co->nimages);
     }
     char prompt[64];
     snprintf(prompt, sizeof prompt, "\1%s\1› \1%s\1", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"));

@@ -70,6 +70,8 @@ static void usage(FILE *out)
           "  --sandbox MODE        confine every command: read-only, workspace-write,\n"
           "                        danger-full-access (none); default auto: the commands\n"
           "                        you did not approve by hand run under workspace-write\n"
+          "  -i, --image FILE      attach an image (PNG, JPEG, GIF, WebP) to the task;\n"
+          "                        repeatable (man hew: IMAGES)\n"
           "  --thinking BUDGET     reasoning budget in tokens (0: off; models that think)\n"
           "  --native-tools, --xml-tools   how tools are offered (default: by model)\n"
           "  --timeout SECONDS     give up after this long (exit 5)\n"

@@ -173,6 +173,18 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
             }
             co->sandbox = modes[m];
             i++;
+        } else if (strcmp(a, "-i") == 0 || strcmp(a, "--image") == 0) {
+            if (!next || !*next) {
+                fprintf(stderr, "hew: %s needs an image file (PNG, JPEG, GIF or WebP), e.g. "
+                                "hew -p \"what is wrong here?\" -i shot.png\n", a);
+                return 2;
+            }
+            if (co->nimages == HEW_TASK_IMAGES_MAX) {
+                fprintf(stderr, "hew: at most %d images (-i) per task\n", HEW_TASK_IMAGES_MAX);
+                return 2;
+            }
+            co->images[co->nimages++] = next;
+            i++;
         } else if (strcmp(a, "--") == 0 && i + 1 < argc && !co->task) {
             co->task = argv[++i];
         } else if (a[0] != '-' && !co->task) {
@@ -188,6 +200,17 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
 
 int cli_options_check(const cli_options *co)
 {
+    if (co->nimages && !co->headless && !co->task) {
+        fprintf(stderr, "hew: -i attaches images to the task's text: give one (hew \"what "
+                        "is wrong here?\" -i shot.png), or paste the image's path into the "
+                        "prompt\n");
+        return 2;
+    }
+    if (co->nimages && (co->cont || co->resume_id)) {
+        fprintf(stderr, "hew: -i attaches images to a new task's first message; --continue "
+                        "and --resume go on with a stored one: drop -i, or start a new task\n");
+        return 2;
+    }
     if (co->ephemeral && (co->cont || co->resume_id)) {
         fprintf(stderr, "hew: --ephemeral stores nothing, so there is no stored task to go on "
                         "with: drop --ephemeral to use %s\n",

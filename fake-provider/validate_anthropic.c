@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "validate.h"
+#include "validate_image.h"
 
 #define ID_LIST_MAX 1024
 
@@ -575,6 +576,86 @@ static bool check_prefill(const json_t *body, validate_violation *v)
     return false;
 }
 
+/* An image block: source {type "base64", media_type, data} (url and file sources are let
+ * through unread). Messages as the API words them: the media type list ("...media_type:
+ * Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"), the 5 MB cap
+ * on the base64 text ("image exceeds 5 MB maximum: 5591868 bytes > 5242880 bytes"; both
+ * quoted in the Portkey error library, Anthropic #10498/#10499), "Image does not match the
+ * provided media type image/png" (anthropics/claude-code issues) and "Could not process
+ * image" for bytes that do not decode. */
+#define ANTHROPIC_IMAGE_MAX ((size_t)5 << 20)
+
+static bool image_fails(const json_t *b, const char *where, validate_violation *v)
+{
+    const json_t *src = json_object_get(b, "source");
+    if (!json_is_object(src))
+        return validate_fail(v, NULL, "%s.source: Field required", where);
+    const char *st = json_string_value(json_object_get(src, "type"));
+    if (st && (strcmp(st, "url") == 0 || strcmp(st, "file") == 0))
+        return false;
+    if (!st || strcmp(st, "base64") != 0)
+        return validate_fail(v, NULL, "%s.source: Input tag '%s' found using 'type' does not "
+                                      "match any of the expected tags: 'base64', 'url', 'file'",
+                             where, st ? st : "");
+    const json_t *mt = json_object_get(src, "media_type");
+    const json_t *data = json_object_get(src, "data");
+    if (!mt)
+        return validate_fail(v, NULL, "%s.source.base64.media_type: Field required", where);
+    if (!json_is_string(data))
+        return validate_fail(v, NULL, "%s.source.base64.data: Field required", where);
+    const char *actual = NULL;
+    switch (validate_image(json_string_value(mt), json_string_value(data),
+                           json_string_length(data), ANTHROPIC_IMAGE_MAX, &actual)) {
+    case VIMG_OK:
+        return false;
+    case VIMG_MEDIA_TYPE:
+        return validate_fail(v, NULL, "%s.source.base64.media_type: Input should be "
+                                      "'image/jpeg', 'image/png', 'image/gif' or 'image/webp'",
+                             where);
+    case VIMG_TOO_BIG:
+        return validate_fail(v, NULL, "%s.source.base64: image exceeds 5 MB maximum: %zu bytes "
+                                      "> %zu bytes", where, json_string_length(data),
+                             ANTHROPIC_IMAGE_MAX);
+    case VIMG_MISMATCH:
+        return validate_fail(v, NULL, "%s.source.base64.data: Image does not match the "
+                                      "provided media type %s", where,
+                             json_string_value(mt));
+    case VIMG_BASE64:
+        return validate_fail(v, NULL, "%s.source.base64.data: Invalid base64 data", where);
+    case VIMG_NOT_IMAGE:
+        break;
+    }
+    return validate_fail(v, NULL, "%s.source.base64.data: Could not process image", where);
+}
+
+static bool check_images(const json_t *body, validate_violation *v)
+{
+    size_t i;
+    const json_t *m;
+    char where[160];
+    json_array_foreach(messages_of(body), i, m) {
+        size_t k;
+        const json_t *b;
+        json_array_foreach(json_object_get(m, "content"), k, b) {
+            if (is_type(b, "image")) {
+                snprintf(where, sizeof where, "messages.%zu.content.%zu.image", i, k);
+                if (image_fails(b, where, v))
+                    return true;
+            } else if (is_type(b, "tool_result")) {
+                size_t j;
+                const json_t *x;
+                json_array_foreach(json_object_get(b, "content"), j, x) {
+                    snprintf(where, sizeof where,
+                             "messages.%zu.content.%zu.tool_result.content.%zu.image", i, k, j);
+                    if (is_type(x, "image") && image_fails(x, where, v))
+                        return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
 static const validate_rule rules[] = {
     {"a JSON object", check_object},
     {"model, max_tokens, messages present", check_required},
@@ -589,6 +670,7 @@ static const validate_rule rules[] = {
     {"thinking signatures match their text", check_thinking_signatures},
     {"thinking kept for the tool loop when enabled", check_thinking_kept},
     {"no trailing whitespace in a prefill", check_prefill},
+    {"images: base64 of a known type, at most 5 MB, decodable", check_images},
     {"tools defined when tool blocks are sent", check_tools_defined},
 };
 

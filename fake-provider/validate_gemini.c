@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "validate.h"
+#include "validate_image.h"
 
 static const json_t *contents_of(const json_t *body)
 {
@@ -115,12 +116,64 @@ static bool check_function_turns(const json_t *body, validate_violation *v)
     return false;
 }
 
+/* inlineData parts (or inline_data: the API takes both spellings): a MIME type it takes
+ * ("Unsupported MIME type: image/bmp"), base64 bytes ("Invalid value at
+ * 'contents[0].parts[1].inline_data.data' (TYPE_BYTES), Base64 decoding failed for ..."),
+ * and an image that decodes ("Unable to process input image. Please retry or report in
+ * https://developers.generativeai.google/guide/troubleshooting"; all three quoted in
+ * google-gemini issues). Only image MIME types are checked: a PDF or audio part is let
+ * through. */
+static bool check_images(const json_t *body, validate_violation *v)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(contents_of(body), i, c) {
+        size_t k;
+        const json_t *part;
+        json_array_foreach(json_object_get(c, "parts"), k, part) {
+            const json_t *in = json_object_get(part, "inlineData");
+            if (!in)
+                in = json_object_get(part, "inline_data");
+            if (!in)
+                continue;
+            const json_t *mt = json_object_get(in, "mimeType");
+            if (!mt)
+                mt = json_object_get(in, "mime_type");
+            const char *type = json_string_value(mt);
+            const json_t *data = json_object_get(in, "data");
+            if (!type || strncmp(type, "image/", 6) != 0 || strcmp(type, "image/heic") == 0 ||
+                strcmp(type, "image/heif") == 0)
+                continue; /* HEIC/HEIF: taken by Gemini, not decoded here */
+            const char *actual = NULL;
+            switch (validate_image(type, json_string_value(data), json_string_length(data), 0,
+                                   &actual)) {
+            case VIMG_OK:
+                break;
+            case VIMG_MEDIA_TYPE:
+                return validate_fail(v, NULL, "Unsupported MIME type: %s", type);
+            case VIMG_BASE64:
+                return validate_fail(v, NULL,
+                                     "Invalid value at 'contents[%zu].parts[%zu].inline_data."
+                                     "data' (TYPE_BYTES), Base64 decoding failed for \"%.40s\"",
+                                     i, k, json_string_value(data) ? json_string_value(data) : "");
+            default:
+                return validate_fail(v, NULL,
+                                     "Unable to process input image. Please retry or report in "
+                                     "https://developers.generativeai.google/guide/"
+                                     "troubleshooting");
+            }
+        }
+    }
+    return false;
+}
+
 static const validate_rule rules[] = {
     {"a JSON object", check_object},
     {"contents present", check_contents},
     {"roles user/model", check_roles},
     {"no empty parts", check_parts},
     {"function calls and responses in matching turns", check_function_turns},
+    {"images: a MIME type it takes, base64, decodable", check_images},
 };
 
 bool validate_gemini(const json_t *body, validate_violation *v)

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/model.h"
 #include "validate.h"
+#include "validate_image.h"
 
 #define ID_LIST_MAX 1024
 
@@ -202,6 +204,39 @@ static bool check_tool_pairs(const json_t *body, validate_violation *v)
     return false;
 }
 
+/* image_url parts: a valid data URL of an image (validate_image_openai); sent to a model
+ * the table knows does not read images, the API refuses the part ("Invalid content type.
+ * image_url is only supported by certain models.", param
+ * "messages.[0].content.[1].type", openai community forum reports for gpt-3.5-turbo and
+ * o1-mini). A model the table does not know is given the benefit of the doubt. */
+static bool check_images(const json_t *body, validate_violation *v)
+{
+    api_model m = api_model_lookup(NULL, json_string_value(json_object_get(body, "model")));
+    bool text_only = m.known && !m.images;
+    size_t i;
+    const json_t *msg;
+    json_array_foreach(messages_of(body), i, msg) {
+        size_t k;
+        const json_t *part;
+        json_array_foreach(json_object_get(msg, "content"), k, part) {
+            const char *t = json_string_value(json_object_get(part, "type"));
+            if (!t || strcmp(t, "image_url") != 0)
+                continue;
+            char param[96];
+            if (text_only) {
+                snprintf(param, sizeof param, "messages.[%zu].content.[%zu].type", i, k);
+                return validate_fail(v, param, "Invalid content type. image_url is only "
+                                               "supported by certain models.");
+            }
+            snprintf(param, sizeof param, "messages.[%zu].content.[%zu].image_url.url", i, k);
+            const json_t *iu = json_object_get(part, "image_url");
+            if (validate_image_openai(json_string_value(json_object_get(iu, "url")), param, v))
+                return true;
+        }
+    }
+    return false;
+}
+
 static const validate_rule rules[] = {
     {"a JSON object", check_object},
     {"model and messages present", check_required},
@@ -209,6 +244,7 @@ static const validate_rule rules[] = {
     {"assistant content unless tool_calls", check_assistant_content},
     {"tool_calls answered by tool messages; no stray or duplicate tool message",
      check_tool_pairs},
+    {"images: data URLs of decodable images, to a model that reads them", check_images},
 };
 
 bool validate_openai_chat(const json_t *body, validate_violation *v)

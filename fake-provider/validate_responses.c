@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "validate.h"
+#include "validate_image.h"
 
 static const char *type_of(const json_t *it)
 {
@@ -105,11 +106,40 @@ static bool check_reasoning(const json_t *body, validate_violation *v)
     return false;
 }
 
+/* input_image parts of input messages and of function_call_output arrays: valid data URLs
+ * of images (validate_image_openai); param "input[3].content[0].image_url". */
+static bool check_images(const json_t *body, validate_violation *v)
+{
+    size_t i;
+    const json_t *it;
+    json_array_foreach(json_object_get(body, "input"), i, it) {
+        const json_t *parts = json_object_get(it, "content");
+        const char *key = "content";
+        if (!json_is_array(parts)) {
+            parts = json_object_get(it, "output");
+            key = "output";
+        }
+        size_t k;
+        const json_t *part;
+        json_array_foreach(parts, k, part) {
+            if (strcmp(type_of(part), "input_image") != 0)
+                continue;
+            char param[96];
+            snprintf(param, sizeof param, "input[%zu].%s[%zu].image_url", i, key, k);
+            if (validate_image_openai(json_string_value(json_object_get(part, "image_url")),
+                                      param, v))
+                return true;
+        }
+    }
+    return false;
+}
+
 static const validate_rule rules[] = {
     {"a JSON object", check_object},
     {"model present", check_required},
     {"function_call answered by function_call_output; no stray output", check_calls},
     {"reasoning items carry encrypted_content when store is false", check_reasoning},
+    {"images: data URLs of decodable images", check_images},
 };
 
 bool validate_responses(const json_t *body, validate_violation *v)

@@ -330,6 +330,31 @@ HEW_API void hew_session_free(hew_session *s);
 HEW_API hew_code hew_task_start(hew_session *s, const char *text, hew_task **out, char *err,
                                 size_t errlen);
 
+/* The most images one task may start with. */
+#define HEW_TASK_IMAGES_MAX 20
+
+/* Start a task like hew_task_start, with images after the text in its first message:
+ * paths (relative to the process's current directory, not confined to the workspace: the
+ * user chose them) of PNG, JPEG, GIF or WebP files, at most HEW_TASK_IMAGES_MAX. Each is
+ * checked and scaled down to what the providers take (a long side of at most 1568 px, 5 MB
+ * of base64; PNG stays PNG, JPEG stays JPEG; man hew, IMAGES) before the task starts; the
+ * task message's data lists them ({"images": ["shot.png, 1568x882 png, scaled from
+ * 3136x1764"]}, docs/events.md). nimages 0 is hew_task_start. HEW_E_INVALID (err says
+ * which file and why) for a file that is no image, is damaged or too large, and for a
+ * model that does not read images (hew_session's model: its name is in err);
+ * HEW_E_NOTFOUND for a file that does not exist. */
+HEW_API hew_code hew_task_start_images(hew_session *s, const char *text,
+                                       const char *const *images, size_t nimages,
+                                       hew_task **out, char *err, size_t errlen);
+
+/* Whether path is an image hew can attach (PNG, JPEG, GIF or WebP, known by its bytes),
+ * and its size in pixels, from its header (the file is not decoded: a damaged one is
+ * found by hew_task_start_images). HEW_OK; HEW_E_NOTFOUND (no such file, or a
+ * directory); HEW_E_INVALID (not such an image: err says what it is); HEW_E_IO. Either
+ * pointer may be NULL. For a front end that recognises image paths the user pastes. */
+HEW_API hew_code hew_image_probe(const char *path, int *width, int *height, char *err,
+                                 size_t errlen);
+
 /* Resume a stored task (its id from hew_task_id or the history): the conversation so far
  * is replayed through on_event, then a resume_task (or resume_completed_task) ask asks
  * whether to go on — yes, or a message with new instructions. The task in *out; a code

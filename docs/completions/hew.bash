@@ -40,6 +40,9 @@ _hew() {
         -o|--output|--api-key-file)
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
+        -i|--image)
+            COMPREPLY=($(compgen -f -- "$cur"))
+            return ;;
         --record|replay)
             COMPREPLY=($(compgen -d -- "$cur"))
             return ;;
@@ -67,7 +70,7 @@ _hew() {
         COMPREPLY=($(compgen -W "-p --print --json -v --verbose --provider --model --base-url --protocol
             --cwd --plan --act --yolo --auto-approve --sandbox --thinking --native-tools --xml-tools
             --timeout --retry-delay-ms --continue --resume --no-config --trust --allow-command
-            --max-cost --max-requests
+            --max-cost --max-requests -i --image
             --deny-command --data-dir --ephemeral --no-checkpoints --no-mcp -o --output
             --api-key-file --record --version --help" -- "$cur"))
     elif [[ $COMP_CWORD -eq 1 ]]; then

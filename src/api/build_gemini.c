@@ -12,6 +12,16 @@
 #include "api/message.h"
 #include "base/json.h"
 
+static void inline_image(const json_t *b, json_t *parts, hew_code *st)
+{
+    const json_t *src = json_object_get(b, "source");
+    json_arr_push(parts,
+                  json_pack("{s:{s:O,s:O}}", "inlineData", "mimeType",
+                            json_object_get(src, "media_type"), "data",
+                            json_object_get(src, "data")),
+                  st);
+}
+
 static void user_parts(const build_ctx *c, const json_t *blocks, json_t *parts, hew_code *st)
 {
     size_t k;
@@ -40,13 +50,19 @@ static void user_parts(const build_ctx *c, const json_t *blocks, json_t *parts, 
             if (json_string_length(json_object_get(b, "text")))
                 json_arr_push(parts, json_pack("{s:O}", "text", json_object_get(b, "text")), st);
         } else if (strcmp(t, "image") == 0) {
-            const json_t *src = json_object_get(b, "source");
-            json_arr_push(parts,
-                          json_pack("{s:{s:O,s:O}}", "inlineData", "mimeType",
-                                    json_object_get(src, "media_type"), "data",
-                                    json_object_get(src, "data")),
-                          st);
+            inline_image(b, parts, st);
         }
+    }
+    /* Images a tool returned: inlineData parts after the turn's function responses (a
+     * functionResponse holds only JSON), as Gemini CLI sends a read image. */
+    json_array_foreach(blocks, k, b) {
+        if (strcmp(api_msg_block_type(b), "tool_result") != 0)
+            continue;
+        size_t j;
+        json_t *x;
+        json_array_foreach(json_object_get(b, "content"), j, x)
+            if (strcmp(api_msg_block_type(x), "image") == 0)
+                inline_image(x, parts, st);
     }
 }
 

@@ -25,6 +25,20 @@ static void user_items(const json_t *blocks, json_t *input, hew_code *st)
         json_arr_push(input, it, st);
     }
     json_t *parts = json_array();
+    /* Images a tool returned travel in the user message after the outputs (as on Chat
+     * Completions: not every server takes an array as a function_call_output). */
+    json_array_foreach(blocks, k, b) {
+        if (strcmp(api_msg_block_type(b), "tool_result") != 0)
+            continue;
+        size_t j;
+        json_t *x;
+        json_array_foreach(json_object_get(b, "content"), j, x)
+            if (strcmp(api_msg_block_type(x), "image") == 0)
+                json_arr_push(parts,
+                              json_pack("{s:s,s:o}", "type", "input_image", "image_url",
+                                        build_image_url(x)),
+                              st);
+    }
     json_array_foreach(blocks, k, b) {
         const char *t = api_msg_block_type(b);
         if (strcmp(t, "text") == 0)

@@ -13,6 +13,7 @@
 #include "base/json.h"
 #include "base/redact.h"
 #include "lib/hooks_session.h"
+#include "lib/image_api.h"
 #include "lib/lib_pending.h"
 #include "lib/lib_record.h"
 #include "lib/lib_store.h"
@@ -337,10 +338,17 @@ void hew_session_free(hew_session *s)
 /* A task of s made and started (task/life.c) into *out, or the code of the failure
  * (memory, a thread that cannot start) with err. */
 static hew_code task_launch(hew_session *s, const char *text, const char *resume_id,
-                            hew_task **out, char *err, size_t errlen)
+                            json_t *images, json_t *captions, hew_task **out, char *err,
+                            size_t errlen)
 {
     hew_err e = HEW_ERR_INIT;
     hew_task *t = task_new(s, text, resume_id, &e);
+    if (t)
+        task_attach_images(t, images, captions);
+    else {
+        json_decref(images);
+        json_decref(captions);
+    }
     if (t)
         lib_record_manifest(s, text, t->task_id, resume_id != NULL);
     if (t && task_start(t, &e) != HEW_OK) {
@@ -365,7 +373,43 @@ hew_code hew_task_start(hew_session *s, const char *text, hew_task **out, char *
     *out = NULL;
     if (!s || !text || !*text)
         return lib_fail(HEW_E_INVALID, err, errlen, "no task text given");
-    return task_launch(s, text, NULL, out, err, errlen);
+    return task_launch(s, text, NULL, NULL, NULL, out, err, errlen);
+}
+
+hew_code hew_task_start_images(hew_session *s, const char *text, const char *const *images,
+                               size_t nimages, hew_task **out, char *err, size_t errlen)
+{
+    if (!out)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no place for the task (out is NULL)");
+    *out = NULL;
+    if (!s || !text || !*text)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no task text given");
+    if (nimages == 0)
+        return task_launch(s, text, NULL, NULL, NULL, out, err, errlen);
+    if (!images)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no image paths given (images is NULL)");
+    hew_err e = HEW_ERR_INIT;
+    if (nimages > HEW_TASK_IMAGES_MAX) {
+        hew_err_set(&e, HEW_E_INVALID, "%zu images given; a task takes at most %d",
+                    nimages, HEW_TASK_IMAGES_MAX);
+        return lib_fail(e.code, err, errlen, e.msg);
+    }
+    if (!s->model.images) {
+        hew_err_set(&e, HEW_E_INVALID, "the model %s does not read images: choose one that "
+                                       "does (--model), or leave the images out",
+                    s->provider.model);
+        return lib_fail(e.code, err, errlen, e.msg);
+    }
+    json_t *blocks = json_array(), *captions = json_array();
+    hew_code rc = blocks && captions ? HEW_OK : HEW_E_NOMEM;
+    for (size_t i = 0; rc == HEW_OK && i < nimages; i++)
+        rc = lib_image_load(images[i], blocks, captions, &e);
+    if (rc != HEW_OK) {
+        json_decref(blocks);
+        json_decref(captions);
+        return lib_fail(rc, err, errlen, rc == HEW_E_NOMEM && !e.msg[0] ? "out of memory" : e.msg);
+    }
+    return task_launch(s, text, NULL, blocks, captions, out, err, errlen);
 }
 
 hew_code hew_task_resume(hew_session *s, const char *task_id, hew_task **out, char *err,
@@ -382,7 +426,7 @@ hew_code hew_task_resume(hew_session *s, const char *task_id, hew_task **out, ch
     if (strlen(task_id) >= sizeof ((hew_task *)0)->task_id)
         return lib_fail(HEW_E_NOTFOUND, err, errlen,
                         "no such task in the history: the id is too long (see `hew history`)");
-    return task_launch(s, "", task_id, out, err, errlen);
+    return task_launch(s, "", task_id, NULL, NULL, out, err, errlen);
 }
 
 const char *hew_task_id(const hew_task *t)

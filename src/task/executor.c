@@ -257,6 +257,8 @@ void executor_env_init(hew_task *t)
     e->env_allow = (const char *const *)t->settings->env_allow;
     e->sandbox = t->settings->sandbox;
     e->egress = t->settings->egress;
+    e->model = t->session->provider.model;
+    e->model_images = t->session->model.images;
 }
 
 /* ---- results ----------------------------------------------------------------------------- */

@@ -53,6 +53,8 @@ static void release(hew_task *t)
     task_totals_release(t);
     free(t->loop_signature);
     free(t->task_text);
+    json_decref(t->task_images);
+    json_decref(t->task_captions);
     free(t->resume_id);
     free(t->completed_result);
     free(t->result);
@@ -60,6 +62,14 @@ static void release(hew_task *t)
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);
     free(t);
+}
+
+void task_attach_images(hew_task *t, json_t *images, json_t *captions)
+{
+    json_decref(t->task_images);
+    json_decref(t->task_captions);
+    t->task_images = images;
+    t->task_captions = captions;
 }
 
 hew_task *task_new(hew_session *s, const char *text, const char *resume_id, hew_err *err)

@@ -570,11 +570,19 @@ void *task_main(void *arg)
             task_persist_close(t);
             return NULL;
         }
-        task_say(t, "task", t->task_text, NULL, UIMSG_WHOLE);
+        json_t *said = json_array_size(t->task_captions)
+                           ? json_pack("{s:O}", "images", t->task_captions)
+                           : NULL;
+        task_say(t, "task", t->task_text, said, UIMSG_WHOLE);
+        json_decref(said);
         buf first = BUF_INIT(0);
         buf_printf(&first, "<task>\n%s\n</task>", t->task_text);
         task_push_user_text(t, first.data);
         buf_release(&first);
+        size_t i;
+        json_t *img;
+        json_array_foreach(t->task_images, i, img) /* the user's images, after the text */
+            task_push_user_block(t, json_incref(img));
         if (context.len)
             task_push_user_text(t, context.data);
         buf_release(&context);

@@ -238,6 +238,11 @@ struct hew_task {
     pthread_t thread;                  /* [const] (life.c) */
     bool thread_started;               /* (life.c) */
     char *task_text;                   /* [const] */
+    json_t *task_images;               /* [const] image blocks (api/image.h) that follow the
+                                          task text in the first message, or NULL
+                                          (task_attach_images, before task_start) */
+    json_t *task_captions;             /* [const] one line per image ("shot.png, 800x600
+                                          png"), for the task message's data, or NULL */
 
     pthread_mutex_t mu;
     pthread_cond_t cv;                 /* on the monotonic clock (clock_cond_init) */
@@ -291,6 +296,10 @@ struct hew_task {
 /* A new task of session s, not started: the task text (resume_id NULL) or the stored task
  * to resume (text ""). NULL (err says why) when memory runs out. */
 hew_task *task_new(hew_session *s, const char *text, const char *resume_id, hew_err *err);
+/* Images for the first user message (an array of image blocks) and their captions (an
+ * array of strings, shown as the task message's data {"images": [...]}); both stolen,
+ * either may be NULL. Only before task_start, on a new (not resumed) task. */
+void task_attach_images(hew_task *t, json_t *images, json_t *captions);
 /* Run task_main on the task's own thread. HEW_E_INTERNAL when it cannot start. */
 hew_code task_start(hew_task *t, hew_err *err);
 /* Stop the task (any thread): its waits wake, its request stops. */

@@ -1,5 +1,7 @@
 /* read_file — show the model a text file as numbered lines ("N | text"), at most 1000
- * lines and 400 KiB at a time, with a notice saying where to continue. It must never
+ * lines and 400 KiB at a time, with a notice saying where to continue; an image (PNG,
+ * JPEG, GIF, WebP, known by its bytes) as an image block, checked and scaled down
+ * (api/image.h), when the model in use reads images, else a refusal naming it. It must never
  * return half a UTF-8 character, never read a file larger than 20 MB, never return the
  * bytes of a binary file, never read a path that .clineignore blocks (nor a hard link of
  * one), and never open a path other than the one it checked (ws_open_file). */
@@ -10,7 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/image.h"
 #include "base/fs.h"
+#include "base/image.h"
 #include "base/utf8.h"
 #include "tools/workspace.h"
 
@@ -65,7 +69,8 @@ static bool ext_is(const char *ext, const char *const *list)
     return false;
 }
 
-static const char *const image_exts[] = { ".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", NULL };
+static const char *const image_exts[] = { ".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp",
+                                          ".tif", ".tiff", ".heic", ".avif", ".ico", NULL };
 static const char *const document_exts[] = { ".pdf", ".docx", ".xlsx", ".pptx", NULL };
 
 /* Number of lines: pieces separated by '\n', a final newline does not start a new one. */
@@ -91,6 +96,44 @@ static void describe(const tool_call *call, buf *out)
         buf_printf(out, "[%s for '%s']", call->name, path);
     else
         buf_printf(out, "[%s]", call->name);
+}
+
+/* The answer to a model that does not read images, naming it. */
+static void refuse_image(tool_env *env, const char *rel, tool_result *out)
+{
+    ws_error_result(env, out, "%s is an image, but the model in use (%s) does not read "
+                              "images, so it was not read. Ask the user to describe it, or to "
+                              "switch to a model that takes images.",
+                    rel, env->model && *env->model ? env->model : "unknown");
+}
+
+/* The image in text[0..len) as the result's image block, with a line saying what it is;
+ * a model that does not read images got its refusal before the file was read (but an
+ * image under another name is found only by its bytes: refused here the same way). */
+static void read_image(tool_env *env, const ws_path *wp, const char *text, size_t len,
+                       tool_result *out)
+{
+    if (!env->model_images) {
+        refuse_image(env, wp->rel, out);
+        return;
+    }
+    json_t *block = NULL;
+    api_image_info info;
+    hew_err err = HEW_ERR_INIT;
+    if (api_image_block(text, len, wp->rel, &block, &info, &err) != HEW_OK) {
+        ws_error_result(env, out, "Cannot show %s to the model: %s", wp->rel, err.msg);
+        return;
+    }
+    out->images = json_array();
+    if (!out->images || json_array_append_new(out->images, block) != 0) {
+        ws_error_result(env, out, "Cannot show %s to the model: out of memory", wp->rel);
+        return;
+    }
+    char desc[512];
+    api_image_describe(wp->rel, &info, desc, sizeof desc);
+    buf_printf(&out->text, "[Image: %s, %zu bytes %s. The image follows.]", desc, info.bytes,
+               info.resized ? "after scaling" : "as stored");
+    env->mistake(env, false);
 }
 
 static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
@@ -153,9 +196,9 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         goto done;
 
     const char *ext = ext_of(wp.abs);
-    if (ext_is(ext, image_exts)) {
-        ws_error_result(env, out, "%s is an image (%s); hew cannot show images to the model, "
-                                  "so its content was not read.", wp.rel, ext);
+    bool named_image = ext_is(ext, image_exts);
+    if (named_image && !env->model_images) {
+        refuse_image(env, wp.rel, out);
         goto done;
     }
     if ((size_t)st.st_size > READ_FILE_MAX) {
@@ -167,6 +210,10 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     size_t len = 0;
     if (fs_read_fd(fd, wp.rel, READ_FILE_MAX, &text, &len, &err) != HEW_OK) {
         ws_error_result(env, out, "%s", err.msg);
+        goto done;
+    }
+    if (named_image || image_sniff(text, len) != IMAGE_UNKNOWN) {
+        read_image(env, &wp, text, len, out);
         goto done;
     }
     if (memchr(text, '\0', len < BINARY_PROBE ? len : BINARY_PROBE) ||
@@ -289,7 +336,8 @@ const tool_def tool_read_file = {
     .description =
         "Read a file and see its lines, numbered. Use it to examine a file you need to "
         "understand or change. At most 1000 lines are shown per call: use start_line and "
-        "end_line to read other parts of a long file. Binary files cannot be read.",
+        "end_line to read other parts of a long file. An image (PNG, JPEG, GIF, WebP) is "
+        "shown to you as an image if you can see images; other binary files cannot be read.",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
     .flags = TOOL_READ_ONLY | TOOL_RESULT_IS_FILE,

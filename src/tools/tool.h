@@ -87,6 +87,8 @@ struct tool_env {
                                  (commands run unconfined: tests' environments only) */
     struct egress *egress;    /* the proxy to the allowed hosts (net/egress.h), or NULL: a
                                  sandboxed command with the network off is pointed at it */
+    const char *model;        /* the model in use, as the user named it ("" unknown) */
+    bool model_images;        /* it reads images: a tool may return some (tool_result) */
     /* The task's mode now (the user may switch it while a tool waits); change it with
      * set_mode. */
     mode_kind (*mode_now)(tool_env *env);

@@ -8,7 +8,7 @@
 # request in plan mode; a pasted block of lines is one message. With native tool calls:
 # /model then /act on a waiting plan, and Ctrl-C while a command runs then a message, go
 # on with the task in requests the real APIs accept (every tool call answered, the mode
-# the user chose). Skips without tmux.
+# the user chose); an image path dropped into the prompt is attached. Skips without tmux.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
 fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t >&2; exit 1; }
@@ -252,5 +252,30 @@ assert "try something shorter" in json.dumps(msgs[-1]), msgs[-1]
 PY
 keys C-d
 wait_for 'EXIT=0' || fail "Ctrl-D did not leave cleanly"
+stop_hew
+
+# 6. An image dropped into the prompt (a path with an escaped space, as terminals paste
+#    it): shown as "[image: NAME WxH]", attached after the text of the task's first message.
+cat >"$work/s6.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "text": "<attempt_completion>\n<result>\nA gradient.\n</result>\n</attempt_completion>"}
+]}
+JSON
+start_hew "$work/s6.json"
+python3 "$HEW_E2E_LIB/mkimage.py" png 40 30 "$work/ws/my shot.png"
+keys -l "what is in $work/ws/my\ shot.png?"
+keys Enter
+wait_for '\[image: my shot.png 40x30\]' || fail "the dropped image was not recognised"
+wait_for 'A gradient' || fail "no completion after the image"
+python3 - "$FAKE_RECORD" <<'PY' || fail "the dropped image did not reach the request"
+import json, sys
+req = json.loads(open(sys.argv[1]).readline())
+assert not req.get("violation"), req.get("violation")
+content = req["body"]["messages"][0]["content"]
+assert "what is in [image: my shot.png]?" in content[0]["text"], content[0]
+assert content[1]["type"] == "image" and content[1]["source"]["media_type"] == "image/png", content[1]
+PY
+keys C-d
+wait_for 'EXIT=0' || fail "Ctrl-D did not leave cleanly after the image"
 stop_hew
 echo "interactive: ok"

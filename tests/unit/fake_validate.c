@@ -361,6 +361,85 @@ static const vcase gemini_cases[] = {
      G(GU "," GM(GCALL "," GCALL) "," GR(GRESP)), GCOUNT, NULL, false},
 };
 
+/* ---- images (all four protocols) ---------------------------------------------------- */
+
+/* A 1x1 PNG; its first 44 base64 characters (the header, no pixels); "hello". */
+#define PNG1 "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+#define PNG_CUT "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ"
+#define HELLO "aGVsbG8="
+#define AIMG(mt, data) "{'type':'image','source':{'type':'base64','media_type':'" mt "','data':'" data "'}}"
+#define AI_WHERE "messages.0.content.1.image.source"
+#define CHAT_IMG(model, url)                                                             \
+    "{'model':'" model "','messages':[{'role':'user','content':[{'type':'text','text':'x'}," \
+    "{'type':'image_url','image_url':{'url':'" url "'}}]}]}"
+#define RESP_IMG(url)                                                                    \
+    "{'model':'gpt-5','input':[{'role':'user','content':[{'type':'input_text','text':'x'}," \
+    "{'type':'input_image','image_url':'" url "'}]}]}"
+#define GEM_IMG(mt, data)                                                                \
+    G("{'role':'user','parts':[{'text':'x'},{'inlineData':{'mimeType':'" mt "','data':'" data \
+      "'}}]}")
+#define OAI_UNSUPPORTED                                                                  \
+    "You uploaded an unsupported image. Please make sure your image has of one the "      \
+    "following formats: ['png', 'jpeg', 'gif', 'webp']."
+#define GEM_UNPROCESSABLE                                                                \
+    "Unable to process input image. Please retry or report in "                           \
+    "https://developers.generativeai.google/guide/troubleshooting"
+
+static const vcase image_cases[] = {
+    {VALIDATE_ANTHROPIC, "ai: a PNG", A(U(T("x") "," AIMG("image/png", PNG1))), NULL, NULL,
+     false},
+    {VALIDATE_ANTHROPIC, "ai: a PNG in a tool result",
+     A(U(T("hi")) "," AS(TU("t1")) ","
+       U("{'type':'tool_result','tool_use_id':'t1','content':[" T("r") ","
+         AIMG("image/png", PNG_CUT) "]}")),
+     "messages.2.content.0.tool_result.content.1.image.source.base64.data: Could not process "
+     "image", NULL, false},
+    {VALIDATE_ANTHROPIC, "ai: a BMP media type", A(U(T("x") "," AIMG("image/bmp", PNG1))),
+     AI_WHERE ".base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or "
+     "'image/webp'", NULL, false},
+    {VALIDATE_ANTHROPIC, "ai: a PNG called JPEG", A(U(T("x") "," AIMG("image/jpeg", PNG1))),
+     AI_WHERE ".base64.data: Image does not match the provided media type image/jpeg", NULL,
+     false},
+    {VALIDATE_ANTHROPIC, "ai: bad base64", A(U(T("x") "," AIMG("image/png", "@@@@"))),
+     AI_WHERE ".base64.data: Invalid base64 data", NULL, false},
+    {VALIDATE_ANTHROPIC, "ai: text, not an image", A(U(T("x") "," AIMG("image/png", HELLO))),
+     AI_WHERE ".base64.data: Could not process image", NULL, false},
+    {VALIDATE_ANTHROPIC, "ai: a cut PNG", A(U(T("x") "," AIMG("image/png", PNG_CUT))),
+     AI_WHERE ".base64.data: Could not process image", NULL, false},
+    {VALIDATE_ANTHROPIC, "ai: no source type",
+     A(U(T("x") ",{'type':'image','source':{'media_type':'image/png','data':'" PNG1 "'}}")),
+     AI_WHERE ": Input tag '' found using 'type' does not match any of the expected tags: "
+     "'base64', 'url', 'file'", NULL, false},
+    {VALIDATE_OPENAI_CHAT, "ci: a PNG data URL",
+     CHAT_IMG("gpt-4.1", "data:image/png;base64," PNG1), NULL, NULL, false},
+    {VALIDATE_OPENAI_CHAT, "ci: an https URL", CHAT_IMG("gpt-4.1", "https://x.test/a.png"),
+     NULL, NULL, false},
+    {VALIDATE_OPENAI_CHAT, "ci: a text-only model",
+     CHAT_IMG("deepseek-chat", "data:image/png;base64," PNG1),
+     "Invalid content type. image_url is only supported by certain models.",
+     "messages.[0].content.[1].type", false},
+    {VALIDATE_OPENAI_CHAT, "ci: not a data URL", CHAT_IMG("gpt-4.1", PNG1),
+     "Invalid 'messages.[0].content.[1].image_url.url'. Expected a base64-encoded data URL "
+     "with an image MIME type (e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), but got a "
+     "value without the 'data:' prefix.", "messages.[0].content.[1].image_url.url", false},
+    {VALIDATE_OPENAI_CHAT, "ci: text as a PNG", CHAT_IMG("gpt-4.1", "data:image/png;base64," HELLO),
+     OAI_UNSUPPORTED, "messages.[0].content.[1].image_url.url", false},
+    {VALIDATE_RESPONSES, "ri: a PNG data URL", RESP_IMG("data:image/png;base64," PNG1), NULL,
+     NULL, false},
+    {VALIDATE_RESPONSES, "ri: a cut PNG", RESP_IMG("data:image/png;base64," PNG_CUT),
+     OAI_UNSUPPORTED, "input[0].content[1].image_url", false},
+    {VALIDATE_GEMINI, "gi: a PNG", GEM_IMG("image/png", PNG1), NULL, NULL, false},
+    {VALIDATE_GEMINI, "gi: HEIC is let through", GEM_IMG("image/heic", HELLO), NULL, NULL,
+     false},
+    {VALIDATE_GEMINI, "gi: a BMP", GEM_IMG("image/bmp", PNG1), "Unsupported MIME type: image/bmp",
+     NULL, false},
+    {VALIDATE_GEMINI, "gi: bad base64", GEM_IMG("image/png", "@@@@"),
+     "Invalid value at 'contents[0].parts[1].inline_data.data' (TYPE_BYTES), Base64 decoding "
+     "failed for \"@@@@\"", NULL, false},
+    {VALIDATE_GEMINI, "gi: text as a PNG", GEM_IMG("image/png", HELLO), GEM_UNPROCESSABLE,
+     NULL, false},
+};
+
 static void run_table(const vcase *cs, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -380,6 +459,11 @@ static void test_openai_chat(void)
 static void test_responses(void)
 {
     run_table(responses_cases, sizeof responses_cases / sizeof responses_cases[0]);
+}
+
+static void test_images(void)
+{
+    run_table(image_cases, sizeof image_cases / sizeof image_cases[0]);
 }
 
 static void test_gemini(void)
@@ -563,6 +647,7 @@ int main(void)
     RUN(test_openai_chat);
     RUN(test_responses);
     RUN(test_gemini);
+    RUN(test_images);
     RUN(test_paths);
     RUN(test_error_bodies);
     RUN(test_signatures);
