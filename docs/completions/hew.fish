@@ -73,6 +73,7 @@ complete -c hew -l auto-approve -x -a '(__hew_approve)' -d 'what runs without as
 complete -c hew -l allow-command -x -d 'a command that may run like a read-only one'
 complete -c hew -l deny-command -x -d 'a command never to run, even with --yolo'
 complete -c hew -l sandbox -x -a 'auto read-only workspace-write danger-full-access' -d 'confine every command'
+complete -c hew -s i -l image -r -F -d 'attach an image to the task (png, jpeg, gif, webp)'
 complete -c hew -l thinking -x -d 'reasoning budget in tokens'
 complete -c hew -l native-tools -d 'offer tools natively'
 complete -c hew -l xml-tools -d 'offer tools as XML'
