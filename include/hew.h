@@ -41,7 +41,7 @@ extern "C" {
  * (the same major and minor: while the major is 0, a minor release may change the ABI,
  * and the soname, libhew.so.0, names only the major). */
 #define HEW_VERSION_MAJOR 0
-#define HEW_VERSION_MINOR 2
+#define HEW_VERSION_MINOR 3
 #define HEW_VERSION_PATCH 0
 #define HEW_VERSION_STR2_(x) #x
 #define HEW_VERSION_STR_(a, b, c)                                                          \
