@@ -32,6 +32,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     json_t *data = json_pack("{s:s,s:s,s:s?}", "tool", "useSkill", "skill", name, "path",
                              path && *path ? path : NULL);
     env->say(env, "tool", NULL, data, 0);
+    json_decref(data);
     hew_err err = HEW_ERR_INIT;
     hew_code rc = env->use_skill(env, name, path, &out->text, &err);
     if (rc != HEW_OK) {
