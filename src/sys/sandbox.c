@@ -72,6 +72,7 @@ bool sandbox_backend_parse(const char *s, sandbox_backend *out)
 static const char *const step_names[SANDBOX_STEP_COUNT] = {
     [SANDBOX_STEP_NONE] = "starting the command",
     [SANDBOX_STEP_UNSHARE] = "making a mount namespace",
+    [SANDBOX_STEP_JOIN] = "entering the sandbox's namespaces",
     [SANDBOX_STEP_IDMAP] = "mapping the user into its namespace",
     [SANDBOX_STEP_PRIVATE] = "making the mounts private",
     [SANDBOX_STEP_RO_ROOT] = "making every mount read-only",
@@ -145,10 +146,11 @@ static const int dropped_caps[] = {
 #endif
 };
 
-int sandbox_child_confine(const sandbox *sb, const char *cwd, int *step, int *index)
+SANDBOX_IN_CHILD int sandbox_child_confine(const sandbox *sb, const char *cwd, int *step,
+                                           int *index)
 {
     *index = -1;
-    int r = sandbox_ns_enter(sb, step, index);
+    int r = sandbox_ns_join(sb, step, index);
     if (r != 0)
         return r;
     *step = SANDBOX_STEP_CHDIR;
@@ -217,12 +219,18 @@ static void probe_now(void)
     ns.mode = SANDBOX_READ_ONLY;
     ns.backend = SANDBOX_BACKEND_LANDLOCK;
     ns.ruleset_fd = -1;
+    ns.userns_fd = ns.mntns_fd = -1;
     ns.mountns = true;
     ns.ro_root = true; /* all of it, as the backend does it (a container may refuse) */
     ns.userns = geteuid() != 0;
     fill_idmaps(&ns);
     const char *const argv[] = { truth, NULL };
-    c->userns = run_quietly(argv, &ns);
+    hew_err e = HEW_ERR_INIT;
+    c->userns = sandbox_ns_make(&ns, &e) == HEW_OK && run_quietly(argv, &ns);
+    if (ns.userns_fd >= 0)
+        close(ns.userns_fd);
+    if (ns.mntns_fd >= 0)
+        close(ns.mntns_fd);
 
     char bw[256];
     if (sandbox_which("bwrap", bw, sizeof bw)) {
@@ -263,6 +271,10 @@ void sandbox_free(sandbox *sb)
         return;
     if (sb->ruleset_fd >= 0)
         close(sb->ruleset_fd);
+    if (sb->userns_fd >= 0)
+        close(sb->userns_fd);
+    if (sb->mntns_fd >= 0)
+        close(sb->mntns_fd);
     free_list(sb->writable, sb->n_writable);
     free_list(sb->readonly, sb->n_readonly);
     free_list(sb->hidden, sb->n_hidden);
@@ -478,6 +490,7 @@ hew_code sandbox_prepare(const sandbox_policy *policy, sandbox **out, hew_err *e
     if (!sb)
         return hew_err_set(err, HEW_E_NOMEM, "sandbox: out of memory");
     sb->ruleset_fd = -1;
+    sb->userns_fd = sb->mntns_fd = -1;
     sb->drop_caps = geteuid() == 0;
     sb->mode = policy->mode;
     sb->network = policy->network;
@@ -532,6 +545,8 @@ hew_code sandbox_prepare(const sandbox_policy *policy, sandbox **out, hew_err *e
         rc = plan_mounts(sb, &caps, &gaps, err);
     if (rc == HEW_OK && sb->backend == SANDBOX_BACKEND_LANDLOCK)
         rc = sandbox_landlock_build(sb, caps.landlock_abi, err);
+    if (rc == HEW_OK && sb->backend == SANDBOX_BACKEND_LANDLOCK && sb->mountns)
+        rc = sandbox_ns_make(sb, err);
     if (rc == HEW_OK && sb->backend == SANDBOX_BACKEND_BWRAP)
         rc = sandbox_bwrap_build(sb, caps.bwrap, err);
     if (rc == HEW_OK && sb->backend == SANDBOX_BACKEND_LANDLOCK && !sb->network &&

@@ -4,7 +4,14 @@
  * A prepared sandbox holds everything the child needs already computed (paths, the
  * Landlock ruleset fd, the seccomp program, the bwrap argv), so that what runs between
  * fork and exec is a fixed list of async-signal-safe system calls: no allocation, no
- * lock, no stdio, nothing that could deadlock in a child forked from a threaded parent. */
+ * lock, no stdio, nothing that could deadlock in a child forked from a threaded parent.
+ *
+ * The landlock backend's namespaces are made once, when the sandbox is prepared, by a
+ * short-lived forked helper (sandbox_ns_make), and kept as descriptors; each command's
+ * child only joins them (setns). That child shares hew's memory (clone with CLONE_VM |
+ * CLONE_VFORK, as posix_spawn does): no copy-on-write faults, which on a VM cost more than
+ * all the sandbox's own steps. It can do so because joining a user namespace needs no
+ * uid_map written, which a child sharing undumpable hew's memory could not write. */
 #ifndef HEW_SYS_SANDBOX_INT_H
 #define HEW_SYS_SANDBOX_INT_H
 
@@ -19,6 +26,7 @@
 typedef enum sandbox_step {
     SANDBOX_STEP_NONE,
     SANDBOX_STEP_UNSHARE,     /* the user / mount namespace */
+    SANDBOX_STEP_JOIN,        /* entering the namespaces made at prepare time */
     SANDBOX_STEP_IDMAP,       /* uid_map, gid_map, setgroups */
     SANDBOX_STEP_PRIVATE,     /* making the mounts private to the child */
     SANDBOX_STEP_RO_ROOT,     /* every mount read-only */
@@ -62,6 +70,7 @@ struct sandbox {
     /* mount namespace (landlock backend): read-only binds and hidden-path covers */
     bool mountns;            /* the child makes one */
     bool userns;             /* ... inside a new user namespace (not root) */
+    int userns_fd, mntns_fd; /* made by sandbox_ns_make; -1 until then (and when none) */
     char uid_map[48], gid_map[48];
     bool ro_root;            /* every mount read-only but rw_mounts */
     sandbox_mount *rw_mounts;
@@ -96,14 +105,32 @@ hew_code sandbox_bwrap_build(sandbox *sb, const char *bwrap_path, hew_err *err);
 /* Whether this build has a seccomp filter for the machine's architecture. */
 bool sandbox_seccomp_arch_known(void);
 
+/* Make the namespaces of a sandbox with mountns set: a forked helper does what
+ * sandbox_ns_enter says (unshare, id maps, mounts) and hands back descriptors of its user
+ * and mount namespaces, which outlive it; sb->userns_fd / mntns_fd get them. Lives in
+ * sys/proc.c, the one home of child processes. HEW_E_UNSUPPORTED naming the step that
+ * failed. */
+hew_code sandbox_ns_make(sandbox *sb, hew_err *err);
+
 /* ---- in the child (async-signal-safe; return 0 or -errno, *step and *index set) -------- */
 
-/* Everything the landlock backend does between fork and exec, after the descriptors are
- * in place: namespace + mounts, chdir(cwd) (cwd may be NULL), no_new_privs, Landlock,
+/* Functions that run in a command's child share hew's memory and run on a stack of their
+ * own: AddressSanitizer must not instrument them (its no-return hook would look for hew's
+ * thread stack, and the poisoned frames would be left in hew's shadow memory). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANDBOX_IN_CHILD __attribute__((no_sanitize_address))
+#else
+#define SANDBOX_IN_CHILD
+#endif
+
+/* Everything the landlock backend does between clone and exec, after the descriptors are
+ * in place: join the namespaces, chdir(cwd) (cwd may be NULL), no_new_privs, Landlock,
  * seccomp. */
 int sandbox_child_confine(const sandbox *sb, const char *cwd, int *step, int *index);
-/* The parts in their own files. */
+/* The parts in their own files. sandbox_ns_enter runs in sandbox_ns_make's helper (a
+ * forked child of its own); sandbox_ns_join in each command's child. */
 int sandbox_ns_enter(const sandbox *sb, int *step, int *index);
+int sandbox_ns_join(const sandbox *sb, int *step, int *index);
 int sandbox_landlock_restrict(const sandbox *sb);
 int sandbox_seccomp_install(const sandbox *sb);
 

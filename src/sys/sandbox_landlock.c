@@ -262,7 +262,7 @@ hew_code sandbox_landlock_build(sandbox *sb, int abi, hew_err *err)
     return HEW_OK;
 }
 
-int sandbox_landlock_restrict(const sandbox *sb)
+SANDBOX_IN_CHILD int sandbox_landlock_restrict(const sandbox *sb)
 {
     if (sb->ruleset_fd < 0)
         return 0;

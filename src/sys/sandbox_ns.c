@@ -1,5 +1,6 @@
-/* sandbox_ns — the mount namespace of the landlock backend, made IN THE CHILD between
- * fork and exec. Landlock cannot carve a read-only path out of a writable root (its rules
+/* sandbox_ns — the mount namespace of the landlock backend: made once per prepared
+ * sandbox in a forked helper (sandbox_ns_enter, driven by sandbox_ns_make in sys/proc.c)
+ * and joined by each command's child (sandbox_ns_join). Landlock cannot carve a read-only path out of a writable root (its rules
  * cover whole hierarchies, and a rename of .git would get around a rule on .git itself),
  * so the child gets its own mount namespace (inside a new user namespace unless hew runs
  * as root) where every mount is made read-only and the writable roots are bound writable
@@ -7,10 +8,11 @@
  * does), each read-only path is bound read-only over itself and each hidden path inside a
  * writable root is covered by an empty read-only tmpfs (a file: by /dev/null).
  *
- * Everything here runs in a child forked from a threaded parent: only async-signal-safe
- * system calls on data prepared before the fork — no allocation, no stdio, no locks. It
- * must never touch the parent's mount namespace: the child's mounts are made slaves
- * before anything is mounted, so nothing propagates back. */
+ * Everything here runs in a child of a threaded parent: only async-signal-safe system
+ * calls on data prepared before — no allocation, no stdio, no locks. It must never touch
+ * the parent's mount namespace: the helper's mounts are made slaves before anything is
+ * mounted, so nothing propagates back (while mounts and unmounts of the host still reach
+ * the commands, as they would a command started without a namespace). */
 #include "sys/sandbox_int.h"
 
 #include <errno.h>
@@ -78,8 +80,9 @@ int sandbox_ns_enter(const sandbox *sb, int *step, int *index)
     if (unshare(CLONE_NEWNS | (sb->userns ? CLONE_NEWUSER : 0)) != 0)
         return -errno;
     if (sb->userns) {
-        /* /proc/self/uid_map and gid_map belong to root while the process is undumpable (hew is, see
-         * sandbox_prepare): dumpable just long enough to write them */
+        /* /proc/self/uid_map and gid_map belong to root while the process is undumpable
+         * (hew is, see sandbox_prepare): the helper (a fork, its memory its own) is
+         * dumpable just long enough to write them, once per prepared sandbox */
         *step = SANDBOX_STEP_IDMAP;
         prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
         int r = write_all_file("/proc/self/setgroups", "deny");
@@ -137,5 +140,23 @@ int sandbox_ns_enter(const sandbox *sb, int *step, int *index)
     }
     *step = SANDBOX_STEP_NONE;
     *index = -1;
+    return 0;
+}
+
+SANDBOX_IN_CHILD int sandbox_ns_join(const sandbox *sb, int *step, int *index)
+{
+    *index = -1;
+    if (!sb->mountns)
+        return 0;
+    *step = SANDBOX_STEP_JOIN;
+    if (sb->mntns_fd < 0 || (sb->userns && sb->userns_fd < 0))
+        return -EBADF; /* sandbox_ns_make did not run: never run the command without it */
+    /* the user namespace first: it owns the mount namespace, and joining it gives the
+     * capabilities that joining the mount namespace asks for */
+    if (sb->userns && setns(sb->userns_fd, CLONE_NEWUSER) != 0)
+        return -errno;
+    if (setns(sb->mntns_fd, CLONE_NEWNS) != 0)
+        return -errno;
+    *step = SANDBOX_STEP_NONE;
     return 0;
 }

@@ -245,7 +245,7 @@ hew_code sandbox_seccomp_build(sandbox *sb, hew_err *err)
 #endif
 }
 
-int sandbox_seccomp_install(const sandbox *sb)
+SANDBOX_IN_CHILD int sandbox_seccomp_install(const sandbox *sb)
 {
     if (sb->bpf_len == 0)
         return 0;

@@ -5,11 +5,13 @@
  * unconfined; what the policy allows (the workspace, the temp root, new directories in
  * them, the network when on) works. Run for each backend this machine has (landlock,
  * bwrap); a backend it lacks is skipped with a message, and the whole test exits 77
- * (ctest: skipped) when it has none. Also: a step failing in the child makes proc_start
- * fail (never an unconfined run), and two threads start confined children at once. */
+ * (ctest: skipped) when it has none. Also: a step failing in the helper that makes the
+ * namespaces fails the preparation, a child that cannot join them fails proc_start (never
+ * an unconfined run), and two threads start confined children at once. */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -22,6 +24,7 @@
 #include "check.h"
 #include "sys/proc.h"
 #include "sys/sandbox.h"
+#include "sys/sandbox_int.h"
 #include "tmpdir.h"
 
 static char *ws, *home, *tmp, *other;
@@ -300,22 +303,52 @@ static void test_read_only(void)
     sandbox_free(sb);
 }
 
-/* A step that fails in the child makes proc_start fail: the command never runs. */
-static void test_failed_step_refuses(void)
+/* A step that fails in the helper that makes the namespaces fails the preparation, naming
+ * the step and the path: a read-only path that vanished before its bind. */
+static void test_failed_helper_refuses(void)
 {
     if (backend != SANDBOX_BACKEND_LANDLOCK)
         return; /* bwrap's own steps: its -try binds skip what vanished */
-    char extra[2048];
-    snprintf(extra, sizeof extra, "%s/vanishing", ws);
-    REQUIRE(mkdir(extra, 0755) == 0);
+    char gone[2048];
+    snprintf(gone, sizeof gone, "%s/vanishing", ws);
+    sandbox_mount ro = { gone, true };
+    sandbox sb;
+    memset(&sb, 0, sizeof sb);
+    sb.backend = SANDBOX_BACKEND_LANDLOCK;
+    sb.ruleset_fd = sb.userns_fd = sb.mntns_fd = -1;
+    sb.mountns = true;
+    sb.userns = geteuid() != 0;
+    snprintf(sb.uid_map, sizeof sb.uid_map, "%u %u 1\n", (unsigned)geteuid(),
+             (unsigned)geteuid());
+    snprintf(sb.gid_map, sizeof sb.gid_map, "%u %u 1\n", (unsigned)getegid(),
+             (unsigned)getegid());
+    sb.ro_mounts = &ro;
+    sb.n_ro_mounts = 1;
+    hew_err e = { 0 };
+    CHECK_INT(sandbox_ns_make(&sb, &e), HEW_E_UNSUPPORTED);
+    CHECK(strstr(e.msg, "binding a read-only path") != NULL);
+    CHECK(strstr(e.msg, "vanishing") != NULL);
+    CHECK(sb.mntns_fd == -1 && sb.userns_fd == -1);
+}
+
+/* A command's child that cannot enter the sandbox's namespaces fails proc_start: the
+ * command never runs (here the mount namespace's descriptor is swapped for another
+ * namespace's, which setns refuses). */
+static void test_failed_join_refuses(void)
+{
+    if (backend != SANDBOX_BACKEND_LANDLOCK)
+        return;
     const char *writable[] = { ws, NULL };
-    const char *ro[] = { extra, NULL };
     sandbox_policy pol = { .mode = SANDBOX_WORKSPACE_WRITE, .backend = backend,
-                           .writable_roots = writable, .readonly_paths = ro };
+                           .writable_roots = writable };
     sandbox *sb;
     hew_err e = { 0 };
     REQUIRE(sandbox_prepare(&pol, &sb, &e) == HEW_OK);
-    REQUIRE(rmdir(extra) == 0); /* the bind in the child now fails */
+    REQUIRE(sb->mntns_fd >= 0);
+    int net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+    REQUIRE(net >= 0);
+    REQUIRE(dup3(net, sb->mntns_fd, O_CLOEXEC) == sb->mntns_fd);
+    close(net);
     char marker[1100];
     snprintf(marker, sizeof marker, "%s/ran", ws);
     char s[1200];
@@ -326,7 +359,7 @@ static void test_failed_step_refuses(void)
     hew_err pe = { 0 };
     CHECK_INT(proc_start(&o, &p, &pe), HEW_E_UNSUPPORTED);
     CHECK(p == NULL);
-    CHECK(strstr(pe.msg, "vanishing") != NULL);
+    CHECK(strstr(pe.msg, "entering the sandbox's namespaces") != NULL);
     CHECK(strstr(pe.msg, "not run") != NULL);
     CHECK(!exists(marker));
     sandbox_free(sb);
@@ -552,7 +585,8 @@ int main(void)
         RUN(test_network_on);
         RUN(test_proxy_port);
         RUN(test_read_only);
-        RUN(test_failed_step_refuses);
+        RUN(test_failed_helper_refuses);
+        RUN(test_failed_join_refuses);
         RUN(test_two_threads);
         RUN(test_proc_contract);
     }
