@@ -374,11 +374,13 @@ SANDBOX_IN_CHILD static void __attribute__((noreturn)) child_run(const struct ch
     _exit(127);
 }
 
+#if !defined(__SANITIZE_THREAD__)
 /* clone's entry: the plan, then exec (or _exit with a report). */
 SANDBOX_IN_CHILD static int child_entry(void *plan)
 {
     child_run(plan);
 }
+#endif
 
 /* Start the child that runs c: clone sharing hew's memory and suspending this thread until
  * it has exec'd or exited (what posix_spawn does), so no page of hew is copied or faulted.
