@@ -151,6 +151,10 @@ SANDBOX_IN_CHILD int sandbox_ns_join(const sandbox *sb, int *step, int *index)
     *step = SANDBOX_STEP_JOIN;
     if (sb->mntns_fd < 0 || (sb->userns && sb->userns_fd < 0))
         return -EBADF; /* sandbox_ns_make did not run: never run the command without it */
+    /* a mount namespace is joined only by a process whose root and cwd are its own: a
+     * no-op here, but a sanitizer's runtime may have started a thread in a forked child */
+    if (unshare(CLONE_FS) != 0)
+        return -errno;
     /* the user namespace first: it owns the mount namespace, and joining it gives the
      * capabilities that joining the mount namespace asks for */
     if (sb->userns && setns(sb->userns_fd, CLONE_NEWUSER) != 0)
