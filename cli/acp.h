@@ -18,14 +18,20 @@
  *   acp_perm.c     approvals -> session/request_permission and the "always" choices;
  *   acp_mcp.c      the client's MCP servers, written into a settings file hew reads.
  *
+ *   acp_fs.c       the client's files (fs/read_text_file, fs/write_text_file) as hew's
+ *                  file access hook (hew_options.file_io);
+ *
  * Threads: the main thread reads stdin and answers requests; each task's events arrive
- * on the task's thread; a waiter thread per task notices its end. A session's state is
+ * on the task's thread; a waiter thread per task notices its end. The task's thread
+ * sends the client requests of its own (fs/...) and waits for their answers, which the
+ * main thread routes to it. A session's state is
  * guarded by its lock; the rpc's writes by the rpc's own. */
 #ifndef HEW_CLI_ACP_H
 #define HEW_CLI_ACP_H
 
 #include <jansson.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -73,6 +79,22 @@ void acp_rpc_drop_all(acp_rpc *r);
 /* msg is a response (it has no "method"): hand it to the request's fn. 0 when it matched
  * one of ours, -1 when not (ignored). */
 int acp_rpc_route(acp_rpc *r, json_t *msg);
+/* Give up request id (on the main thread): its fn is called now with neither result nor
+ * error, and a late answer is ignored. 0, or -1 when it was answered already. */
+int acp_rpc_cancel(acp_rpc *r, long id);
+
+/* An answer awaited on another thread than the main one (which routes the answers): pass
+ * acp_wait_reply and the acp_wait to acp_rpc_request, then acp_wait_for. */
+typedef struct acp_wait {
+    pthread_mutex_t m;
+    sem_t done;     /* posted once, by the reply */
+    json_t *result; /* the answer's (owned), or NULL */
+    json_t *error;  /* the error's (owned), or NULL; both NULL: no answer will come */
+} acp_wait;
+void acp_wait_init(acp_wait *w);
+void acp_wait_release(acp_wait *w);
+void acp_wait_reply(void *ud, json_t *result, json_t *error); /* an acp_reply_fn */
+void acp_wait_for(acp_wait *w);
 
 /* A JSON string of s[0..n) — UTF-8 as is, invalid bytes replaced by '?' (never NULL
  * unless out of memory). */
@@ -110,6 +132,11 @@ int acp_session_prompt(acp_session *s, json_t *req_id, const char *text, int *co
                        size_t errlen);
 /* session/cancel: stop the running turn (its prompt answers "cancelled"). */
 void acp_session_cancel(acp_session *s);
+/* A request of the task's thread to the client (fs/...), waited for: 0 with *result (a
+ * new reference), or -1 with why in err (the client's error message; no answer because
+ * the turn was cancelled or the client went away). params stolen. */
+int acp_session_call(acp_session *s, const char *method, json_t *params, json_t **result,
+                     char *err, size_t errlen);
 /* session/set_mode: "act" or "plan". 0, or -1 with why in err. */
 int acp_session_set_mode(acp_session *s, const char *mode, char *err, size_t errlen);
 /* End the session (stdin closed): a finished turn's pending completion is accepted, a
@@ -172,6 +199,13 @@ void acp_session_update(acp_session *s, json_t *update);
 long *acp_session_perm_slot(acp_session *s);
 /* The event mapping's state (the open tool call). */
 acp_stream *acp_session_stream(acp_session *s);
+
+/* ---- acp_fs.c: the client's files --------------------------------------------------------- */
+
+/* Fill io with the hooks that read and write files through the client (fs/read_text_file,
+ * fs/write_text_file) for session s when the client's capabilities (initialize) offer
+ * both; 1 then, else 0 (io untouched: the disk). */
+int acp_fs_hooks(acp_session *s, const json_t *client_caps, hew_file_io *io);
 
 /* ---- acp_mcp.c: the client's MCP servers ------------------------------------------------ */
 

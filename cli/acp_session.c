@@ -45,6 +45,8 @@ struct acp_session {
     acp_stream stream;
     json_t *always;    /* the client's "always" choices: key -> "allow" | "reject" */
     long perm_id;      /* the session/request_permission pending, -1 none */
+    long call_id;      /* the task thread's request to the client (fs/...) pending, -1 none */
+    hew_file_io fio;   /* the client's files (acp_fs.c), when it offers them */
     hew_totals turn_start; /* the task's totals when the turn started */
 };
 
@@ -285,6 +287,8 @@ static int make_hew_session(acp_session *s, char *err, size_t errlen)
     }
     if (s->mcp_file)
         o.mcp_settings = s->mcp_file;
+    if (acp_fs_hooks(s, s->srv->client_caps, &s->fio))
+        o.file_io = &s->fio; /* the editor's buffers */
     o.on_event = on_event;
     o.event_ud = s;
     o.task_id = s->id; /* the first task of the session is the session */
@@ -405,6 +409,7 @@ int acp_session_open(acp_server *srv, const char *cwd, json_t *mcp_servers, cons
     pthread_mutexattr_destroy(&attr);
     s->srv = srv;
     s->perm_id = -1;
+    s->call_id = -1;
     acp_stream_init(&s->stream);
     snprintf(s->mode, sizeof s->mode, "%s",
              srv->co->mode && strcmp(srv->co->mode, "plan") == 0 ? "plan" : "act");
@@ -531,9 +536,53 @@ void acp_session_cancel(acp_session *s)
     if (s->prompt_id && s->task && !s->ended) {
         s->cancelled = 1;
         s->perm_id = -1; /* the question is moot: its late answer is ignored */
+        if (s->call_id >= 0) /* the task waits for the client: it waits no more */
+            (void)acp_rpc_cancel(s->srv->rpc, s->call_id);
+        s->call_id = -1;
         hew_task_abort(s->task, "cancelled by the client");
     }
     pthread_mutex_unlock(&s->lock);
+}
+
+int acp_session_call(acp_session *s, const char *method, json_t *params, json_t **result,
+                     char *err, size_t errlen)
+{
+    *result = NULL;
+    acp_wait w;
+    acp_wait_init(&w);
+    pthread_mutex_lock(&s->lock);
+    long id = -1;
+    int cancelled = s->cancelled;
+    if (cancelled)
+        json_decref(params);
+    else
+        id = acp_rpc_request(s->srv->rpc, method, params, acp_wait_reply, &w);
+    s->call_id = id;
+    pthread_mutex_unlock(&s->lock);
+    if (id < 0) {
+        snprintf(err, errlen, "%s", cancelled ? "the turn was cancelled" : "the client is gone");
+        acp_wait_release(&w);
+        return -1;
+    }
+    acp_wait_for(&w); /* the main thread routes the answer (or the cancel) here */
+    pthread_mutex_lock(&s->lock);
+    if (s->call_id == id)
+        s->call_id = -1;
+    pthread_mutex_unlock(&s->lock);
+    int rc = 0;
+    if (w.error) {
+        const char *msg = json_string_value(json_object_get(w.error, "message"));
+        snprintf(err, errlen, "%s (error %lld)", msg ? msg : "the client refused",
+                 (long long)json_integer_value(json_object_get(w.error, "code")));
+        rc = -1;
+    } else if (!w.result) {
+        snprintf(err, errlen, "no answer: the turn was cancelled or the client went away");
+        rc = -1;
+    } else {
+        *result = json_incref(w.result);
+    }
+    acp_wait_release(&w);
+    return rc;
 }
 
 int acp_session_set_mode(acp_session *s, const char *mode, char *err, size_t errlen)
