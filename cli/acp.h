@@ -45,6 +45,7 @@
 #define ACP_INVALID_PARAMS -32602
 #define ACP_INTERNAL_ERROR -32603
 #define ACP_NOT_FOUND -32002
+#define ACP_AUTH_REQUIRED -32000 /* no API key: the message says which variable to set */
 
 /* The ACP protocol version hew speaks (the SDK's PROTOCOL_VERSION). */
 #define ACP_PROTOCOL_VERSION 1

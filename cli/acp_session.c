@@ -39,6 +39,8 @@ struct acp_session {
     int persist;       /* tasks are stored (not --ephemeral): a stopped one can go on */
     json_t *prompt_id; /* the session/prompt being answered, or NULL */
     int cancelled;     /* session/cancel came for this turn */
+    char model_stop[16]; /* the model's answer was cut or refused: the turn's stopReason
+                            ("max_tokens", "refusal"), "" none */
     enum replay replay;
     char *resume_text; /* the prompt that answers the resume ask (REPLAY_HIDE) */
     char pending[32];  /* the ask the next prompt answers ("" none) */
@@ -118,6 +120,7 @@ static void end_turn(acp_session *s, const char *stop)
     json_decref(s->prompt_id);
     s->prompt_id = NULL;
     s->cancelled = 0;
+    s->model_stop[0] = '\0';
 }
 
 /* Answer the running prompt with an error (locked). */
@@ -130,6 +133,7 @@ static void fail_turn(acp_session *s, int code, const char *why)
     json_decref(s->prompt_id);
     s->prompt_id = NULL;
     s->cancelled = 0;
+    s->model_stop[0] = '\0';
 }
 
 /* ---- the task's events ----------------------------------------------------------------- */
@@ -147,6 +151,34 @@ static void replay_ask(acp_session *s, hew_task *task)
     s->resume_text = NULL;
 }
 
+/* The ACP stopReason of a request whose answer did not end by itself (its
+ * api_req_started's stopReason, docs/events.md). */
+static const struct {
+    const char *hew;
+    const char *acp;
+    const char *why; /* the task's abort reason */
+} model_stops[] = {
+    { "length", "max_tokens", "the model's answer was cut at its output limit" },
+    { "content_filter", "refusal", "the model refused to answer" },
+};
+
+/* A request's end (locked): an answer cut short or refused ends the turn with its
+ * stopReason — the task stops (resumable, as after a cancel) and the next prompt goes on. */
+static void request_ended(acp_session *s, hew_task *task, const hew_event *ev)
+{
+    if (!ev->data_json || !strstr(ev->data_json, "\"stopReason\"") || !s->prompt_id ||
+        s->model_stop[0])
+        return;
+    json_t *d = json_loads(ev->data_json, 0, NULL);
+    const char *stop = json_string_value(json_object_get(d, "stopReason"));
+    for (size_t i = 0; stop && i < sizeof model_stops / sizeof model_stops[0]; i++)
+        if (strcmp(model_stops[i].hew, stop) == 0) {
+            snprintf(s->model_stop, sizeof s->model_stop, "%s", model_stops[i].acp);
+            hew_task_abort(task, model_stops[i].why);
+        }
+    json_decref(d);
+}
+
 static void on_event(void *ud, hew_task *task, const hew_event *ev)
 {
     acp_session *s = ud;
@@ -159,6 +191,8 @@ static void on_event(void *ud, hew_task *task, const hew_event *ev)
         return;
     }
     acp_update_event(&s->stream, ev, 0, s->cwd, emit, s);
+    if (ev->kind == HEW_EV_API_REQ_STARTED)
+        request_ended(s, task, ev);
     if (final_ask) {
         switch (ev->kind) {
         case HEW_EV_COMPLETION_RESULT:
@@ -228,7 +262,11 @@ static void *waiter(void *ud)
     s->resume_text = NULL;
     if (s->prompt_id) {
         const char *stop = NULL;
-        if (s->cancelled || st == HEW_TASK_ABORTED)
+        if (s->cancelled)
+            stop = "cancelled";
+        else if (s->model_stop[0]) /* stopped here for the model's answer */
+            stop = s->model_stop;
+        else if (st == HEW_TASK_ABORTED)
             stop = "cancelled";
         else if (st == HEW_TASK_COMPLETED)
             stop = "end_turn";
@@ -271,8 +309,19 @@ static void drop_task(acp_session *s)
 
 /* ---- the hew session ---------------------------------------------------------------------- */
 
-/* (Re)make the hew session for s's workspace and mode. 0, or -1 with why in err. */
-static int make_hew_session(acp_session *s, char *err, size_t errlen)
+/* Whether a failed hew_session_new of o failed for want of an API key: none given (flag,
+ * key file, config) and none in the provider's variable. */
+static int key_missing(const hew_options *o)
+{
+    const char *var = cli_provider_key_env(o->provider);
+    const char *v = var ? getenv(var) : NULL;
+    return (!o->api_key || !*o->api_key) && var && (!v || !*v);
+}
+
+/* (Re)make the hew session for s's workspace and mode. 0, or -1 with why in err and the
+ * JSON-RPC error in *code (NULL: not wanted): ACP_AUTH_REQUIRED without an API key, else
+ * ACP_INTERNAL_ERROR. */
+static int make_hew_session(acp_session *s, int *code, char *err, size_t errlen)
 {
     cli_options co = *s->srv->co;
     co.cwd = s->cwd;
@@ -295,6 +344,17 @@ static int make_hew_session(acp_session *s, char *err, size_t errlen)
     s->persist = o.persist;
     hew_session *hs = NULL;
     hew_code rc = hew_session_new(&o, &hs, err, errlen);
+    if (code)
+        *code = ACP_INTERNAL_ERROR;
+    if (rc != HEW_OK && key_missing(&o)) {
+        const char *var = cli_provider_key_env(o.provider);
+        if (code)
+            *code = ACP_AUTH_REQUIRED;
+        snprintf(err, errlen, "Authentication required: hew has no API key for %s. Set %s "
+                              "in the environment of `hew acp` (the editor's settings for the "
+                              "agent: its env), or start it with --api-key-file FILE",
+                 o.provider, var);
+    }
     cli_config_release(&cfg);
     if (rc != HEW_OK)
         return -1;
@@ -448,8 +508,7 @@ int acp_session_open(acp_server *srv, const char *cwd, json_t *mcp_servers, cons
         json_decref(t);
         snprintf(s->task_id, sizeof s->task_id, "%s", load_id); /* the next prompt resumes it */
     }
-    if (make_hew_session(s, err, errlen) != 0) {
-        *code = ACP_INTERNAL_ERROR;
+    if (make_hew_session(s, code, err, errlen) != 0) {
         json_decref(events);
         session_free(s);
         return -1;
@@ -480,6 +539,7 @@ int acp_session_prompt(acp_session *s, json_t *req_id, const char *text, int *co
         hew_task_totals(s->task, &s->turn_start, NULL);
         s->prompt_id = json_incref(req_id);
         s->cancelled = 0;
+        s->model_stop[0] = '\0';
         s->pending[0] = '\0';
         s->stream.any_text = 0;
         if (hew_task_respond(s->task, HEW_ANSWER_MESSAGE, text) != HEW_OK) {
@@ -500,6 +560,7 @@ int acp_session_prompt(acp_session *s, json_t *req_id, const char *text, int *co
     memset(&s->turn_start, 0, sizeof s->turn_start);
     s->prompt_id = json_incref(req_id);
     s->cancelled = 0;
+    s->model_stop[0] = '\0';
     s->stream.any_text = 0;
     char terr[512] = "";
     hew_code rc;
@@ -600,7 +661,7 @@ int acp_session_set_mode(acp_session *s, const char *mode, char *err, size_t err
         (void)hew_task_set_mode(s->task, mode);
     pthread_mutex_unlock(&s->lock);
     /* the next task or resume takes the session's mode */
-    if (!live && strcmp(was, mode) != 0 && make_hew_session(s, err, errlen) != 0) {
+    if (!live && strcmp(was, mode) != 0 && make_hew_session(s, NULL, err, errlen) != 0) {
         pthread_mutex_lock(&s->lock);
         memcpy(s->mode, was, sizeof was);
         pthread_mutex_unlock(&s->lock);
