@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "acp.h"
+#include "config.h"
 #include "sbuf.h"
 
 typedef struct acp_call {
@@ -58,6 +59,19 @@ static acp_session *need_session(const acp_call *c)
 
 /* ---- the methods -------------------------------------------------------------------------- */
 
+/* Whether the model of the options (the config of the current folder) reads images. */
+static int model_images(acp_server *srv)
+{
+    hew_options o;
+    hew_options_init(&o);
+    cli_config cfg;
+    if (cli_setup_options(srv->co, &o, &cfg) != 0)
+        return 0;
+    int yes = hew_options_images_supported(&o);
+    cli_config_release(&cfg);
+    return yes;
+}
+
 static void m_initialize(acp_call *c)
 {
     json_t *v = json_object_get(c->params, "protocolVersion");
@@ -76,7 +90,8 @@ static void m_initialize(acp_call *c)
     json_t *r = json_pack(
         "{s:I, s:{s:b, s:{s:b, s:b, s:b}, s:{s:b, s:b}}, s:{s:s, s:s, s:s}, s:[]}",
         "protocolVersion", version, "agentCapabilities", "loadSession", 1,
-        "promptCapabilities", "image", 0, "audio", 0, "embeddedContext", 1, "mcpCapabilities",
+        "promptCapabilities", "image", model_images(c->srv), "audio", 0, "embeddedContext", 1,
+        "mcpCapabilities",
         "http", 1, "sse", 1, "agentInfo", "name", "hew", "title", "hew", "version",
         hew_version(), "authMethods");
     acp_rpc_result(c->srv->rpc, c->id, r);
@@ -138,8 +153,8 @@ static const char *uri_path(const char *uri)
 
 /* The prompt's content blocks as the task's text: text as is, an embedded resource as
  * the file's content in <file_content path="..."> (Cline's mention form), a resource link
- * as its path. 0, or -1 with why in err. */
-static int prompt_text(json_t *blocks, sbuf *out, char *err, size_t errlen)
+ * as its path, an image as a file in images. 0, or -1 with why in err. */
+static int prompt_text(json_t *blocks, sbuf *out, acp_images *images, char *err, size_t errlen)
 {
     size_t i;
     json_t *b;
@@ -156,6 +171,9 @@ static int prompt_text(json_t *blocks, sbuf *out, char *err, size_t errlen)
                 return -1;
             }
             sbuf_puts(out, t);
+        } else if (strcmp(type, "image") == 0) {
+            if (acp_images_add(images, b, i, err, errlen) != 0)
+                return -1;
         } else if (strcmp(type, "resource_link") == 0) {
             const char *uri = json_string_value(json_object_get(b, "uri"));
             if (!uri) {
@@ -176,8 +194,8 @@ static int prompt_text(json_t *blocks, sbuf *out, char *err, size_t errlen)
                         uri_path(uri), text);
         } else {
             snprintf(err, errlen, "params.prompt[%zu] is of type \"%s\": hew takes text, "
-                                  "resource and resource_link blocks (see promptCapabilities)",
-                     i, type);
+                                  "image, resource and resource_link blocks (see "
+                                  "promptCapabilities)", i, type);
             return -1;
         }
     }
@@ -199,12 +217,16 @@ static void m_prompt(acp_call *c)
         return;
     }
     sbuf text = SBUF_INIT;
+    acp_images images = { 0 };
     char err[512];
     int code = ACP_INVALID_PARAMS;
-    if (prompt_text(blocks, &text, err, sizeof err) != 0 ||
-        (!text.len && snprintf(err, sizeof err, "the prompt is empty")) ||
-        acp_session_prompt(s, c->id, text.data, &code, err, sizeof err) != 0)
+    if (prompt_text(blocks, &text, &images, err, sizeof err) != 0 ||
+        (!text.len && snprintf(err, sizeof err, "the prompt has no text: %s",
+                               images.n ? "say what to do with the image" : "it is empty")) ||
+        acp_session_prompt(s, c->id, text.data, (const char *const *)images.paths, images.n,
+                           &code, err, sizeof err) != 0)
         acp_rpc_error(c->srv->rpc, c->id, code, err);
+    acp_images_release(&images); /* loaded by the task's start (or refused) */
     sbuf_release(&text);
 }
 

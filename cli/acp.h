@@ -18,6 +18,7 @@
  *   acp_perm.c     approvals -> session/request_permission and the "always" choices;
  *   acp_mcp.c      the client's MCP servers, written into a settings file hew reads.
  *
+ *   acp_image.c    the prompt's image blocks as files for hew_task_start_images;
  *   acp_fs.c       the client's files (fs/read_text_file, fs/write_text_file) as hew's
  *                  file access hook (hew_options.file_io);
  *
@@ -127,9 +128,11 @@ const char *acp_session_id(const acp_session *s);
 acp_session *acp_session_find(acp_server *srv, const char *id);
 /* The session's modes as a SessionModeState (a new object). */
 json_t *acp_session_modes(const acp_session *s);
-/* session/prompt with the prompt's text: the turn starts; its response is sent when the
- * turn ends. 0, or -1 with the error (code, err) to answer at once. */
-int acp_session_prompt(acp_session *s, json_t *req_id, const char *text, int *code, char *err,
+/* session/prompt with the prompt's text and images (files, loaded before this returns;
+ * only a prompt that starts the session's task takes them): the turn starts; its response
+ * is sent when the turn ends. 0, or -1 with the error (code, err) to answer at once. */
+int acp_session_prompt(acp_session *s, json_t *req_id, const char *text,
+                       const char *const *images, size_t nimages, int *code, char *err,
                        size_t errlen);
 /* session/cancel: stop the running turn (its prompt answers "cancelled"). */
 void acp_session_cancel(acp_session *s);
@@ -200,6 +203,22 @@ void acp_session_update(acp_session *s, json_t *update);
 long *acp_session_perm_slot(acp_session *s);
 /* The event mapping's state (the open tool call). */
 acp_stream *acp_session_stream(acp_session *s);
+
+/* ---- acp_image.c: the prompt's images ---------------------------------------------------- */
+
+/* The images of one prompt, as files for hew_task_start_images. */
+typedef struct acp_images {
+    char *dir;                          /* the private folder holding them, or NULL */
+    char *paths[HEW_TASK_IMAGES_MAX];
+    size_t n;
+} acp_images;
+
+/* Add the prompt's image block (its index in the prompt, for errors): its base64 data
+ * decoded into a file. 0, or -1 with why in err (a type hew does not attach, not base64,
+ * too many). */
+int acp_images_add(acp_images *im, const json_t *block, size_t index, char *err, size_t errlen);
+/* Remove the files and their folder; im is empty again. */
+void acp_images_release(acp_images *im);
 
 /* ---- acp_fs.c: the client's files --------------------------------------------------------- */
 

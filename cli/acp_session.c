@@ -523,11 +523,20 @@ int acp_session_open(acp_server *srv, const char *cwd, json_t *mcp_servers, cons
 
 /* ---- prompts ---------------------------------------------------------------------------- */
 
-int acp_session_prompt(acp_session *s, json_t *req_id, const char *text, int *code, char *err,
+int acp_session_prompt(acp_session *s, json_t *req_id, const char *text,
+                       const char *const *images, size_t nimages, int *code, char *err,
                        size_t errlen)
 {
     *code = ACP_INVALID_REQUEST;
     pthread_mutex_lock(&s->lock);
+    if (nimages && (s->task || s->task_id[0])) { /* hew takes images when a task starts */
+        pthread_mutex_unlock(&s->lock);
+        *code = ACP_INVALID_PARAMS;
+        snprintf(err, errlen, "hew takes images in the first prompt of a session only (they "
+                              "start its task): start a new session with the image, or "
+                              "describe it");
+        return -1;
+    }
     if (s->prompt_id || s->replay != REPLAY_NONE) {
         pthread_mutex_unlock(&s->lock);
         snprintf(err, errlen, "session %s is busy with a prompt: wait for its answer, or send "
@@ -569,7 +578,7 @@ int acp_session_prompt(acp_session *s, json_t *req_id, const char *text, int *co
         s->resume_text = strdup(text);
         rc = hew_task_resume(s->hs, s->task_id, &s->task, terr, sizeof terr);
     } else {
-        rc = hew_task_start(s->hs, text, &s->task, terr, sizeof terr);
+        rc = hew_task_start_images(s->hs, text, images, nimages, &s->task, terr, sizeof terr);
     }
     if (rc == HEW_OK && s->task_id[0]) {
         (void)hew_task_set_mode(s->task, s->mode); /* a set_mode since it was stored */
@@ -583,7 +592,9 @@ int acp_session_prompt(acp_session *s, json_t *req_id, const char *text, int *co
         pthread_mutex_unlock(&s->lock);
         if (rc == HEW_OK)
             drop_task(s);
-        *code = ACP_INTERNAL_ERROR;
+        /* an image the library refused (not an image, damaged, a model without images) */
+        *code = nimages && (rc == HEW_E_INVALID || rc == HEW_E_NOTFOUND) ? ACP_INVALID_PARAMS
+                                                                          : ACP_INTERNAL_ERROR;
         snprintf(err, errlen, "%s", *terr ? terr : "the task's thread could not start");
         return -1;
     }

@@ -346,6 +346,11 @@ HEW_API void hew_options_init(hew_options *o);
  * then not sent, and a front end should say so. */
 HEW_API int hew_options_thinking_supported(const hew_options *o);
 
+/* 1 when the model o names (NULL: the provider's default) reads images (hew's model
+ * table, or o->model_info's "images"), else 0: hew_task_start_images refuses images for
+ * it, and a front end should not offer to attach them. */
+HEW_API int hew_options_images_supported(const hew_options *o);
+
 /* 1 when hew knows the model o names (its table, or o->model_info), else 0: it then
  * assumes a small context window, no images, no thinking and no prices; a front end
  * should say how to describe the model (hew_options.model_info). */

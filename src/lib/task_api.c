@@ -154,6 +154,12 @@ int hew_options_thinking_supported(const hew_options *o)
     return options_model(o, &m) && m.thinking ? 1 : 0;
 }
 
+int hew_options_images_supported(const hew_options *o)
+{
+    api_model m;
+    return options_model(o, &m) && m.images ? 1 : 0;
+}
+
 #define ANTHROPIC_MIN_THINKING 1024
 
 /* What the session's requests carry of the asked thinking budget: nothing for a model
