@@ -123,7 +123,8 @@ static void open_session(acp_call *c, int load)
         acp_rpc_error(c->srv->rpc, c->id, code, err);
         return;
     }
-    json_t *r = json_pack("{s:o}", "modes", acp_session_modes(s));
+    json_t *r = json_pack("{s:o, s:o}", "modes", acp_session_modes(s), "configOptions",
+                          acp_session_config_options(s));
     if (!load) /* a load's conversation was replayed before this answer */
         json_object_set_new(r, "sessionId", json_string(acp_session_id(s)));
     acp_rpc_result(c->srv->rpc, c->id, r);
@@ -143,6 +144,31 @@ static void m_set_mode(acp_call *c)
         acp_rpc_error(c->srv->rpc, c->id, ACP_INVALID_PARAMS, err);
     else
         acp_rpc_result(c->srv->rpc, c->id, NULL);
+}
+
+/* session/set_config_option: "mode" (as session/set_mode) or "model". */
+static void m_set_config(acp_call *c)
+{
+    acp_session *s = need_session(c);
+    const char *id = s ? need_string(c, "configId") : NULL;
+    const char *value = id ? need_string(c, "value") : NULL;
+    if (!value)
+        return;
+    char err[512];
+    int code = ACP_INVALID_PARAMS;
+    int rc = -1;
+    if (strcmp(id, "mode") == 0)
+        rc = acp_session_set_mode(s, value, err, sizeof err);
+    else if (strcmp(id, "model") == 0)
+        rc = acp_session_set_model(s, value, &code, err, sizeof err);
+    else
+        snprintf(err, sizeof err, "unknown config option \"%.100s\": hew's are \"mode\" and "
+                                  "\"model\"", id);
+    if (rc != 0)
+        acp_rpc_error(c->srv->rpc, c->id, code, err);
+    else
+        acp_rpc_result(c->srv->rpc, c->id,
+                       json_pack("{s:o}", "configOptions", acp_session_config_options(s)));
 }
 
 /* The path of a file:// URI (else the URI as is). */
@@ -247,6 +273,7 @@ static const struct acp_method {
     { "session/new", m_session_new, 0 },
     { "session/load", m_session_load, 0 },
     { "session/set_mode", m_set_mode, 0 },
+    { "session/set_config_option", m_set_config, 0 },
     { "session/prompt", m_prompt, 0 },
     { "session/cancel", m_cancel, 1 },
 };

@@ -141,6 +141,14 @@ void acp_session_cancel(acp_session *s);
  * the turn was cancelled or the client went away). params stolen. */
 int acp_session_call(acp_session *s, const char *method, json_t *params, json_t **result,
                      char *err, size_t errlen);
+/* The session's config options (a new array): "mode" (act, plan) and "model" (the model
+ * in use, then hew's table's models of the provider: hew_models_json). */
+json_t *acp_session_config_options(const acp_session *s);
+/* session/set_config_option "model": a value of the "model" option. Between turns only:
+ * a task waiting for the next prompt is stopped (stored) and the next prompt resumes it
+ * with the model. 0, or -1 with the JSON-RPC error (code, err). */
+int acp_session_set_model(acp_session *s, const char *model, int *code, char *err,
+                          size_t errlen);
 /* session/set_mode: "act" or "plan". 0, or -1 with why in err. */
 int acp_session_set_mode(acp_session *s, const char *mode, char *err, size_t errlen);
 /* End the session (stdin closed): a finished turn's pending completion is accepted, a

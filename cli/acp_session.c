@@ -49,6 +49,10 @@ struct acp_session {
     long perm_id;      /* the session/request_permission pending, -1 none */
     long call_id;      /* the task thread's request to the client (fs/...) pending, -1 none */
     hew_file_io fio;   /* the client's files (acp_fs.c), when it offers them */
+    char *model;       /* the model the client chose (session/set_config_option), or NULL:
+                          --model or the config's */
+    char model_now[128]; /* the model in use ("" the provider's default) */
+    char provider[32];   /* the provider in use */
     hew_totals turn_start; /* the task's totals when the turn started */
 };
 
@@ -76,6 +80,39 @@ json_t *acp_session_modes(const acp_session *s)
                      "hew works on the task: reads, edits files, runs commands",
                      "id", "plan", "name", "Plan", "description",
                      "hew reads and plans with you; it changes nothing");
+}
+
+/* The value of the model selector for "the provider's default model". */
+#define DEFAULT_MODEL "default"
+
+json_t *acp_session_config_options(const acp_session *s)
+{
+    json_t *mode = json_pack("{s:s, s:s, s:s, s:s, s:s, s:[{s:s, s:s}, {s:s, s:s}]}", "id",
+                             "mode", "name", "Mode", "category", "mode", "type", "select",
+                             "currentValue", s->mode, "options", "value", "act", "name", "Act",
+                             "value", "plan", "name", "Plan");
+    const char *now = s->model_now[0] ? s->model_now : DEFAULT_MODEL;
+    json_t *opts = json_array();
+    char *list = NULL;
+    char err[256];
+    json_t *names = hew_models_json(s->provider, &list, err, sizeof err) == HEW_OK
+                        ? json_loads(list, 0, NULL) : NULL;
+    hew_free(list);
+    int listed = 0;
+    size_t i;
+    json_t *n;
+    json_array_foreach(names, i, n)
+        listed |= strcmp(json_string_value(n), now) == 0;
+    if (!listed) /* the model in use first, when the table does not list it */
+        json_array_append_new(opts, json_pack("{s:s, s:s}", "value", now, "name",
+                                              s->model_now[0] ? now : "Default"));
+    json_array_foreach(names, i, n)
+        json_array_append_new(opts, json_pack("{s:O, s:O}", "value", n, "name", n));
+    json_decref(names);
+    json_t *model = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "id", "model", "name", "Model",
+                              "category", "model", "type", "select", "currentValue", now,
+                              "options", opts);
+    return json_pack("[o, o]", mode, model);
 }
 
 /* ---- updates ------------------------------------------------------------------------------ */
@@ -326,6 +363,8 @@ static int make_hew_session(acp_session *s, int *code, char *err, size_t errlen)
     cli_options co = *s->srv->co;
     co.cwd = s->cwd;
     co.mode = s->mode;
+    if (s->model)
+        co.model = s->model;
     hew_options o;
     hew_options_init(&o);
     cli_config cfg;
@@ -354,6 +393,10 @@ static int make_hew_session(acp_session *s, int *code, char *err, size_t errlen)
                               "in the environment of `hew acp` (the editor's settings for the "
                               "agent: its env), or start it with --api-key-file FILE",
                  o.provider, var);
+    }
+    if (rc == HEW_OK) { /* (o borrows from cfg) */
+        snprintf(s->model_now, sizeof s->model_now, "%s", o.model ? o.model : "");
+        snprintf(s->provider, sizeof s->provider, "%s", o.provider ? o.provider : "");
     }
     cli_config_release(&cfg);
     if (rc != HEW_OK)
@@ -398,6 +441,7 @@ static void session_free(acp_session *s)
     json_decref(s->always);
     json_decref(s->prompt_id);
     free(s->resume_text);
+    free(s->model);
     free(s->cwd);
     pthread_mutex_destroy(&s->lock);
     free(s);
@@ -678,6 +722,52 @@ int acp_session_set_mode(acp_session *s, const char *mode, char *err, size_t err
         pthread_mutex_unlock(&s->lock);
         return -1;
     }
+    return 0;
+}
+
+int acp_session_set_model(acp_session *s, const char *model, int *code, char *err,
+                          size_t errlen)
+{
+    *code = ACP_INVALID_PARAMS;
+    json_t *opts = acp_session_config_options(s);
+    json_t *choices = json_object_get(json_array_get(opts, 1), "options");
+    int known = 0;
+    size_t i;
+    json_t *o;
+    json_array_foreach(choices, i, o)
+        known |= strcmp(json_string_value(json_object_get(o, "value")), model) == 0;
+    json_decref(opts);
+    if (!known) {
+        snprintf(err, errlen, "unknown model \"%s\": choose one of the options of the "
+                              "\"model\" config option (session/new lists them)", model);
+        return -1;
+    }
+    const char *now = s->model_now[0] ? s->model_now : DEFAULT_MODEL;
+    if (strcmp(now, model) == 0)
+        return 0;
+    pthread_mutex_lock(&s->lock);
+    int busy = s->prompt_id != NULL;
+    int live = s->task && !s->ended;
+    if (live && !busy) /* the task waits for the next prompt: stored, it goes on from there
+                          with the new model (as after a cancel) */
+        hew_task_abort(s->task, "the client chose another model");
+    pthread_mutex_unlock(&s->lock);
+    if (busy) {
+        *code = ACP_INVALID_REQUEST;
+        snprintf(err, errlen, "session %s is busy with a prompt: choose the model between "
+                              "turns (or send session/cancel first)", s->id);
+        return -1;
+    }
+    if (s->task)
+        drop_task(s); /* (its waiter noted the stored task to resume) */
+    char *was = s->model;
+    s->model = strcmp(model, DEFAULT_MODEL) == 0 ? NULL : strdup(model);
+    if (make_hew_session(s, code, err, errlen) != 0) {
+        free(s->model);
+        s->model = was; /* the session stays as it was */
+        return -1;
+    }
+    free(was);
     return 0;
 }
 

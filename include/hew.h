@@ -351,6 +351,12 @@ HEW_API int hew_options_thinking_supported(const hew_options *o);
  * it, and a front end should not offer to attach them. */
 HEW_API int hew_options_images_supported(const hew_options *o);
 
+/* The models hew's table knows for provider ("anthropic", "openai", "gemini", "deepseek",
+ * "xai", "groq"), newest first within a family, as a JSON array of names in *out
+ * (hew_free): for a front end that offers a choice of model. [] for a provider whose
+ * names hew does not list (openrouter, openai-compatible, an unknown one). */
+HEW_API hew_code hew_models_json(const char *provider, char **out, char *err, size_t errlen);
+
 /* 1 when hew knows the model o names (its table, or o->model_info), else 0: it then
  * assumes a small context window, no images, no thinking and no prices; a front end
  * should say how to describe the model (hew_options.model_info). */
