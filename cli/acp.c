@@ -408,9 +408,11 @@ int cli_acp(int argc, char **argv)
     cli_options co;
     if (cli_parse_options(argc, argv, &co) != 0)
         return 2;
-    if (co.task || co.headless || co.json || co.cont || co.resume_id || co.output) {
-        fputs("hew: hew acp takes no task, -p, --json, --continue, --resume or -o: the editor "
-              "sends the prompts (session/prompt) and loads tasks (session/load)\n",
+    if (co.task || co.headless || co.json || co.cont || co.resume_id || co.output ||
+        co.nimages) {
+        fputs("hew: hew acp takes no task, -p, --json, --continue, --resume, -o or -i: the "
+              "editor sends the prompts and their images (session/prompt) and loads tasks "
+              "(session/load)\n",
               stderr);
         usage(stderr);
         return 2;
