@@ -90,8 +90,9 @@ int acp_rpc_cancel(acp_rpc *r, long id);
 typedef struct acp_wait {
     pthread_mutex_t m;
     sem_t done;     /* posted once, by the reply */
-    json_t *result; /* the answer's (owned), or NULL */
-    json_t *error;  /* the error's (owned), or NULL; both NULL: no answer will come */
+    json_t *result; /* a copy of the answer's (owned), or NULL */
+    json_t *error;  /* a copy of the error's (owned), or NULL; both NULL: no answer will
+                       come (or out of memory) */
 } acp_wait;
 void acp_wait_init(acp_wait *w);
 void acp_wait_release(acp_wait *w);

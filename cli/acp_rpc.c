@@ -221,8 +221,10 @@ void acp_wait_reply(void *ud, json_t *result, json_t *error)
 {
     acp_wait *w = ud;
     pthread_mutex_lock(&w->m);
-    w->result = json_incref(result);
-    w->error = json_incref(error);
+    /* copies: the message is the main thread's, and a jansson value is not shared
+     * between threads (its reference count is not read atomically) */
+    w->result = result ? json_deep_copy(result) : NULL;
+    w->error = error ? json_deep_copy(error) : NULL;
     pthread_mutex_unlock(&w->m);
     sem_post(&w->done); /* the last touch of w: the waiter may free it once woken */
 }
