@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "acp.h"
+#include "config.h"
 #include "sbuf.h"
 
 typedef struct acp_call {
@@ -58,6 +59,19 @@ static acp_session *need_session(const acp_call *c)
 
 /* ---- the methods -------------------------------------------------------------------------- */
 
+/* Whether the model of the options (the config of the current folder) reads images. */
+static int model_images(acp_server *srv)
+{
+    hew_options o;
+    hew_options_init(&o);
+    cli_config cfg;
+    if (cli_setup_options(srv->co, &o, &cfg) != 0)
+        return 0;
+    int yes = hew_options_images_supported(&o);
+    cli_config_release(&cfg);
+    return yes;
+}
+
 static void m_initialize(acp_call *c)
 {
     json_t *v = json_object_get(c->params, "protocolVersion");
@@ -76,7 +90,8 @@ static void m_initialize(acp_call *c)
     json_t *r = json_pack(
         "{s:I, s:{s:b, s:{s:b, s:b, s:b}, s:{s:b, s:b}}, s:{s:s, s:s, s:s}, s:[]}",
         "protocolVersion", version, "agentCapabilities", "loadSession", 1,
-        "promptCapabilities", "image", 0, "audio", 0, "embeddedContext", 1, "mcpCapabilities",
+        "promptCapabilities", "image", model_images(c->srv), "audio", 0, "embeddedContext", 1,
+        "mcpCapabilities",
         "http", 1, "sse", 1, "agentInfo", "name", "hew", "title", "hew", "version",
         hew_version(), "authMethods");
     acp_rpc_result(c->srv->rpc, c->id, r);
@@ -108,7 +123,8 @@ static void open_session(acp_call *c, int load)
         acp_rpc_error(c->srv->rpc, c->id, code, err);
         return;
     }
-    json_t *r = json_pack("{s:o}", "modes", acp_session_modes(s));
+    json_t *r = json_pack("{s:o, s:o}", "modes", acp_session_modes(s), "configOptions",
+                          acp_session_config_options(s));
     if (!load) /* a load's conversation was replayed before this answer */
         json_object_set_new(r, "sessionId", json_string(acp_session_id(s)));
     acp_rpc_result(c->srv->rpc, c->id, r);
@@ -130,6 +146,31 @@ static void m_set_mode(acp_call *c)
         acp_rpc_result(c->srv->rpc, c->id, NULL);
 }
 
+/* session/set_config_option: "mode" (as session/set_mode) or "model". */
+static void m_set_config(acp_call *c)
+{
+    acp_session *s = need_session(c);
+    const char *id = s ? need_string(c, "configId") : NULL;
+    const char *value = id ? need_string(c, "value") : NULL;
+    if (!value)
+        return;
+    char err[512];
+    int code = ACP_INVALID_PARAMS;
+    int rc = -1;
+    if (strcmp(id, "mode") == 0)
+        rc = acp_session_set_mode(s, value, err, sizeof err);
+    else if (strcmp(id, "model") == 0)
+        rc = acp_session_set_model(s, value, &code, err, sizeof err);
+    else
+        snprintf(err, sizeof err, "unknown config option \"%.100s\": hew's are \"mode\" and "
+                                  "\"model\"", id);
+    if (rc != 0)
+        acp_rpc_error(c->srv->rpc, c->id, code, err);
+    else
+        acp_rpc_result(c->srv->rpc, c->id,
+                       json_pack("{s:o}", "configOptions", acp_session_config_options(s)));
+}
+
 /* The path of a file:// URI (else the URI as is). */
 static const char *uri_path(const char *uri)
 {
@@ -138,8 +179,8 @@ static const char *uri_path(const char *uri)
 
 /* The prompt's content blocks as the task's text: text as is, an embedded resource as
  * the file's content in <file_content path="..."> (Cline's mention form), a resource link
- * as its path. 0, or -1 with why in err. */
-static int prompt_text(json_t *blocks, sbuf *out, char *err, size_t errlen)
+ * as its path, an image as a file in images. 0, or -1 with why in err. */
+static int prompt_text(json_t *blocks, sbuf *out, acp_images *images, char *err, size_t errlen)
 {
     size_t i;
     json_t *b;
@@ -156,6 +197,9 @@ static int prompt_text(json_t *blocks, sbuf *out, char *err, size_t errlen)
                 return -1;
             }
             sbuf_puts(out, t);
+        } else if (strcmp(type, "image") == 0) {
+            if (acp_images_add(images, b, i, err, errlen) != 0)
+                return -1;
         } else if (strcmp(type, "resource_link") == 0) {
             const char *uri = json_string_value(json_object_get(b, "uri"));
             if (!uri) {
@@ -176,8 +220,8 @@ static int prompt_text(json_t *blocks, sbuf *out, char *err, size_t errlen)
                         uri_path(uri), text);
         } else {
             snprintf(err, errlen, "params.prompt[%zu] is of type \"%s\": hew takes text, "
-                                  "resource and resource_link blocks (see promptCapabilities)",
-                     i, type);
+                                  "image, resource and resource_link blocks (see "
+                                  "promptCapabilities)", i, type);
             return -1;
         }
     }
@@ -199,12 +243,16 @@ static void m_prompt(acp_call *c)
         return;
     }
     sbuf text = SBUF_INIT;
+    acp_images images = { 0 };
     char err[512];
     int code = ACP_INVALID_PARAMS;
-    if (prompt_text(blocks, &text, err, sizeof err) != 0 ||
-        (!text.len && snprintf(err, sizeof err, "the prompt is empty")) ||
-        acp_session_prompt(s, c->id, text.data, &code, err, sizeof err) != 0)
+    if (prompt_text(blocks, &text, &images, err, sizeof err) != 0 ||
+        (!text.len && snprintf(err, sizeof err, "the prompt has no text: %s",
+                               images.n ? "say what to do with the image" : "it is empty")) ||
+        acp_session_prompt(s, c->id, text.data, (const char *const *)images.paths, images.n,
+                           &code, err, sizeof err) != 0)
         acp_rpc_error(c->srv->rpc, c->id, code, err);
+    acp_images_release(&images); /* loaded by the task's start (or refused) */
     sbuf_release(&text);
 }
 
@@ -225,6 +273,7 @@ static const struct acp_method {
     { "session/new", m_session_new, 0 },
     { "session/load", m_session_load, 0 },
     { "session/set_mode", m_set_mode, 0 },
+    { "session/set_config_option", m_set_config, 0 },
     { "session/prompt", m_prompt, 0 },
     { "session/cancel", m_cancel, 1 },
 };
@@ -359,9 +408,11 @@ int cli_acp(int argc, char **argv)
     cli_options co;
     if (cli_parse_options(argc, argv, &co) != 0)
         return 2;
-    if (co.task || co.headless || co.json || co.cont || co.resume_id || co.output) {
-        fputs("hew: hew acp takes no task, -p, --json, --continue, --resume or -o: the editor "
-              "sends the prompts (session/prompt) and loads tasks (session/load)\n",
+    if (co.task || co.headless || co.json || co.cont || co.resume_id || co.output ||
+        co.nimages) {
+        fputs("hew: hew acp takes no task, -p, --json, --continue, --resume, -o or -i: the "
+              "editor sends the prompts and their images (session/prompt) and loads tasks "
+              "(session/load)\n",
               stderr);
         usage(stderr);
         return 2;

@@ -18,14 +18,21 @@
  *   acp_perm.c     approvals -> session/request_permission and the "always" choices;
  *   acp_mcp.c      the client's MCP servers, written into a settings file hew reads.
  *
+ *   acp_image.c    the prompt's image blocks as files for hew_task_start_images;
+ *   acp_fs.c       the client's files (fs/read_text_file, fs/write_text_file) as hew's
+ *                  file access hook (hew_options.file_io);
+ *
  * Threads: the main thread reads stdin and answers requests; each task's events arrive
- * on the task's thread; a waiter thread per task notices its end. A session's state is
+ * on the task's thread; a waiter thread per task notices its end. The task's thread
+ * sends the client requests of its own (fs/...) and waits for their answers, which the
+ * main thread routes to it. A session's state is
  * guarded by its lock; the rpc's writes by the rpc's own. */
 #ifndef HEW_CLI_ACP_H
 #define HEW_CLI_ACP_H
 
 #include <jansson.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -39,6 +46,7 @@
 #define ACP_INVALID_PARAMS -32602
 #define ACP_INTERNAL_ERROR -32603
 #define ACP_NOT_FOUND -32002
+#define ACP_AUTH_REQUIRED -32000 /* no API key: the message says which variable to set */
 
 /* The ACP protocol version hew speaks (the SDK's PROTOCOL_VERSION). */
 #define ACP_PROTOCOL_VERSION 1
@@ -73,6 +81,23 @@ void acp_rpc_drop_all(acp_rpc *r);
 /* msg is a response (it has no "method"): hand it to the request's fn. 0 when it matched
  * one of ours, -1 when not (ignored). */
 int acp_rpc_route(acp_rpc *r, json_t *msg);
+/* Give up request id (on the main thread): its fn is called now with neither result nor
+ * error, and a late answer is ignored. 0, or -1 when it was answered already. */
+int acp_rpc_cancel(acp_rpc *r, long id);
+
+/* An answer awaited on another thread than the main one (which routes the answers): pass
+ * acp_wait_reply and the acp_wait to acp_rpc_request, then acp_wait_for. */
+typedef struct acp_wait {
+    pthread_mutex_t m;
+    sem_t done;     /* posted once, by the reply */
+    json_t *result; /* a copy of the answer's (owned), or NULL */
+    json_t *error;  /* a copy of the error's (owned), or NULL; both NULL: no answer will
+                       come (or out of memory) */
+} acp_wait;
+void acp_wait_init(acp_wait *w);
+void acp_wait_release(acp_wait *w);
+void acp_wait_reply(void *ud, json_t *result, json_t *error); /* an acp_reply_fn */
+void acp_wait_for(acp_wait *w);
 
 /* A JSON string of s[0..n) — UTF-8 as is, invalid bytes replaced by '?' (never NULL
  * unless out of memory). */
@@ -104,12 +129,27 @@ const char *acp_session_id(const acp_session *s);
 acp_session *acp_session_find(acp_server *srv, const char *id);
 /* The session's modes as a SessionModeState (a new object). */
 json_t *acp_session_modes(const acp_session *s);
-/* session/prompt with the prompt's text: the turn starts; its response is sent when the
- * turn ends. 0, or -1 with the error (code, err) to answer at once. */
-int acp_session_prompt(acp_session *s, json_t *req_id, const char *text, int *code, char *err,
+/* session/prompt with the prompt's text and images (files, loaded before this returns;
+ * only a prompt that starts the session's task takes them): the turn starts; its response
+ * is sent when the turn ends. 0, or -1 with the error (code, err) to answer at once. */
+int acp_session_prompt(acp_session *s, json_t *req_id, const char *text,
+                       const char *const *images, size_t nimages, int *code, char *err,
                        size_t errlen);
 /* session/cancel: stop the running turn (its prompt answers "cancelled"). */
 void acp_session_cancel(acp_session *s);
+/* A request of the task's thread to the client (fs/...), waited for: 0 with *result (a
+ * new reference), or -1 with why in err (the client's error message; no answer because
+ * the turn was cancelled or the client went away). params stolen. */
+int acp_session_call(acp_session *s, const char *method, json_t *params, json_t **result,
+                     char *err, size_t errlen);
+/* The session's config options (a new array): "mode" (act, plan) and "model" (the model
+ * in use, then hew's table's models of the provider: hew_models_json). */
+json_t *acp_session_config_options(const acp_session *s);
+/* session/set_config_option "model": a value of the "model" option. Between turns only:
+ * a task waiting for the next prompt is stopped (stored) and the next prompt resumes it
+ * with the model. 0, or -1 with the JSON-RPC error (code, err). */
+int acp_session_set_model(acp_session *s, const char *model, int *code, char *err,
+                          size_t errlen);
 /* session/set_mode: "act" or "plan". 0, or -1 with why in err. */
 int acp_session_set_mode(acp_session *s, const char *mode, char *err, size_t errlen);
 /* End the session (stdin closed): a finished turn's pending completion is accepted, a
@@ -172,6 +212,29 @@ void acp_session_update(acp_session *s, json_t *update);
 long *acp_session_perm_slot(acp_session *s);
 /* The event mapping's state (the open tool call). */
 acp_stream *acp_session_stream(acp_session *s);
+
+/* ---- acp_image.c: the prompt's images ---------------------------------------------------- */
+
+/* The images of one prompt, as files for hew_task_start_images. */
+typedef struct acp_images {
+    char *dir;                          /* the private folder holding them, or NULL */
+    char *paths[HEW_TASK_IMAGES_MAX];
+    size_t n;
+} acp_images;
+
+/* Add the prompt's image block (its index in the prompt, for errors): its base64 data
+ * decoded into a file. 0, or -1 with why in err (a type hew does not attach, not base64,
+ * too many). */
+int acp_images_add(acp_images *im, const json_t *block, size_t index, char *err, size_t errlen);
+/* Remove the files and their folder; im is empty again. */
+void acp_images_release(acp_images *im);
+
+/* ---- acp_fs.c: the client's files --------------------------------------------------------- */
+
+/* Fill io with the hooks that read and write files through the client (fs/read_text_file,
+ * fs/write_text_file) for session s when the client's capabilities (initialize) offer
+ * both; 1 then, else 0 (io untouched: the disk). */
+int acp_fs_hooks(acp_session *s, const json_t *client_caps, hew_file_io *io);
 
 /* ---- acp_mcp.c: the client's MCP servers ------------------------------------------------ */
 

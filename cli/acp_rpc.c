@@ -2,6 +2,7 @@
  * stdout (the ACP SDK's ndJsonStream), written whole under one lock from any thread, and
  * the agent's own requests to the client (session/request_permission) with the routing
  * of their answers back to whoever asked. Reading is acp.c's. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@ struct acp_rpc {
     struct pending *pend;
     size_t npend, cappend;
     int broken; /* a write failed: the client is gone */
+    int closed; /* acp_rpc_drop_all ran: no answer will come to a new request */
 };
 
 acp_rpc *acp_rpc_new(FILE *out)
@@ -111,6 +113,12 @@ long acp_rpc_request(acp_rpc *r, const char *method, json_t *params, acp_reply_f
 {
     json_t *m = json_pack("{s:s}", "jsonrpc", "2.0");
     pthread_mutex_lock(&r->lock);
+    if (r->closed || r->broken) { /* nobody would answer */
+        pthread_mutex_unlock(&r->lock);
+        json_decref(params);
+        json_decref(m);
+        return -1;
+    }
     if (r->npend == r->cappend) {
         size_t cap = r->cappend ? r->cappend * 2 : 8;
         struct pending *p = realloc(r->pend, cap * sizeof *p);
@@ -152,6 +160,7 @@ void acp_rpc_drop_all(acp_rpc *r)
 {
     for (;;) {
         pthread_mutex_lock(&r->lock);
+        r->closed = 1;
         if (!r->npend) {
             pthread_mutex_unlock(&r->lock);
             return;
@@ -177,4 +186,53 @@ int acp_rpc_route(acp_rpc *r, json_t *msg)
     json_t *res = json_object_get(msg, "result");
     p.fn(p.ud, err ? NULL : (res ? res : json_null()), err);
     return 0;
+}
+
+int acp_rpc_cancel(acp_rpc *r, long id)
+{
+    struct pending p;
+    pthread_mutex_lock(&r->lock);
+    int found = take_locked(r, id, &p);
+    pthread_mutex_unlock(&r->lock);
+    if (found != 0)
+        return -1;
+    p.fn(p.ud, NULL, NULL);
+    return 0;
+}
+
+/* ---- waiting for an answer on another thread ---------------------------------------- */
+
+void acp_wait_init(acp_wait *w)
+{
+    memset(w, 0, sizeof *w);
+    pthread_mutex_init(&w->m, NULL);
+    sem_init(&w->done, 0, 0);
+}
+
+void acp_wait_release(acp_wait *w)
+{
+    json_decref(w->result);
+    json_decref(w->error);
+    sem_destroy(&w->done);
+    pthread_mutex_destroy(&w->m);
+}
+
+void acp_wait_reply(void *ud, json_t *result, json_t *error)
+{
+    acp_wait *w = ud;
+    pthread_mutex_lock(&w->m);
+    /* copies: the message is the main thread's, and a jansson value is not shared
+     * between threads (its reference count is not read atomically) */
+    w->result = result ? json_deep_copy(result) : NULL;
+    w->error = error ? json_deep_copy(error) : NULL;
+    pthread_mutex_unlock(&w->m);
+    sem_post(&w->done); /* the last touch of w: the waiter may free it once woken */
+}
+
+void acp_wait_for(acp_wait *w)
+{
+    while (sem_wait(&w->done) != 0 && errno == EINTR)
+        ;
+    pthread_mutex_lock(&w->m); /* (orders the reply's writes before the reads) */
+    pthread_mutex_unlock(&w->m);
 }

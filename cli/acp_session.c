@@ -39,12 +39,20 @@ struct acp_session {
     int persist;       /* tasks are stored (not --ephemeral): a stopped one can go on */
     json_t *prompt_id; /* the session/prompt being answered, or NULL */
     int cancelled;     /* session/cancel came for this turn */
+    char model_stop[16]; /* the model's answer was cut or refused: the turn's stopReason
+                            ("max_tokens", "refusal"), "" none */
     enum replay replay;
     char *resume_text; /* the prompt that answers the resume ask (REPLAY_HIDE) */
     char pending[32];  /* the ask the next prompt answers ("" none) */
     acp_stream stream;
     json_t *always;    /* the client's "always" choices: key -> "allow" | "reject" */
     long perm_id;      /* the session/request_permission pending, -1 none */
+    long call_id;      /* the task thread's request to the client (fs/...) pending, -1 none */
+    hew_file_io fio;   /* the client's files (acp_fs.c), when it offers them */
+    char *model;       /* the model the client chose (session/set_config_option), or NULL:
+                          --model or the config's */
+    char model_now[128]; /* the model in use ("" the provider's default) */
+    char provider[32];   /* the provider in use */
     hew_totals turn_start; /* the task's totals when the turn started */
 };
 
@@ -72,6 +80,39 @@ json_t *acp_session_modes(const acp_session *s)
                      "hew works on the task: reads, edits files, runs commands",
                      "id", "plan", "name", "Plan", "description",
                      "hew reads and plans with you; it changes nothing");
+}
+
+/* The value of the model selector for "the provider's default model". */
+#define DEFAULT_MODEL "default"
+
+json_t *acp_session_config_options(const acp_session *s)
+{
+    json_t *mode = json_pack("{s:s, s:s, s:s, s:s, s:s, s:[{s:s, s:s}, {s:s, s:s}]}", "id",
+                             "mode", "name", "Mode", "category", "mode", "type", "select",
+                             "currentValue", s->mode, "options", "value", "act", "name", "Act",
+                             "value", "plan", "name", "Plan");
+    const char *now = s->model_now[0] ? s->model_now : DEFAULT_MODEL;
+    json_t *opts = json_array();
+    char *list = NULL;
+    char err[256];
+    json_t *names = hew_models_json(s->provider, &list, err, sizeof err) == HEW_OK
+                        ? json_loads(list, 0, NULL) : NULL;
+    hew_free(list);
+    int listed = 0;
+    size_t i;
+    json_t *n;
+    json_array_foreach(names, i, n)
+        listed |= strcmp(json_string_value(n), now) == 0;
+    if (!listed) /* the model in use first, when the table does not list it */
+        json_array_append_new(opts, json_pack("{s:s, s:s}", "value", now, "name",
+                                              s->model_now[0] ? now : "Default"));
+    json_array_foreach(names, i, n)
+        json_array_append_new(opts, json_pack("{s:O, s:O}", "value", n, "name", n));
+    json_decref(names);
+    json_t *model = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "id", "model", "name", "Model",
+                              "category", "model", "type", "select", "currentValue", now,
+                              "options", opts);
+    return json_pack("[o, o]", mode, model);
 }
 
 /* ---- updates ------------------------------------------------------------------------------ */
@@ -116,6 +157,7 @@ static void end_turn(acp_session *s, const char *stop)
     json_decref(s->prompt_id);
     s->prompt_id = NULL;
     s->cancelled = 0;
+    s->model_stop[0] = '\0';
 }
 
 /* Answer the running prompt with an error (locked). */
@@ -128,6 +170,7 @@ static void fail_turn(acp_session *s, int code, const char *why)
     json_decref(s->prompt_id);
     s->prompt_id = NULL;
     s->cancelled = 0;
+    s->model_stop[0] = '\0';
 }
 
 /* ---- the task's events ----------------------------------------------------------------- */
@@ -145,6 +188,34 @@ static void replay_ask(acp_session *s, hew_task *task)
     s->resume_text = NULL;
 }
 
+/* The ACP stopReason of a request whose answer did not end by itself (its
+ * api_req_started's stopReason, docs/events.md). */
+static const struct {
+    const char *hew;
+    const char *acp;
+    const char *why; /* the task's abort reason */
+} model_stops[] = {
+    { "length", "max_tokens", "the model's answer was cut at its output limit" },
+    { "content_filter", "refusal", "the model refused to answer" },
+};
+
+/* A request's end (locked): an answer cut short or refused ends the turn with its
+ * stopReason — the task stops (resumable, as after a cancel) and the next prompt goes on. */
+static void request_ended(acp_session *s, hew_task *task, const hew_event *ev)
+{
+    if (!ev->data_json || !strstr(ev->data_json, "\"stopReason\"") || !s->prompt_id ||
+        s->model_stop[0])
+        return;
+    json_t *d = json_loads(ev->data_json, 0, NULL);
+    const char *stop = json_string_value(json_object_get(d, "stopReason"));
+    for (size_t i = 0; stop && i < sizeof model_stops / sizeof model_stops[0]; i++)
+        if (strcmp(model_stops[i].hew, stop) == 0) {
+            snprintf(s->model_stop, sizeof s->model_stop, "%s", model_stops[i].acp);
+            hew_task_abort(task, model_stops[i].why);
+        }
+    json_decref(d);
+}
+
 static void on_event(void *ud, hew_task *task, const hew_event *ev)
 {
     acp_session *s = ud;
@@ -157,6 +228,8 @@ static void on_event(void *ud, hew_task *task, const hew_event *ev)
         return;
     }
     acp_update_event(&s->stream, ev, 0, s->cwd, emit, s);
+    if (ev->kind == HEW_EV_API_REQ_STARTED)
+        request_ended(s, task, ev);
     if (final_ask) {
         switch (ev->kind) {
         case HEW_EV_COMPLETION_RESULT:
@@ -226,7 +299,11 @@ static void *waiter(void *ud)
     s->resume_text = NULL;
     if (s->prompt_id) {
         const char *stop = NULL;
-        if (s->cancelled || st == HEW_TASK_ABORTED)
+        if (s->cancelled)
+            stop = "cancelled";
+        else if (s->model_stop[0]) /* stopped here for the model's answer */
+            stop = s->model_stop;
+        else if (st == HEW_TASK_ABORTED)
             stop = "cancelled";
         else if (st == HEW_TASK_COMPLETED)
             stop = "end_turn";
@@ -269,12 +346,25 @@ static void drop_task(acp_session *s)
 
 /* ---- the hew session ---------------------------------------------------------------------- */
 
-/* (Re)make the hew session for s's workspace and mode. 0, or -1 with why in err. */
-static int make_hew_session(acp_session *s, char *err, size_t errlen)
+/* Whether a failed hew_session_new of o failed for want of an API key: none given (flag,
+ * key file, config) and none in the provider's variable. */
+static int key_missing(const hew_options *o)
+{
+    const char *var = cli_provider_key_env(o->provider);
+    const char *v = var ? getenv(var) : NULL;
+    return (!o->api_key || !*o->api_key) && var && (!v || !*v);
+}
+
+/* (Re)make the hew session for s's workspace and mode. 0, or -1 with why in err and the
+ * JSON-RPC error in *code (NULL: not wanted): ACP_AUTH_REQUIRED without an API key, else
+ * ACP_INTERNAL_ERROR. */
+static int make_hew_session(acp_session *s, int *code, char *err, size_t errlen)
 {
     cli_options co = *s->srv->co;
     co.cwd = s->cwd;
     co.mode = s->mode;
+    if (s->model)
+        co.model = s->model;
     hew_options o;
     hew_options_init(&o);
     cli_config cfg;
@@ -285,12 +375,29 @@ static int make_hew_session(acp_session *s, char *err, size_t errlen)
     }
     if (s->mcp_file)
         o.mcp_settings = s->mcp_file;
+    if (acp_fs_hooks(s, s->srv->client_caps, &s->fio))
+        o.file_io = &s->fio; /* the editor's buffers */
     o.on_event = on_event;
     o.event_ud = s;
     o.task_id = s->id; /* the first task of the session is the session */
     s->persist = o.persist;
     hew_session *hs = NULL;
     hew_code rc = hew_session_new(&o, &hs, err, errlen);
+    if (code)
+        *code = ACP_INTERNAL_ERROR;
+    if (rc != HEW_OK && key_missing(&o)) {
+        const char *var = cli_provider_key_env(o.provider);
+        if (code)
+            *code = ACP_AUTH_REQUIRED;
+        snprintf(err, errlen, "Authentication required: hew has no API key for %s. Set %s "
+                              "in the environment of `hew acp` (the editor's settings for the "
+                              "agent: its env), or start it with --api-key-file FILE",
+                 o.provider, var);
+    }
+    if (rc == HEW_OK) { /* (o borrows from cfg) */
+        snprintf(s->model_now, sizeof s->model_now, "%s", o.model ? o.model : "");
+        snprintf(s->provider, sizeof s->provider, "%s", o.provider ? o.provider : "");
+    }
     cli_config_release(&cfg);
     if (rc != HEW_OK)
         return -1;
@@ -334,6 +441,7 @@ static void session_free(acp_session *s)
     json_decref(s->always);
     json_decref(s->prompt_id);
     free(s->resume_text);
+    free(s->model);
     free(s->cwd);
     pthread_mutex_destroy(&s->lock);
     free(s);
@@ -405,6 +513,7 @@ int acp_session_open(acp_server *srv, const char *cwd, json_t *mcp_servers, cons
     pthread_mutexattr_destroy(&attr);
     s->srv = srv;
     s->perm_id = -1;
+    s->call_id = -1;
     acp_stream_init(&s->stream);
     snprintf(s->mode, sizeof s->mode, "%s",
              srv->co->mode && strcmp(srv->co->mode, "plan") == 0 ? "plan" : "act");
@@ -443,8 +552,7 @@ int acp_session_open(acp_server *srv, const char *cwd, json_t *mcp_servers, cons
         json_decref(t);
         snprintf(s->task_id, sizeof s->task_id, "%s", load_id); /* the next prompt resumes it */
     }
-    if (make_hew_session(s, err, errlen) != 0) {
-        *code = ACP_INTERNAL_ERROR;
+    if (make_hew_session(s, code, err, errlen) != 0) {
         json_decref(events);
         session_free(s);
         return -1;
@@ -459,11 +567,20 @@ int acp_session_open(acp_server *srv, const char *cwd, json_t *mcp_servers, cons
 
 /* ---- prompts ---------------------------------------------------------------------------- */
 
-int acp_session_prompt(acp_session *s, json_t *req_id, const char *text, int *code, char *err,
+int acp_session_prompt(acp_session *s, json_t *req_id, const char *text,
+                       const char *const *images, size_t nimages, int *code, char *err,
                        size_t errlen)
 {
     *code = ACP_INVALID_REQUEST;
     pthread_mutex_lock(&s->lock);
+    if (nimages && (s->task || s->task_id[0])) { /* hew takes images when a task starts */
+        pthread_mutex_unlock(&s->lock);
+        *code = ACP_INVALID_PARAMS;
+        snprintf(err, errlen, "hew takes images in the first prompt of a session only (they "
+                              "start its task): start a new session with the image, or "
+                              "describe it");
+        return -1;
+    }
     if (s->prompt_id || s->replay != REPLAY_NONE) {
         pthread_mutex_unlock(&s->lock);
         snprintf(err, errlen, "session %s is busy with a prompt: wait for its answer, or send "
@@ -475,6 +592,7 @@ int acp_session_prompt(acp_session *s, json_t *req_id, const char *text, int *co
         hew_task_totals(s->task, &s->turn_start, NULL);
         s->prompt_id = json_incref(req_id);
         s->cancelled = 0;
+        s->model_stop[0] = '\0';
         s->pending[0] = '\0';
         s->stream.any_text = 0;
         if (hew_task_respond(s->task, HEW_ANSWER_MESSAGE, text) != HEW_OK) {
@@ -495,6 +613,7 @@ int acp_session_prompt(acp_session *s, json_t *req_id, const char *text, int *co
     memset(&s->turn_start, 0, sizeof s->turn_start);
     s->prompt_id = json_incref(req_id);
     s->cancelled = 0;
+    s->model_stop[0] = '\0';
     s->stream.any_text = 0;
     char terr[512] = "";
     hew_code rc;
@@ -503,7 +622,7 @@ int acp_session_prompt(acp_session *s, json_t *req_id, const char *text, int *co
         s->resume_text = strdup(text);
         rc = hew_task_resume(s->hs, s->task_id, &s->task, terr, sizeof terr);
     } else {
-        rc = hew_task_start(s->hs, text, &s->task, terr, sizeof terr);
+        rc = hew_task_start_images(s->hs, text, images, nimages, &s->task, terr, sizeof terr);
     }
     if (rc == HEW_OK && s->task_id[0]) {
         (void)hew_task_set_mode(s->task, s->mode); /* a set_mode since it was stored */
@@ -517,7 +636,9 @@ int acp_session_prompt(acp_session *s, json_t *req_id, const char *text, int *co
         pthread_mutex_unlock(&s->lock);
         if (rc == HEW_OK)
             drop_task(s);
-        *code = ACP_INTERNAL_ERROR;
+        /* an image the library refused (not an image, damaged, a model without images) */
+        *code = nimages && (rc == HEW_E_INVALID || rc == HEW_E_NOTFOUND) ? ACP_INVALID_PARAMS
+                                                                          : ACP_INTERNAL_ERROR;
         snprintf(err, errlen, "%s", *terr ? terr : "the task's thread could not start");
         return -1;
     }
@@ -531,9 +652,53 @@ void acp_session_cancel(acp_session *s)
     if (s->prompt_id && s->task && !s->ended) {
         s->cancelled = 1;
         s->perm_id = -1; /* the question is moot: its late answer is ignored */
+        if (s->call_id >= 0) /* the task waits for the client: it waits no more */
+            (void)acp_rpc_cancel(s->srv->rpc, s->call_id);
+        s->call_id = -1;
         hew_task_abort(s->task, "cancelled by the client");
     }
     pthread_mutex_unlock(&s->lock);
+}
+
+int acp_session_call(acp_session *s, const char *method, json_t *params, json_t **result,
+                     char *err, size_t errlen)
+{
+    *result = NULL;
+    acp_wait w;
+    acp_wait_init(&w);
+    pthread_mutex_lock(&s->lock);
+    long id = -1;
+    int cancelled = s->cancelled;
+    if (cancelled)
+        json_decref(params);
+    else
+        id = acp_rpc_request(s->srv->rpc, method, params, acp_wait_reply, &w);
+    s->call_id = id;
+    pthread_mutex_unlock(&s->lock);
+    if (id < 0) {
+        snprintf(err, errlen, "%s", cancelled ? "the turn was cancelled" : "the client is gone");
+        acp_wait_release(&w);
+        return -1;
+    }
+    acp_wait_for(&w); /* the main thread routes the answer (or the cancel) here */
+    pthread_mutex_lock(&s->lock);
+    if (s->call_id == id)
+        s->call_id = -1;
+    pthread_mutex_unlock(&s->lock);
+    int rc = 0;
+    if (w.error) {
+        const char *msg = json_string_value(json_object_get(w.error, "message"));
+        snprintf(err, errlen, "%s (error %lld)", msg ? msg : "the client refused",
+                 (long long)json_integer_value(json_object_get(w.error, "code")));
+        rc = -1;
+    } else if (!w.result) {
+        snprintf(err, errlen, "no answer: the turn was cancelled or the client went away");
+        rc = -1;
+    } else {
+        *result = json_incref(w.result);
+    }
+    acp_wait_release(&w);
+    return rc;
 }
 
 int acp_session_set_mode(acp_session *s, const char *mode, char *err, size_t errlen)
@@ -551,12 +716,58 @@ int acp_session_set_mode(acp_session *s, const char *mode, char *err, size_t err
         (void)hew_task_set_mode(s->task, mode);
     pthread_mutex_unlock(&s->lock);
     /* the next task or resume takes the session's mode */
-    if (!live && strcmp(was, mode) != 0 && make_hew_session(s, err, errlen) != 0) {
+    if (!live && strcmp(was, mode) != 0 && make_hew_session(s, NULL, err, errlen) != 0) {
         pthread_mutex_lock(&s->lock);
         memcpy(s->mode, was, sizeof was);
         pthread_mutex_unlock(&s->lock);
         return -1;
     }
+    return 0;
+}
+
+int acp_session_set_model(acp_session *s, const char *model, int *code, char *err,
+                          size_t errlen)
+{
+    *code = ACP_INVALID_PARAMS;
+    json_t *opts = acp_session_config_options(s);
+    json_t *choices = json_object_get(json_array_get(opts, 1), "options");
+    int known = 0;
+    size_t i;
+    json_t *o;
+    json_array_foreach(choices, i, o)
+        known |= strcmp(json_string_value(json_object_get(o, "value")), model) == 0;
+    json_decref(opts);
+    if (!known) {
+        snprintf(err, errlen, "unknown model \"%s\": choose one of the options of the "
+                              "\"model\" config option (session/new lists them)", model);
+        return -1;
+    }
+    const char *now = s->model_now[0] ? s->model_now : DEFAULT_MODEL;
+    if (strcmp(now, model) == 0)
+        return 0;
+    pthread_mutex_lock(&s->lock);
+    int busy = s->prompt_id != NULL;
+    int live = s->task && !s->ended;
+    if (live && !busy) /* the task waits for the next prompt: stored, it goes on from there
+                          with the new model (as after a cancel) */
+        hew_task_abort(s->task, "the client chose another model");
+    pthread_mutex_unlock(&s->lock);
+    if (busy) {
+        *code = ACP_INVALID_REQUEST;
+        snprintf(err, errlen, "session %s is busy with a prompt: choose the model between "
+                              "turns (or send session/cancel first)", s->id);
+        return -1;
+    }
+    if (s->task)
+        drop_task(s); /* (its waiter noted the stored task to resume) */
+    char *was = s->model;
+    s->model = strcmp(model, DEFAULT_MODEL) == 0 ? NULL : strdup(model);
+    if (make_hew_session(s, code, err, errlen) != 0) {
+        free(s->model);
+        s->model = was; /* the session stays as it was */
+        return -1;
+    }
+    free(was);
     return 0;
 }
 

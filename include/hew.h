@@ -41,7 +41,7 @@ extern "C" {
  * (the same major and minor: while the major is 0, a minor release may change the ABI,
  * and the soname, libhew.so.0, names only the major). */
 #define HEW_VERSION_MAJOR 0
-#define HEW_VERSION_MINOR 3
+#define HEW_VERSION_MINOR 4
 #define HEW_VERSION_PATCH 0
 #define HEW_VERSION_STR2_(x) #x
 #define HEW_VERSION_STR_(a, b, c)                                                          \
@@ -133,6 +133,39 @@ HEW_API const char *hew_event_json(const hew_event *ev);
 
 /* All pointers in ev are valid only during the call. */
 typedef void (*hew_event_fn)(void *ud, hew_task *task, const hew_event *ev);
+
+/* ---- File access through the front end ----------------------------------------------
+ *
+ * An editor embedding hew (hew acp's client, say) may hold files the user is editing and
+ * has not saved. With a hew_file_io in hew_options.file_io, the file tools read and
+ * write a text file through it instead of the disk: read_file's text and the content an
+ * edit (write_to_file, replace_in_file) starts from come from read, and the approved edit
+ * goes to write. Everything else stays as it is: the path is resolved and checked on the
+ * disk first — inside the workspace or approved outside, not .clineignored (nor a hard
+ * link of such a file), no symlink swapped in, hew's control files asking for approval —
+ * and only then is the hook called with the checked absolute path; a file that is not on
+ * the disk is a new file (read_file: not found); images and binary files (by the disk's
+ * bytes) are read from the disk; the folders of a new file are made on the disk before
+ * write. Both are called on the task's thread and may block (until the editor answers);
+ * they should return soon after hew_task_abort. A code other than HEW_OK is a failure of
+ * the tool, its message (err) told to the model. Checkpoints and the rest of hew read the
+ * disk. */
+
+/* Hands read's bytes to hew: call it once or more (the text is the bytes in order). */
+typedef void (*hew_file_put_fn)(void *sink, const char *bytes, size_t n);
+
+typedef struct hew_file_io {
+    /* The whole text of the file at path (absolute) through put(sink, ...). HEW_OK;
+     * HEW_E_NOTFOUND (no such file), or another code, with why in err. */
+    hew_code (*read)(void *ud, const char *path, hew_file_put_fn put, void *sink, char *err,
+                     size_t errlen);
+    /* Replace the text of the file at path (absolute; created when missing) with
+     * text[0..len) (UTF-8, with the file's own line endings). HEW_OK, or a code with why
+     * in err. */
+    hew_code (*write)(void *ud, const char *path, const char *text, size_t len, char *err,
+                      size_t errlen);
+    void *ud;
+} hew_file_io;
 
 typedef struct hew_options {
     const char *provider;   /* "anthropic", "openai", "openai-compatible", "openrouter",
@@ -299,6 +332,10 @@ typedef struct hew_options {
      * (~/Documents/Cline/Hooks, ~/Documents/Cline/Rules/Hooks) always. */
     const char *hooks;
     const char *hooks_source;
+    /* The file tools read and write text files through the front end ("File access
+     * through the front end" above; copied by hew_session_new); NULL (default): the
+     * disk. Both of read and write must be set. */
+    const hew_file_io *file_io;
 } hew_options;
 
 /* Fill o with the defaults above. */
@@ -308,6 +345,17 @@ HEW_API void hew_options_init(hew_options *o);
  * (extended thinking or reasoning, by hew's model table), else 0: a thinking_budget is
  * then not sent, and a front end should say so. */
 HEW_API int hew_options_thinking_supported(const hew_options *o);
+
+/* 1 when the model o names (NULL: the provider's default) reads images (hew's model
+ * table, or o->model_info's "images"), else 0: hew_task_start_images refuses images for
+ * it, and a front end should not offer to attach them. */
+HEW_API int hew_options_images_supported(const hew_options *o);
+
+/* The models hew's table knows for provider ("anthropic", "openai", "gemini", "deepseek",
+ * "xai", "groq"), newest first within a family, as a JSON array of names in *out
+ * (hew_free): for a front end that offers a choice of model. [] for a provider whose
+ * names hew does not list (openrouter, openai-compatible, an unknown one). */
+HEW_API hew_code hew_models_json(const char *provider, char **out, char *err, size_t errlen);
 
 /* 1 when hew knows the model o names (its table, or o->model_info), else 0: it then
  * assumes a small context window, no images, no thinking and no prices; a front end

@@ -292,3 +292,18 @@ hew_code api_model_from_json(const json_t *desc, api_model *m, hew_err *err)
     m->known = true;
     return HEW_OK;
 }
+
+size_t api_model_names(const char *const *prefixes, const char **out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof table / sizeof table[0] && n < cap; i++) {
+        if (!table[i].id || !*table[i].id)
+            continue;
+        for (const char *const *p = prefixes; *p; p++)
+            if (strncmp(table[i].id, *p, strlen(*p)) == 0) {
+                out[n++] = table[i].id;
+                break;
+            }
+    }
+    return n;
+}

@@ -56,4 +56,9 @@ api_model api_model_lookup(const char *provider, const char *model);
  * wrong type or is negative, or the key is none of these. */
 hew_code api_model_from_json(const json_t *desc, api_model *m, hew_err *err);
 
+/* The table's model names that start with one of prefixes (NULL-terminated), in table
+ * order (newest first within a family), at most cap into out (static strings); their
+ * number. */
+size_t api_model_names(const char *const *prefixes, const char **out, size_t cap);
+
 #endif

@@ -154,6 +154,12 @@ int hew_options_thinking_supported(const hew_options *o)
     return options_model(o, &m) && m.thinking ? 1 : 0;
 }
 
+int hew_options_images_supported(const hew_options *o)
+{
+    api_model m;
+    return options_model(o, &m) && m.images ? 1 : 0;
+}
+
 #define ANTHROPIC_MIN_THINKING 1024
 
 /* What the session's requests carry of the asked thinking budget: nothing for a model
@@ -243,6 +249,15 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
     st->sandbox_mode = dup_opt(o->sandbox_mode);
     st->sandbox_backend = dup_opt(o->sandbox_backend);
     st->sandbox_network = o->sandbox_network != 0;
+    if (o->file_io && (!o->file_io->read || !o->file_io->write)) {
+        settings_release(st);
+        free(s);
+        return lib_fail(HEW_E_INVALID, err, errlen,
+                        "hew_options.file_io needs both read and write (or leave it NULL: "
+                        "the disk)");
+    }
+    if (o->file_io)
+        st->file_io = *o->file_io;
     if (!dup_list(o->env_allow, &st->env_allow) ||
         !dup_list(o->command_allow, &st->command_allow) ||
         !dup_list(o->command_deny, &st->command_deny) ||

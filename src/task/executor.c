@@ -259,6 +259,7 @@ void executor_env_init(hew_task *t)
     e->egress = t->settings->egress;
     e->model = t->session->provider.model;
     e->model_images = t->session->model.images;
+    task_file_io_init(t);
 }
 
 /* ---- results ----------------------------------------------------------------------------- */

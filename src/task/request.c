@@ -89,6 +89,11 @@ void task_request_finish(hew_task *t, const char *cancel_reason, const char *fai
         json_object_set_new(data, "cancelReason", json_string(cancel_reason));
     if (failure)
         json_object_set_new(data, "streamingFailedMessage", json_string(failure));
+    /* an answer the provider cut short (its output limit) or refused: said, for the front
+     * ends that end a turn on it (hew acp's stopReason) */
+    const api_turn *turn = &t->stream.turn;
+    if (turn->complete && (turn->stop == API_STOP_LENGTH || turn->stop == API_STOP_CONTENT_FILTER))
+        json_object_set_new(data, "stopReason", json_string(api_stop_name(turn->stop)));
     put(t, data);
 }
 

@@ -67,6 +67,7 @@ typedef struct task_settings {
                                    which sandbox commands get, and the prepared ones */
     struct egress *egress;      /* the proxy to sandbox_allow_hosts (net/egress.h) when
                                    the network is off and hosts are listed, else NULL */
+    hew_file_io file_io;        /* hew_options.file_io copied; read NULL: the disk */
 } task_settings;
 
 struct hew_session {

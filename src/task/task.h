@@ -492,6 +492,9 @@ hew_code executor_run(hew_task *t, const tool_call *call);
 void executor_partial(hew_task *t, const tool_call *call);
 /* Fill t->env with the task's services. */
 void executor_env_init(hew_task *t);
+/* Set t->env's file_read and file_write to the front end's hook (hew_options.file_io), or
+ * NULL without one (fileio.c). */
+void task_file_io_init(hew_task *t);
 
 /* ---- MCP (mcp.c) ------------------------------------------------------------------------
  * begin: listen to the session's MCP hub (notices are queued under mu) and say a settings

@@ -61,7 +61,11 @@ bool file_before_load(tool_env *env, const ws_path *wp, const ignore *ig, file_b
         return false;
     }
     size_t len = 0;
-    rc = fs_read_fd(fd, wp->rel, FILE_EDIT_MAX, &fb->text, &len, &err);
+    /* the text: the front end's (an editor's unsaved buffer) when it gives file access */
+    if (env->file_read)
+        rc = env->file_read(env, wp->abs, FILE_EDIT_MAX, &fb->text, &len, &err);
+    else
+        rc = fs_read_fd(fd, wp->rel, FILE_EDIT_MAX, &fb->text, &len, &err);
     close(fd);
     if (rc != HEW_OK) {
         ws_error_result(env, out, "%s", err.msg);
@@ -178,7 +182,10 @@ hew_code file_edit_finish(tool_env *env, const ws_path *wp, const file_before *f
         return HEW_OK;
     }
     /* Beneath the root (or "/"), through no symlink: the file that was checked. */
-    wrc = ws_write(env->cwd, wp, disk.data ? disk.data : "", disk.len, 0666, &err);
+    if (env->file_write) /* the front end's file access: the editor's buffer */
+        wrc = ws_write_via(env, wp, disk.data ? disk.data : "", disk.len, &err);
+    else
+        wrc = ws_write(env->cwd, wp, disk.data ? disk.data : "", disk.len, 0666, &err);
     buf_release(&disk);
     if (wrc != HEW_OK) {
         ws_error_result(env, out, "Writing %s failed, the file was not changed: %s", wp->rel,

@@ -2,7 +2,9 @@
  * line-ending detection and conversion, and the common end of an edit (approval with a
  * unified diff, the atomic write, the result carrying the final content). It must never
  * write before the user (or the settings) approved, never leave half a file (the write
- * is atomic), and never change a file's line-ending style. */
+ * is atomic), and never change a file's line-ending style. With the front end's file
+ * access (tool_env.file_read / file_write, an editor's buffers) the text is read from and
+ * written to the front end instead, after the same checks. */
 #ifndef HEW_TOOLS_FILE_EDIT_H
 #define HEW_TOOLS_FILE_EDIT_H
 

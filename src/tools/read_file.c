@@ -4,8 +4,12 @@
  * (api/image.h), when the model in use reads images, else a refusal naming it. It must never
  * return half a UTF-8 character, never read a file larger than 20 MB, never return the
  * bytes of a binary file, never read a path that .clineignore blocks (nor a hard link of
- * one), and never open a path other than the one it checked (ws_open_file). */
+ * one), and never open a path other than the one it checked (ws_open_file). With the front
+ * end's file access (tool_env.file_read: an editor's unsaved buffer) a text file's text
+ * comes from the front end, after the same checks; images and binary files (by the
+ * disk's bytes) are still read from the disk. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -87,6 +91,27 @@ static size_t count_lines(const char *s, size_t n)
     if (s[n - 1] != '\n')
         lines++;
     return lines;
+}
+
+/* With the front end's file access (tool_env.file_read): whether the file on the disk is
+ * text — neither an image nor binary by its first bytes, nor a document — so its text is
+ * asked of the front end (an editor's buffer); images and binary files are read from the
+ * disk. */
+static bool disk_text(int fd, const char *ext)
+{
+    char head[BINARY_PROBE];
+    ssize_t n = pread(fd, head, sizeof head, 0);
+    return n >= 0 && image_sniff(head, (size_t)n) == IMAGE_UNKNOWN &&
+           !memchr(head, '\0', (size_t)n) && !ext_is(ext, document_exts);
+}
+
+/* A stamp of text for the read cache (FNV-1a): the same text, the same stamp. */
+static int64_t text_stamp(const char *text, size_t len)
+{
+    uint64_t h = 14695981039346656037u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)text[i]) * 1099511628211u;
+    return (int64_t)(h >> 1);
 }
 
 static void describe(const tool_call *call, buf *out)
@@ -208,7 +233,10 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         goto done;
     }
     size_t len = 0;
-    if (fs_read_fd(fd, wp.rel, READ_FILE_MAX, &text, &len, &err) != HEW_OK) {
+    bool via_front_end = !named_image && env->file_read && disk_text(fd, ext);
+    hew_code frc = via_front_end ? env->file_read(env, wp.abs, READ_FILE_MAX, &text, &len, &err)
+                                 : fs_read_fd(fd, wp.rel, READ_FILE_MAX, &text, &len, &err);
+    if (frc != HEW_OK) {
         ws_error_result(env, out, "%s", err.msg);
         goto done;
     }
@@ -251,7 +279,12 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     buf key = BUF_INIT(0);
     buf_printf(&key, "%s\n%ld-%ld", wp.abs, start, end);
     int64_t mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    int reads = key.data ? ws_read_cache_note(env, key.data, mtime_ns, (int64_t)st.st_size) : 1;
+    int64_t size = (int64_t)st.st_size;
+    if (via_front_end) { /* an unsaved buffer changes without the disk: its text is the stamp */
+        mtime_ns = text_stamp(text, len);
+        size = (int64_t)len;
+    }
+    int reads = key.data ? ws_read_cache_note(env, key.data, mtime_ns, size) : 1;
     buf_release(&key);
     if (reads == 2)
         buf_printf(&out->text, "[File already read] %s was already read earlier in this "

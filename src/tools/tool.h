@@ -154,6 +154,17 @@ struct tool_env {
                           hew_err *err);
     /* Count a mistake of the model (missing parameter, failed edit, …) or reset. */
     void (*mistake)(tool_env *env, bool made);
+    /* The front end's file access (hew_options.file_io: an editor's unsaved buffers), or
+     * both NULL: the disk. Only for a text file whose path the tool has checked (resolved,
+     * not ignored, no symlink, approved): abs is its canonical absolute path. file_read:
+     * its whole text into *text (malloc'd, NUL-terminated; the caller frees it) and
+     * *len, at most max bytes (else HEW_E_TOOBIG); file_write: replace it with
+     * data[0..len). Errors (HEW_E_NOTFOUND: no such file) with a message for the model in
+     * err. Both may block until the front end answers. */
+    hew_code (*file_read)(tool_env *env, const char *abs, size_t max, char **text, size_t *len,
+                          hew_err *err);
+    hew_code (*file_write)(tool_env *env, const char *abs, const char *data, size_t len,
+                           hew_err *err);
 };
 
 typedef hew_code (*tool_run_fn)(tool_env *env, const tool_call *call, tool_result *out);

@@ -126,9 +126,13 @@ hew_code ws_open_file(const char *root, const ws_path *wp, int *fd, struct stat 
     return rc;
 }
 
-hew_code ws_write(const char *root, const ws_path *wp, const void *data, size_t len,
-                  mode_t mode, hew_err *err)
+/* The folder of wp made beneath the root (missing components created, no symlink
+ * followed): *dirfd (O_PATH), *dir_abs (its path; free it) and *name (in wp). */
+static hew_code open_folder(const char *root, const ws_path *wp, int *dirfd, char **dir_abs,
+                            const char **name, hew_err *err)
 {
+    *dirfd = -1;
+    *dir_abs = NULL;
     int base = -1;
     const char *rel = NULL;
     hew_code rc = base_of(root, wp, &base, &rel, err);
@@ -137,26 +141,60 @@ hew_code ws_write(const char *root, const ws_path *wp, const void *data, size_t 
     /* rel = "dir/name": the folder (created when missing) and the name in it. */
     const char *slash = strrchr(rel, '/');
     char *dir_rel = slash ? strndup(rel, (size_t)(slash - rel)) : strdup(".");
-    char *dir_abs = strdup(wp->abs);
-    char *abs_slash = dir_abs ? strrchr(dir_abs, '/') : NULL;
-    const char *name = slash ? slash + 1 : rel;
+    char *dabs = strdup(wp->abs);
+    char *abs_slash = dabs ? strrchr(dabs, '/') : NULL;
+    *name = slash ? slash + 1 : rel;
     if (!dir_rel || !abs_slash) {
         rc = hew_err_set(err, HEW_E_NOMEM, "out of memory writing %s", wp->rel);
     } else {
-        if (abs_slash == dir_abs)
+        if (abs_slash == dabs)
             abs_slash[1] = '\0'; /* "/name": the folder is "/" */
         else
             *abs_slash = '\0';
-        int dirfd = -1;
-        rc = outside_msg(fsat_mkdirs(base, dir_rel, 0777, &dirfd, err), wp, dir_rel, err);
-        if (rc == HEW_OK) {
-            rc = fsat_write_atomic(dirfd, dir_abs, name, data, len, mode, err);
-            close(dirfd);
-        }
+        rc = outside_msg(fsat_mkdirs(base, dir_rel, 0777, dirfd, err), wp, dir_rel, err);
     }
     free(dir_rel);
-    free(dir_abs);
     close(base);
+    if (rc == HEW_OK)
+        *dir_abs = dabs;
+    else
+        free(dabs);
+    return rc;
+}
+
+hew_code ws_write(const char *root, const ws_path *wp, const void *data, size_t len,
+                  mode_t mode, hew_err *err)
+{
+    int dirfd = -1;
+    char *dir_abs = NULL;
+    const char *name = NULL;
+    hew_code rc = open_folder(root, wp, &dirfd, &dir_abs, &name, err);
+    if (rc == HEW_OK) {
+        rc = fsat_write_atomic(dirfd, dir_abs, name, data, len, mode, err);
+        close(dirfd);
+    }
+    free(dir_abs);
+    return rc;
+}
+
+hew_code ws_write_via(tool_env *env, const ws_path *wp, const void *data, size_t len,
+                      hew_err *err)
+{
+    int dirfd = -1;
+    char *dir_abs = NULL;
+    const char *name = NULL;
+    hew_code rc = open_folder(env->cwd, wp, &dirfd, &dir_abs, &name, err);
+    if (rc != HEW_OK)
+        return rc;
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+        rc = hew_err_set(err, HEW_E_INVALID, "%s is not a regular file (%s)", wp->rel,
+                         S_ISLNK(st.st_mode) ? "a symbolic link appeared there"
+                         : S_ISDIR(st.st_mode) ? "a directory" : "a special file");
+    close(dirfd);
+    free(dir_abs);
+    if (rc == HEW_OK)
+        rc = env->file_write(env, wp->abs, data, len, err);
     return rc;
 }
 

@@ -68,6 +68,11 @@ hew_code ws_open_file(const char *root, const ws_path *wp, int *fd, struct stat 
  * fsat_write_atomic). mode: for a new file (the umask applies). */
 hew_code ws_write(const char *root, const ws_path *wp, const void *data, size_t len,
                   mode_t mode, hew_err *err);
+/* ws_write through the front end (env->file_write, an editor's buffer): the folders are
+ * made beneath env->cwd as for ws_write and the name must not be a symlink, a directory
+ * or a special file; then the front end writes data[0..len) at wp->abs. */
+hew_code ws_write_via(tool_env *env, const ws_path *wp, const void *data, size_t len,
+                      hew_err *err);
 
 /* ---- hard links of ignored files --------------------------------------------------------
  * A file with st_nlink > 1 may be another name of a file .clineignore blocks (a hard link

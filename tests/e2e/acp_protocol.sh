@@ -106,4 +106,11 @@ send '{"jsonrpc":"2.0","id":7,"method":"session/set_mode","params":{"sessionId":
 [[ $(jq -c .result <<<"$reply") == '{}' ]] || fail "set_mode plan: $reply"
 exec {HEWACP[1]}>&-
 wait "$HEWACP_PID" || fail "hew acp did not exit 0 at EOF"
+
+# an image on the command line is refused: images come with the editor's prompts
+"$HEW_BIN" acp -i "$work/shot.png" </dev/null >"$work/out-i" 2>"$work/err-i"
+rc=$?
+[[ $rc -eq 2 ]] || fail "hew acp -i: exit $rc, expected 2"
+grep -q -- 'takes no task.* -i' "$work/err-i" || fail "hew acp -i: no message naming -i: $(cat "$work/err-i")"
+[[ ! -s $work/out-i ]] || fail "hew acp -i wrote on stdout"
 echo "PASS"

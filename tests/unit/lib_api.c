@@ -80,6 +80,39 @@ static void base_options(hew_options *o, const char *data)
     o->mcp = 0;
 }
 
+static hew_code fio_read(void *ud, const char *path, hew_file_put_fn put, void *sink,
+                         char *err, size_t errlen)
+{
+    (void)ud, (void)path, (void)put, (void)sink, (void)err, (void)errlen;
+    return HEW_E_IO;
+}
+
+/* The models of a provider's family, and whether a model reads images. */
+static void test_models(void)
+{
+    char *list = NULL;
+    char err[256] = "";
+    CHECK_INT(hew_models_json("anthropic", &list, err, sizeof err), HEW_OK);
+    CHECK(list && strstr(list, "\"claude-sonnet-4-5\"") && !strstr(list, "gpt-"));
+    hew_free(list);
+    CHECK_INT(hew_models_json("openai", &list, err, sizeof err), HEW_OK);
+    CHECK(list && strstr(list, "\"gpt-4o\"") && !strstr(list, "claude"));
+    hew_free(list);
+    CHECK_INT(hew_models_json("openrouter", &list, err, sizeof err), HEW_OK);
+    CHECK_STR(list, "[]");
+    hew_free(list);
+    CHECK_INT(hew_models_json("anthropic", NULL, err, sizeof err), HEW_E_INVALID);
+    hew_options o;
+    hew_options_init(&o);
+    o.model = "claude-sonnet-4-5";
+    CHECK_INT(hew_options_images_supported(&o), 1);
+    o.model = "deepseek-chat";
+    o.provider = "deepseek";
+    CHECK_INT(hew_options_images_supported(&o), 0);
+    o.model_info = "{\"images\": true}";
+    CHECK_INT(hew_options_images_supported(&o), 1);
+}
+
 static void test_session_and_task(void)
 {
     char *data = in_dir("data");
@@ -101,6 +134,11 @@ static void test_session_and_task(void)
     CHECK_INT(hew_session_new(&o, &s, err, sizeof err), HEW_E_INVALID);
     CHECK(strstr(err, "context_window") != NULL);
     o.model_info = NULL;
+    hew_file_io half = { fio_read, NULL, NULL }; /* file access needs both hooks */
+    o.file_io = &half;
+    CHECK_INT(hew_session_new(&o, &s, err, sizeof err), HEW_E_INVALID);
+    CHECK(s == NULL && strstr(err, "file_io") != NULL);
+    o.file_io = NULL;
     s = (hew_session *)&o;
     CHECK_INT(hew_session_new(NULL, &s, err, sizeof err), HEW_E_INVALID);
     CHECK(s == NULL);
@@ -285,6 +323,7 @@ int main(void)
     RUN(test_codes);
     RUN(test_version);
     RUN(test_session_and_task);
+    RUN(test_models);
     RUN(test_history);
     RUN(test_checks);
     RUN(test_mcp_settings);
