@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mdtable.h"
+#include "syntax.h"
 #include "textw.h"
 
 #define MDR_DEPTH 32
@@ -46,6 +48,10 @@ struct mdr {
     struct cell *cells;
     size_t ncells, capcells, row;
     int in_table, in_cell, cell_head, cell_align;
+    /* a code block: its text, kept until it ends, and its language */
+    sbuf code_text;
+    const syn_lang *lang;
+    char label[32];
     const char *link_href;
     size_t link_href_len;
 };
@@ -57,7 +63,7 @@ static void put_style(struct mdr *m, sbuf *to)
     sbuf_puts(to, "\033[0m");
     if (m->o->base)
         sbuf_puts(to, m->o->base);
-    if (m->strong || m->heading)
+    if (m->strong || m->heading || (m->in_cell && m->cell_head))
         sbuf_puts(to, "\033[1m");
     if (m->em)
         sbuf_puts(to, "\033[3m");
@@ -69,7 +75,7 @@ static void put_style(struct mdr *m, sbuf *to)
         sbuf_puts(to, "\033[4;35m");
     else if (m->heading == 2)
         sbuf_puts(to, "\033[35m");
-    if (m->code || m->in_code_block)
+    if (m->code || (m->in_code_block && !m->lang))
         sbuf_puts(to, "\033[36m");
     if (m->in_quote && !m->code)
         sbuf_puts(to, "\033[2m");
@@ -203,7 +209,9 @@ static void text_out(struct mdr *m, const char *s, size_t n)
             sbuf_putc(&c->text, s[i] == '\n' ? ' ' : s[i]);
         return;
     }
-    if (m->in_code_block)
+    if (m->in_code_block == 2)
+        sbuf_add(&m->code_text, s, n);
+    else if (m->in_code_block)
         put_code(m, s, n);
     else
         put_flow(m, s, n);
@@ -255,87 +263,113 @@ static int add_cell(struct mdr *m, int head, int align)
     return 0;
 }
 
-static void pad(sbuf *out, size_t n)
+/* The columns the open containers' prefixes take (quote bars, list indents). */
+static size_t prefix_cols(const struct mdr *m)
 {
-    sbuf_repeat(out, " ", n);
+    size_t cols = 0;
+    for (int i = 0; i < m->depth; i++)
+        cols += m->stack[i].type == C_QUOTE ? 2 : m->stack[i].type == C_LI ? m->stack[i].indent : 0;
+    return cols;
+}
+
+/* Lines already laid out (each ending with "\n"), each under the containers' prefixes. */
+static void put_lines(struct mdr *m, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        const char *nl = memchr(s + i, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - (s + i)) : n - i;
+        m->at_line_start = 1;
+        line_start(m);
+        reset_style(m);
+        sbuf_add(m->out, s + i, len);
+        sbuf_putc(m->out, '\n');
+        m->at_line_start = 1;
+        i += len + 1;
+    }
 }
 
 static void table_flush(struct mdr *m)
 {
-    size_t ncols = 0, nrows = m->row;
-    for (size_t i = 0, r = (size_t)-1, k = 0; i < m->ncells; i++) {
-        if (m->cells[i].row != r) {
-            r = m->cells[i].row;
-            k = 0;
-        }
-        if (++k > ncols)
-            ncols = k;
-    }
-    size_t *w = calloc(ncols ? ncols : 1, sizeof *w);
-    if (!w)
+    mdt_cell *cells = calloc(m->ncells ? m->ncells : 1, sizeof *cells);
+    if (!cells) {
+        m->out->err = 1;
         return;
-    for (size_t i = 0, r = (size_t)-1, k = 0; i < m->ncells; i++) {
-        if (m->cells[i].row != r) {
-            r = m->cells[i].row;
-            k = 0;
-        }
-        size_t cw = textw_width(m->cells[i].text.data ? m->cells[i].text.data : "",
-                                m->cells[i].text.len);
-        if (cw > w[k])
-            w[k] = cw;
-        k++;
     }
-    const char *dim = m->o->color ? "\033[0;2m" : "";
-    const char *rst = m->o->color ? "\033[0m" : "";
-    size_t i = 0;
-    for (size_t r = 0; r < nrows; r++) {
-        int head = 0;
-        m->at_line_start = 1;
-        line_start(m);
-        reset_style(m);
-        for (size_t k = 0; k < ncols; k++) {
-            struct cell *c = i < m->ncells && m->cells[i].row == r ? &m->cells[i++] : NULL;
-            size_t cw = c ? textw_width(c->text.data ? c->text.data : "", c->text.len) : 0;
-            size_t left = 0, right = w[k] - cw;
-            if (c && c->align == MD_ALIGN_RIGHT) {
-                left = right;
-                right = 0;
-            } else if (c && c->align == MD_ALIGN_CENTER) {
-                left = right / 2;
-                right -= left;
-            }
-            if (k)
-                sbuf_printf(m->out, " %s│%s ", dim, rst);
-            pad(m->out, left);
-            if (c && c->head && m->o->color)
-                sbuf_puts(m->out, "\033[1m");
-            if (c && c->text.data)
-                sbuf_add(m->out, c->text.data, c->text.len);
-            sbuf_puts(m->out, rst);
-            pad(m->out, right);
-            if (c && c->head)
-                head = 1;
-        }
-        sbuf_putc(m->out, '\n');
-        m->at_line_start = 1;
-        if (head) {
-            line_start(m);
-            sbuf_puts(m->out, dim);
-            for (size_t k = 0; k < ncols; k++) {
-                if (k)
-                    sbuf_puts(m->out, "─┼─");
-                sbuf_repeat(m->out, "─", w[k]);
-            }
-            sbuf_puts(m->out, rst);
-            sbuf_putc(m->out, '\n');
-            m->at_line_start = 1;
-        }
+    for (size_t i = 0; i < m->ncells; i++) {
+        struct cell *c = &m->cells[i];
+        cells[i].text = c->text.data ? c->text.data : "";
+        cells[i].len = c->text.len;
+        cells[i].row = c->row;
+        cells[i].head = c->head;
+        cells[i].align = c->align == MD_ALIGN_RIGHT    ? MDT_RIGHT
+                         : c->align == MD_ALIGN_CENTER ? MDT_CENTER
+                                                       : MDT_LEFT;
     }
-    free(w);
+    size_t pre = prefix_cols(m);
+    sbuf lines = SBUF_INIT;
+    mdt_render(&lines, cells, m->ncells, m->width > pre + 10 ? m->width - pre : 10, m->o->color);
+    if (lines.err)
+        m->out->err = 1;
+    else
+        put_lines(m, lines.data ? lines.data : "", lines.len);
+    sbuf_release(&lines);
+    free(cells);
     for (size_t k = 0; k < m->ncells; k++)
         sbuf_release(&m->cells[k].text);
     m->ncells = 0;
     m->row = 0;
+}
+
+/* The language of a fenced block's info string, kept as a label (a few safe characters). */
+static void code_lang(struct mdr *m, const MD_BLOCK_CODE_DETAIL *d)
+{
+    size_t n = 0;
+    m->label[0] = '\0';
+    m->lang = NULL;
+    if (!d || !d->lang.text)
+        return;
+    for (size_t i = 0; i < d->lang.size && n + 1 < sizeof m->label; i++) {
+        char c = d->lang.text[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              strchr("+#._-", c)))
+            break;
+        m->label[n++] = c;
+    }
+    m->label[n] = '\0';
+    m->lang = syn_find(m->label, n);
+    if (m->lang)
+        snprintf(m->label, sizeof m->label, "%s", syn_name(m->lang));
+}
+
+/* A finished code block: its language on a dim line above, then its lines, indented and
+ * (colour on, language known) highlighted. */
+static void code_flush(struct mdr *m)
+{
+    const char *s = m->code_text.data ? m->code_text.data : "";
+    size_t n = m->code_text.len;
+    if (m->label[0]) {
+        line_start(m);
+        if (m->o->color)
+            sbuf_puts(m->out, "\033[0;2m");
+        sbuf_printf(m->out, "  ── %s", m->label);
+        end_line(m);
+    }
+    char plain[96];
+    snprintf(plain, sizeof plain, "\033[0m%s", m->o->base ? m->o->base : "");
+    int state = 0;
+    for (size_t i = 0; i < n;) {
+        const char *nl = memchr(s + i, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - (s + i)) : n - i;
+        line_start(m);
+        sbuf_puts(m->out, "  ");
+        if (m->lang && m->o->color)
+            syn_line(m->out, m->lang, s + i, len, &state, plain);
+        else
+            sbuf_add(m->out, s + i, len);
+        end_line(m);
+        i += len + 1;
+    }
+    sbuf_reset(&m->code_text);
 }
 
 static int enter_block(MD_BLOCKTYPE type, void *detail, void *ud)
@@ -391,7 +425,9 @@ static int enter_block(MD_BLOCKTYPE type, void *detail, void *ud)
         break;
     case MD_BLOCK_CODE:
         block_gap(m);
-        m->in_code_block = 1;
+        code_lang(m, detail);
+        m->in_code_block = 2;
+        sbuf_reset(&m->code_text);
         break;
     case MD_BLOCK_HTML:
         block_gap(m);
@@ -416,8 +452,10 @@ static int enter_block(MD_BLOCKTYPE type, void *detail, void *ud)
         break;
     case MD_BLOCK_TH:
     case MD_BLOCK_TD:
-        if (add_cell(m, type == MD_BLOCK_TH, ((MD_BLOCK_TD_DETAIL *)detail)->align) == 0)
+        if (add_cell(m, type == MD_BLOCK_TH, ((MD_BLOCK_TD_DETAIL *)detail)->align) == 0) {
             m->in_cell = 1;
+            m->cell_head = type == MD_BLOCK_TH;
+        }
         break;
     }
     return 0;
@@ -457,6 +495,12 @@ static int leave_block(MD_BLOCKTYPE type, void *detail, void *ud)
         m->need_blank = 1;
         break;
     case MD_BLOCK_CODE:
+        end_line(m);
+        code_flush(m);
+        m->in_code_block = 0;
+        m->lang = NULL;
+        m->need_blank = 1;
+        break;
     case MD_BLOCK_HTML:
         end_line(m);
         m->in_code_block = 0;
@@ -651,6 +695,7 @@ int mdr_render(sbuf *out, const char *text, size_t n, const mdr_opts *o, int *fi
     for (size_t k = 0; k < m.ncells; k++)
         sbuf_release(&m.cells[k].text);
     free(m.cells);
+    sbuf_release(&m.code_text);
     if (rc != 0) {
         out->len = start;
         if (out->data)
