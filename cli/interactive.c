@@ -202,6 +202,12 @@ static const char *kind_style(int kind)
     return kind == K_DIM ? "\033[2;3m" : kind == K_OUT ? "\033[2m" : "";
 }
 
+/* Command output indented; reasoning, without colour to set it apart, behind a bar. */
+static const char *kind_indent(const struct ui *u, int kind)
+{
+    return kind == K_OUT ? "  " : kind == K_DIM && !u->color ? "│ " : "";
+}
+
 /* The message being streamed is finished (or replaced): show what is left of it (a
  * message cut off keeps its undecided bytes back, as while it grew: a character cut in
  * two does not show as U+FFFD). */
@@ -217,7 +223,7 @@ static void stream_end(struct ui *u)
         if (u->s_kind == K_MD)
             commit_md(u, rest, n);
         else
-            commit_lines(u, rest, n, kind_style(u->s_kind), u->s_kind == K_OUT ? "  " : "");
+            commit_lines(u, rest, n, kind_style(u->s_kind), kind_indent(u, u->s_kind));
     }
     u->s_committed = 0;
     u->s_kind = K_NONE;
@@ -276,7 +282,7 @@ static void stream_feed(struct ui *u, long index, int kind, int partial, const c
                 u->s_fence = mdr_fence_after(t, u->s_committed, upto, u->s_fence);
             } else {
                 commit_lines(u, tail, upto - u->s_committed, kind_style(kind),
-                             kind == K_OUT ? "  " : "");
+                             kind_indent(u, kind));
             }
             u->s_committed = upto;
         }
@@ -845,9 +851,10 @@ static void handle_event(struct ui *u, evq_item *it)
     } else if (it->is_ask && is(it, HEW_EV_FOLLOWUP)) {
         stream_end(u);
         gap(u, K_MD);
-        screen_commitf(u->scr, "%s?%s %s", sgr(u, "\033[1;33m"), sgr(u, "\033[0m"),
-                       d && *jstr(d, "question") ? jstr(d, "question")
-                                                 : (it->text ? it->text : ""));
+        char *q = mdr_text(d && *jstr(d, "question") ? jstr(d, "question") : it->text ? it->text : "",
+                           md_width(u) > 22 ? md_width(u) - 2 : 20, u->color); /* `code` styled */
+        screen_commitf(u->scr, "%s?%s %s", sgr(u, "\033[1;33m"), sgr(u, "\033[0m"), q ? q : "");
+        free(q);
         json_t *opts = json_object_get(d, "options");
         size_t i;
         json_t *o;

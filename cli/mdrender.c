@@ -710,6 +710,19 @@ int mdr_render(sbuf *out, const char *text, size_t n, const mdr_opts *o, int *fi
     return 0;
 }
 
+char *mdr_text(const char *text, size_t width, int color)
+{
+    sbuf out = SBUF_INIT;
+    mdr_opts o = { width, color, NULL };
+    int first = 1;
+    mdr_render(&out, text, strlen(text), &o, &first);
+    while (out.len && (out.data[out.len - 1] == '\n' ||
+                       (color && out.len >= 4 && memcmp(out.data + out.len - 4, "\033[0m", 4) == 0)))
+        out.len -= out.data[out.len - 1] == '\n' ? 1 : 4;
+    sbuf_add(&out, "\033[0m", color ? 4 : 0); /* and the string's end after the cut */
+    return sbuf_detach(&out);
+}
+
 /* The fence of a line: its character and length packed as (len << 8 | ch), or 0. */
 static int fence_of(const char *s, size_t n)
 {

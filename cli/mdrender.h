@@ -22,6 +22,11 @@ typedef struct mdr_opts {
  * it becomes 0. Returns 0, or -1 when md4c refused the text (out then holds it plainly). */
 int mdr_render(sbuf *out, const char *text, size_t n, const mdr_opts *o, int *first);
 
+/* A short text (a question, an option) rendered like an answer, `code` and **bold**
+ * styled and their marks gone, as lines with no newline after the last: a new string the
+ * caller frees, or NULL when out of memory. */
+char *mdr_text(const char *text, size_t width, int color);
+
 /* Where the finished blocks of a growing markdown text end: the offset just after the
  * last blank line in text[from..n) that is not inside a fenced code block, or `from` when
  * there is none yet. from must be the start of a line; *fence is the fence state at from

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# End to end: the interactive terminal's markdown at 60 columns, driven through tmux
+# against the fake provider. An answer with a table wider than the pane (its cells wrapped
+# at word boundaries, borders on the same columns on every line, every line within the
+# pane), a table with too many columns (shown as "Header: value" lines), a code block
+# (its language label shown), and a question with `code` (shown without backticks). Under
+# NO_COLOR the reasoning is set apart by a "│ " prefix on each line. Skips without tmux.
+set -uo pipefail
+source "$HEW_E2E_LIB/fakeprov.sh"
+fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t -S -200 >&2; exit 1; }
+command -v tmux >/dev/null || { echo "skip: no tmux"; exit 0; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-tuimd.XXXXXX")
+sock=hew-e2e-md-$$
+cleanup() { tmux -L "$sock" kill-server 2>/dev/null; fake_stop; rm -rf -- "$work"; }
+trap cleanup EXIT
+
+# start_hew SCENARIO ENV...: the fake provider, then hew in a 60-column tmux session "t"
+start_hew() {
+    local scenario=$1
+    shift
+    fake_start "$scenario" || fail "fake_start"
+    mkdir -p "$work/ws"
+    tmux -L "$sock" kill-server 2>/dev/null
+    nsock=$((${nsock:-0} + 1))
+    sock=hew-e2e-md-$$-$nsock
+    tmux -L "$sock" -f /dev/null new-session -d -s t -x 60 -y 60 \
+        "env $* ANTHROPIC_API_KEY=e2e-key XDG_CONFIG_HOME='$work/cfg' XDG_STATE_HOME='$work/state' \
+         TERM=xterm-256color '$HEW_BIN' --provider anthropic --model claude-sonnet-4-5 \
+         --xml-tools --base-url '$FAKE_URL' --cwd '$work/ws' --retry-delay-ms 10; \
+         echo \"EXIT=\$?\"; sleep 60" || fail "tmux"
+    wait_for 'Ctrl-D to leave' || fail "no banner"
+}
+screen() { tmux -L "$sock" capture-pane -p -t t -S -200; }
+wait_for() { # wait_for PATTERN [SECONDS]: the pane shows PATTERN (grep -E)
+    local i
+    for ((i = 0; i < ${2:-10} * 20; i++)); do
+        screen | grep -Eq -- "$1" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+keys() { tmux -L "$sock" send-keys -t t "$@"; }
+stop_hew() { tmux -L "$sock" kill-server 2>/dev/null; fake_stop; }
+
+python3 - "$work/s.json" <<'PY'
+import json, sys
+text = """Here is the summary:
+
+| Module | State | What it does in the agent |
+|:-------|:-----:|--------------------------:|
+| parser | flaky | Parses the incoming stream of server-sent events into messages for the agent loop |
+| store | ok | Keeps tasks and checkpoints on disk in an append-only log |
+
+| a | b | c | d | e | f | g | h | i | j |
+|---|---|---|---|---|---|---|---|---|---|
+| alpha | beta | gamma | delta | epsilon | zeta | eta | theta | iota | kappa |
+
+```python
+def greet(name):
+    return "hello " + name
+```
+
+<ask_followup_question>
+<question>Build it with `make` or with `ninja`?</question>
+</ask_followup_question>"""
+scenario = {"responses": [{"protocol": "anthropic", "delay_ms": 2,
+                           "reasoning": "Let me think about the layout.\nA second thought.",
+                           "text": text}]}
+json.dump(scenario, open(sys.argv[1], "w"))
+PY
+
+# 1. colour on: the table fits, the list fallback, the label, the question
+start_hew "$work/s.json"
+keys 'Summarise the modules' Enter
+wait_for 'Build it with' 15 || fail "no question"
+s=$(screen)
+python3 - "$s" <<'PY' || fail "the pane's layout"
+import sys, unicodedata
+lines = sys.argv[1].split("\n")
+def width(s):
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+for l in lines:
+    assert width(l) <= 60, ("wider than the pane", l)
+grid = [l for l in lines if "│" in l and "┼" not in l and l.count("│") == 2]
+assert len(grid) >= 5, ("the table should wrap its cells", grid)
+cols = {tuple(i for i, c in enumerate(l) if c == "│") for l in grid}
+assert len(cols) == 1, ("borders moved", grid)
+body = "\n".join(lines)
+for word in ["server-sent", "incoming", "checkpoints", "append-only", "messages"]:
+    assert word in body, ("a word was cut", word)
+for line in ["a: alpha", "b: beta", "j: kappa"]:
+    assert line in lines, ("no list form for the wide table", line)
+assert "  ── python" in lines, "no code label"
+assert '      return "hello " + name' in lines, "code not shown as it is"
+q = [l for l in lines if "Build it with" in l]
+assert q and "`" not in q[0] and "make" in q[0], ("question shown raw", q)
+PY
+stop_hew
+
+# 2. NO_COLOR: the reasoning has its prefix on every line, the answer none
+start_hew "$work/s.json" NO_COLOR=1
+keys 'Summarise the modules' Enter
+wait_for 'Build it with' 15 || fail "no question"
+s=$(screen)
+grep -q '^│ Let me think about the layout\.$' <<<"$s" || fail "reasoning without its prefix"
+grep -q '^│ A second thought\.$' <<<"$s" || fail "the second line of reasoning without its prefix"
+grep -q '^Here is the summary:$' <<<"$s" || fail "the answer got a prefix"
+grep -q '^  ── python$' <<<"$s" || fail "no code label without colour"
+stop_hew
+echo ok
