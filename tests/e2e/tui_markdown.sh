@@ -4,7 +4,8 @@
 # at word boundaries, borders on the same columns on every line, every line within the
 # pane), a table with too many columns (shown as "Header: value" lines), a code block
 # (its language label shown), and a question with `code` (shown without backticks). Under
-# NO_COLOR the reasoning is set apart by a "│ " prefix on each line. Skips without tmux.
+# NO_COLOR the reasoning is set apart by a "│ " prefix on each line, in the terminal and
+# in hew -p --verbose's transcript. Skips without tmux.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
 fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t -S -200 >&2; exit 1; }
@@ -107,4 +108,20 @@ grep -q '^│ A second thought\.$' <<<"$s" || fail "the second line of reasoning
 grep -q '^Here is the summary:$' <<<"$s" || fail "the answer got a prefix"
 grep -q '^  ── python$' <<<"$s" || fail "no code label without colour"
 stop_hew
+
+# 3. hew -p --verbose: the plain transcript sets the reasoning apart the same way
+python3 - "$work/p.json" <<'PY'
+import json, sys
+json.dump({"responses": [{"protocol": "anthropic", "reasoning": "First idea.\nSecond idea.",
+                          "text": "<attempt_completion>\n<result>\ndone\n</result>\n</attempt_completion>"}]},
+          open(sys.argv[1], "w"))
+PY
+fake_start "$work/p.json" || fail "fake_start"
+env NO_COLOR=1 ANTHROPIC_API_KEY=e2e-key XDG_CONFIG_HOME="$work/cfg" XDG_STATE_HOME="$work/state" \
+    "$HEW_BIN" -p "Think" --verbose --provider anthropic --model claude-sonnet-4-5 --xml-tools \
+    --base-url "$FAKE_URL" --cwd "$work/ws" </dev/null >"$work/out" 2>"$work/transcript" ||
+    fail "hew -p: $(cat "$work/transcript")"
+grep -q '^│ First idea\.$' "$work/transcript" || fail "transcript reasoning: $(cat "$work/transcript")"
+grep -q '^│ Second idea\.$' "$work/transcript" || fail "transcript reasoning, line 2"
+fake_stop
 echo ok
