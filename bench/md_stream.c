@@ -64,7 +64,7 @@ struct stream {
 /* Stream text up to `to` in DELTA steps, rendering finished blocks as they end. */
 static void feed(struct stream *st, size_t to)
 {
-    mdr_opts o = { 80, 1, NULL };
+    mdr_opts o = { 80, 1, NULL, NULL };
     while (st->have < to) {
         st->have = st->have + DELTA < to ? st->have + DELTA : to;
         size_t end = mdr_stable_end(st->text, st->have, st->committed, &st->fence);
@@ -100,7 +100,7 @@ int main(void)
         return 1;
     /* what must show: a fitted table and coloured code */
     sbuf check = SBUF_INIT;
-    mdr_opts o = { 80, 1, NULL };
+    mdr_opts o = { 80, 1, NULL, NULL };
     int first = 1;
     mdr_render(&check, text, 1200, &o, &first);
     int ok = check.data && strstr(check.data, "┼") && strstr(check.data, "\033[35mdef");

@@ -76,6 +76,7 @@ struct ui {
     int s_kind;
     size_t s_committed;
     int s_fence, s_first;
+    mdr_open s_open; /* the code block whose lines went up before its end */
     int last_out; /* what was printed last: 0 nothing, K_MD, 2 a line */
     /* a free-form ask waiting for the prompt ("" none) */
     char pending[32];
@@ -154,23 +155,22 @@ static size_t md_width(const struct ui *u)
 static void commit_md(struct ui *u, const char *text, size_t n)
 {
     sbuf out = SBUF_INIT;
-    mdr_opts o = { md_width(u), u->color, NULL };
-    if (u->s_fence) { /* the block began in lines already shown as code: reopen it */
-        char fence[64];
-        int len = u->s_fence >> 8;
-        if (len > 60)
-            len = 60;
-        memset(fence, u->s_fence & 0xff, (size_t)len);
-        fence[len] = '\n';
-        sbuf tmp = SBUF_INIT;
-        sbuf_add(&tmp, fence, (size_t)len + 1);
-        sbuf_add(&tmp, text, n);
-        if (!tmp.err)
-            mdr_render(&out, tmp.data, tmp.len, &o, &u->s_first);
-        sbuf_release(&tmp);
-    } else {
-        mdr_render(&out, text, n, &o, &u->s_first);
-    }
+    /* a block begun in lines already shown (commit_open) goes on */
+    mdr_opts o = { md_width(u), u->color, NULL, u->s_fence ? &u->s_open : NULL };
+    mdr_render(&out, text, n, &o, &u->s_first);
+    memset(&u->s_open, 0, sizeof u->s_open);
+    if (!out.err)
+        screen_commit(u->scr, out.data ? out.data : "", out.len);
+    sbuf_release(&out);
+}
+
+/* Whole lines of a block too long to wait for: a code block's as it will look. */
+static void commit_open(struct ui *u, const char *text, size_t n)
+{
+    sbuf out = SBUF_INIT;
+    mdr_opts o = { md_width(u), u->color, NULL, NULL };
+    mdr_render_open(&out, text, n, &o, &u->s_open, &u->s_first);
+    u->s_fence = u->s_open.fence;
     if (!out.err)
         screen_commit(u->scr, out.data ? out.data : "", out.len);
     sbuf_release(&out);
@@ -243,6 +243,7 @@ static void stream_feed(struct ui *u, long index, int kind, int partial, const c
         u->s_index = index;
         u->s_kind = kind;
         u->s_fence = 0;
+        memset(&u->s_open, 0, sizeof u->s_open);
         u->s_first = 1;
         gap(u, kind == K_MD ? K_MD : 2);
         if (header)
@@ -276,10 +277,7 @@ static void stream_feed(struct ui *u, long index, int kind, int partial, const c
         if (nl) {
             size_t upto = (size_t)(nl - t) + 1;
             if (kind == K_MD) {
-                int in_code = u->s_fence != 0;
-                commit_lines(u, tail, upto - u->s_committed, in_code ? "\033[36m" : "",
-                             in_code ? "  " : "");
-                u->s_fence = mdr_fence_after(t, u->s_committed, upto, u->s_fence);
+                commit_open(u, tail, upto - u->s_committed);
             } else {
                 commit_lines(u, tail, upto - u->s_committed, kind_style(kind),
                              kind_indent(u, kind));

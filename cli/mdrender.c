@@ -52,6 +52,7 @@ struct mdr {
     sbuf code_text;
     const syn_lang *lang;
     char label[32];
+    int go_on, go_on_state; /* the first block goes on from lines shown before (opts.open) */
     const char *link_href;
     size_t link_href_len;
 };
@@ -320,25 +321,31 @@ static void table_flush(struct mdr *m)
     m->row = 0;
 }
 
-/* The language of a fenced block's info string, kept as a label (a few safe characters). */
+/* A fence's language s[0..n) as a label of a few safe characters (cap >= 1), and the
+ * highlighter's language for it (the label then its name), or NULL. */
+static const syn_lang *lang_label(const char *s, size_t n, char *label, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k + 1 < cap; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              (c && strchr("+#._-", c))))
+            break;
+        label[k++] = c;
+    }
+    label[k] = '\0';
+    const syn_lang *l = syn_find(label, k);
+    if (l)
+        snprintf(label, cap, "%s", syn_name(l));
+    return l;
+}
+
 static void code_lang(struct mdr *m, const MD_BLOCK_CODE_DETAIL *d)
 {
-    size_t n = 0;
     m->label[0] = '\0';
     m->lang = NULL;
-    if (!d || !d->lang.text)
-        return;
-    for (size_t i = 0; i < d->lang.size && n + 1 < sizeof m->label; i++) {
-        char c = d->lang.text[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              strchr("+#._-", c)))
-            break;
-        m->label[n++] = c;
-    }
-    m->label[n] = '\0';
-    m->lang = syn_find(m->label, n);
-    if (m->lang)
-        snprintf(m->label, sizeof m->label, "%s", syn_name(m->lang));
+    if (d && d->lang.text)
+        m->lang = lang_label(d->lang.text, d->lang.size, m->label, sizeof m->label);
 }
 
 /* A finished code block: its language on a dim line above, then its lines, indented and
@@ -347,7 +354,11 @@ static void code_flush(struct mdr *m)
 {
     const char *s = m->code_text.data ? m->code_text.data : "";
     size_t n = m->code_text.len;
-    if (m->label[0]) {
+    int state = 0;
+    if (m->go_on) { /* its label and first lines are on the screen already */
+        state = m->go_on_state;
+        m->go_on = 0;
+    } else if (m->label[0]) {
         line_start(m);
         if (m->o->color)
             sbuf_puts(m->out, "\033[0;2m");
@@ -356,7 +367,6 @@ static void code_flush(struct mdr *m)
     }
     char plain[96];
     snprintf(plain, sizeof plain, "\033[0m%s", m->o->base ? m->o->base : "");
-    int state = 0;
     for (size_t i = 0; i < n;) {
         const char *nl = memchr(s + i, '\n', n - i);
         size_t len = nl ? (size_t)(nl - (s + i)) : n - i;
@@ -691,6 +701,23 @@ int mdr_render(sbuf *out, const char *text, size_t n, const mdr_opts *o, int *fi
     p.leave_span = leave_span;
     p.text = text_cb;
     size_t start = out->len;
+    sbuf reopened = SBUF_INIT;
+    if (o->open && o->open->fence) { /* the text starts inside a block: open it again */
+        int len = o->open->fence >> 8;
+        sbuf_repeat(&reopened, (char[]){ (char)(o->open->fence & 0xff), 0 }, (size_t)(len > 60 ? 60 : len));
+        sbuf_printf(&reopened, "%s\n", o->open->lang);
+        sbuf_add(&reopened, text, n);
+        if (reopened.err) {
+            sbuf_release(&reopened);
+            out->err = 1;
+            return -1;
+        }
+        text = reopened.data;
+        n = reopened.len;
+        m.go_on = 1;
+        m.go_on_state = o->open->state;
+        m.need_blank = 0; /* it goes on: no gap */
+    }
     int rc = md_parse(text, (MD_SIZE)n, &p, &m);
     for (size_t k = 0; k < m.ncells; k++)
         sbuf_release(&m.cells[k].text);
@@ -703,8 +730,10 @@ int mdr_render(sbuf *out, const char *text, size_t n, const mdr_opts *o, int *fi
         sbuf_add(out, text, n);
         if (n && text[n - 1] != '\n')
             sbuf_putc(out, '\n');
+        sbuf_release(&reopened);
         return -1;
     }
+    sbuf_release(&reopened);
     if (o->color && out->len > start)
         sbuf_puts(out, "\033[0m");
     return 0;
@@ -713,7 +742,7 @@ int mdr_render(sbuf *out, const char *text, size_t n, const mdr_opts *o, int *fi
 char *mdr_text(const char *text, size_t width, int color)
 {
     sbuf out = SBUF_INIT;
-    mdr_opts o = { width, color, NULL };
+    mdr_opts o = { width, color, NULL, NULL };
     int first = 1;
     mdr_render(&out, text, strlen(text), &o, &first);
     while (out.len && (out.data[out.len - 1] == '\n' ||
@@ -782,6 +811,52 @@ size_t mdr_stable_end(const char *text, size_t n, size_t from, int *fence)
     }
     *fence = best_state;
     return best;
+}
+
+void mdr_render_open(sbuf *out, const char *text, size_t n, const mdr_opts *o, mdr_open *op,
+                     int *first)
+{
+    if (n && !op->begun) { /* a new block: apart from the one before */
+        if (!*first)
+            sbuf_putc(out, '\n');
+        *first = 0;
+        op->begun = 1;
+    }
+    const char *reset = o->color ? "\033[0m" : "";
+    char plain[96];
+    snprintf(plain, sizeof plain, "\033[0m%s", o->base ? o->base : "");
+    for (size_t i = 0; i < n;) {
+        const char *line = text + i, *nl = memchr(line, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - line) : n - i;
+        i += len + 1;
+        int before = op->fence;
+        op->fence = mdr_fence_after(line, 0, len, op->fence);
+        if (!before && op->fence) { /* a fence line: the block's label, as mdr_render shows it */
+            size_t k = 0;
+            while (k < len && (line[k] == ' ' || line[k] == (char)(op->fence & 0xff)))
+                k++;
+            const syn_lang *l = lang_label(line + k, len - k, op->lang, sizeof op->lang);
+            (void)l;
+            op->state = 0;
+            if (op->lang[0])
+                sbuf_printf(out, "%s  ── %s%s\n", o->color ? "\033[0;2m" : "", op->lang, reset);
+        } else if (before && !op->fence) { /* its closing fence: nothing to show */
+            op->state = 0;
+        } else if (op->fence) { /* a line of code */
+            const syn_lang *l = syn_find(op->lang, strlen(op->lang));
+            sbuf_puts(out, o->color ? plain : "");
+            sbuf_puts(out, o->color && !l ? "\033[36m" : "");
+            sbuf_puts(out, "  ");
+            if (l && o->color)
+                syn_line(out, l, line, len, &op->state, plain);
+            else
+                sbuf_add(out, line, len);
+            sbuf_printf(out, "%s\n", reset);
+        } else { /* outside a block: as it is */
+            sbuf_printf(out, "%s%.*s%s\n", o->color && o->base ? o->base : "", (int)len, line,
+                        o->color && o->base ? reset : "");
+        }
+    }
 }
 
 int mdr_fence_after(const char *text, size_t from, size_t to, int fence)

@@ -3,12 +3,13 @@
 # against the fake provider. An answer with a table wider than the pane (its cells wrapped
 # at word boundaries, borders on the same columns on every line, every line within the
 # pane), a table with too many columns (shown as "Header: value" lines), a code block
-# (its language label shown), and a question with `code` (shown without backticks). Under
+# (its language label shown; a block longer than the screen shown the same while it
+# streams), and a question with `code` (shown without backticks). Under
 # NO_COLOR the reasoning is set apart by a "│ " prefix on each line, in the terminal and
 # in hew -p --verbose's transcript. Skips without tmux.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
-fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t -S -200 >&2; exit 1; }
+fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t -S -400 >&2; exit 1; }
 command -v tmux >/dev/null || { echo "skip: no tmux"; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-tuimd.XXXXXX")
 sock=hew-e2e-md-$$
@@ -31,7 +32,7 @@ start_hew() {
          echo \"EXIT=\$?\"; sleep 60" || fail "tmux"
     wait_for 'Ctrl-D to leave' || fail "no banner"
 }
-screen() { tmux -L "$sock" capture-pane -p -t t -S -200; }
+screen() { tmux -L "$sock" capture-pane -p -t t -S -400; }
 wait_for() { # wait_for PATTERN [SECONDS]: the pane shows PATTERN (grep -E)
     local i
     for ((i = 0; i < ${2:-10} * 20; i++)); do
@@ -59,6 +60,9 @@ text = """Here is the summary:
 ```python
 def greet(name):
     return "hello " + name
+```
+
+""" + "```go\nfunc main() {\n" + "".join('    fmt.Println("line %d")\n' % i for i in range(70)) + """}
 ```
 
 <ask_followup_question>
@@ -93,6 +97,11 @@ for line in ["a: alpha", "b: beta", "j: kappa"]:
     assert line in lines, ("no list form for the wide table", line)
 assert "  ── python" in lines, "no code label"
 assert '      return "hello " + name' in lines, "code not shown as it is"
+# a code block longer than the live region: its lines went up before its end, shown
+# as the whole block would be (one label, indented, no fence)
+assert lines.count("  ── go") == 1, "the long block's label"
+assert '      fmt.Println("line 0")' in lines and '      fmt.Println("line 69")' in lines
+assert not any("```" in l for l in lines), "a fence left on screen"
 q = [l for l in lines if "Build it with" in l]
 assert q and "`" not in q[0] and "make" in q[0], ("question shown raw", q)
 PY

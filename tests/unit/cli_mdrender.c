@@ -14,7 +14,7 @@
 static char *render(const char *md, size_t width, int color)
 {
     sbuf out = SBUF_INIT;
-    mdr_opts o = { width, color, NULL };
+    mdr_opts o = { width, color, NULL, NULL };
     int first = 1;
     if (mdr_render(&out, md, strlen(md), &o, &first) != 0)
         check_fail(__FILE__, __LINE__, "md4c refused the text");
@@ -257,6 +257,67 @@ static void test_code_blocks(void)
     free(out);
 }
 
+/* The text without its escape sequences. */
+static char *visible(const char *s)
+{
+    size_t n = strlen(s);
+    char *v = malloc(n + 1), *p = v;
+    for (size_t i = 0; v && i < n;) {
+        if (s[i] == '\033') {
+            i += textw_escape_len(s + i, n - i);
+            continue;
+        }
+        *p++ = s[i++];
+    }
+    if (v)
+        *p = '\0';
+    return v;
+}
+
+/* A long code block shown in two goes (its first lines before its end, as the terminal
+ * does when they would not fit its live region, then the rest with the block reopened)
+ * looks as it does rendered at once: label once, lines indented, the highlighter's state
+ * (a string open across lines) carried over. */
+static void test_open_block_goes_on(void)
+{
+    const char *head = "Intro\n\n```python\ndef a():\n    s = \"\"\"x\n";
+    const char *rest = "y\"\"\" + 1\n    return 2\n```\n\nafter\n";
+    for (int color = 0; color <= 1; color++) {
+        sbuf whole = SBUF_INIT, split = SBUF_INIT;
+        mdr_opts o = { 60, color, NULL, NULL };
+        sbuf all = SBUF_INIT;
+        sbuf_puts(&all, head);
+        sbuf_puts(&all, rest);
+        int first = 1;
+        mdr_render(&whole, all.data, all.len, &o, &first);
+        /* "Intro" is a finished block, rendered; the code's lines go up open */
+        first = 1;
+        mdr_render(&split, "Intro\n\n", 7, &o, &first);
+        mdr_open op;
+        memset(&op, 0, sizeof op);
+        const char *code = head + 7;
+        mdr_render_open(&split, code, strlen(code), &o, &op, &first);
+        CHECK(op.fence != 0);
+        CHECK_STR(op.lang, "python");
+        mdr_opts go = { 60, color, NULL, &op };
+        mdr_render(&split, rest, strlen(rest), &go, &first);
+        char *a = visible(whole.data), *b = visible(split.data);
+        REQUIRE(a && b);
+        CHECK_STR(b, a);
+        CHECK_STR(b, "Intro\n\n  ── python\n  def a():\n      s = \"\"\"x\n  y\"\"\" + 1\n"
+                     "      return 2\n\nafter\n");
+        if (color) {
+            CHECK(strstr(split.data, "\033[32my\"\"\"\033[0m") != NULL); /* still a string */
+            CHECK(strstr(split.data, "\033[35mreturn\033[0m") != NULL);
+        }
+        free(a);
+        free(b);
+        sbuf_release(&whole);
+        sbuf_release(&split);
+        sbuf_release(&all);
+    }
+}
+
 static void test_no_color_has_no_escapes(void)
 {
     char *out = render(wide_table, 60, 0);
@@ -275,6 +336,7 @@ int main(void)
     RUN(test_too_many_columns_become_a_list);
     RUN(test_table_in_a_quote_fits);
     RUN(test_code_blocks);
+    RUN(test_open_block_goes_on);
     RUN(test_no_color_has_no_escapes);
     return check_report();
 }
