@@ -849,8 +849,9 @@ static void handle_event(struct ui *u, evq_item *it)
     } else if (it->is_ask && is(it, HEW_EV_FOLLOWUP)) {
         stream_end(u);
         gap(u, K_MD);
-        char *q = mdr_text(d && *jstr(d, "question") ? jstr(d, "question") : it->text ? it->text : "",
-                           md_width(u) > 22 ? md_width(u) - 2 : 20, u->color); /* `code` styled */
+        const char *question = d && *jstr(d, "question") ? jstr(d, "question")
+                                                         : (it->text ? it->text : "");
+        char *q = mdr_text(question, md_width(u) > 22 ? md_width(u) - 2 : 20, u->color);
         screen_commitf(u->scr, "%s?%s %s", sgr(u, "\033[1;33m"), sgr(u, "\033[0m"), q ? q : "");
         free(q);
         json_t *opts = json_object_get(d, "options");

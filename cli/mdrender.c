@@ -704,7 +704,8 @@ int mdr_render(sbuf *out, const char *text, size_t n, const mdr_opts *o, int *fi
     sbuf reopened = SBUF_INIT;
     if (o->open && o->open->fence) { /* the text starts inside a block: open it again */
         int len = o->open->fence >> 8;
-        sbuf_repeat(&reopened, (char[]){ (char)(o->open->fence & 0xff), 0 }, (size_t)(len > 60 ? 60 : len));
+        char ch[2] = { (char)(o->open->fence & 0xff), '\0' };
+        sbuf_repeat(&reopened, ch, (size_t)(len > 60 ? 60 : len));
         sbuf_printf(&reopened, "%s\n", o->open->lang);
         sbuf_add(&reopened, text, n);
         if (reopened.err) {
@@ -745,9 +746,14 @@ char *mdr_text(const char *text, size_t width, int color)
     mdr_opts o = { width, color, NULL, NULL };
     int first = 1;
     mdr_render(&out, text, strlen(text), &o, &first);
-    while (out.len && (out.data[out.len - 1] == '\n' ||
-                       (color && out.len >= 4 && memcmp(out.data + out.len - 4, "\033[0m", 4) == 0)))
-        out.len -= out.data[out.len - 1] == '\n' ? 1 : 4;
+    for (;;) { /* no newline at the end, nor the resets before it */
+        if (out.len && out.data[out.len - 1] == '\n')
+            out.len--;
+        else if (color && out.len >= 4 && memcmp(out.data + out.len - 4, "\033[0m", 4) == 0)
+            out.len -= 4;
+        else
+            break;
+    }
     sbuf_add(&out, "\033[0m", color ? 4 : 0); /* and the string's end after the cut */
     return sbuf_detach(&out);
 }

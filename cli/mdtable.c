@@ -55,7 +55,8 @@ static void wrap_copy(struct wrap *w, const char *s, size_t n)
         }
         size_t e = textw_escape_len(s + i, n - i);
         sbuf_add(w->out, s + i, e);
-        if ((e == 4 && memcmp(s + i, "\033[0m", 4) == 0) || (e == 3 && memcmp(s + i, "\033[m", 3) == 0))
+        if ((e == 4 && memcmp(s + i, "\033[0m", 4) == 0) ||
+            (e == 3 && memcmp(s + i, "\033[m", 3) == 0))
             sbuf_reset(&w->state);
         else
             sbuf_add(&w->state, s + i, e);

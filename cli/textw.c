@@ -28,7 +28,8 @@ size_t textw_escape_len(const char *s, size_t n)
 static utf8proc_int32_t peek(const char *s, size_t n, size_t *len)
 {
     utf8proc_int32_t cp = -1;
-    utf8proc_ssize_t l = n ? utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &cp) : 0;
+    utf8proc_ssize_t l =
+        n ? utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &cp) : 0;
     *len = l > 0 ? (size_t)l : 0;
     return l > 0 ? cp : -1;
 }

@@ -318,6 +318,24 @@ static void test_open_block_goes_on(void)
     }
 }
 
+/* A question's text: inline markdown rendered, no backticks, no newline at the end. */
+static void test_text(void)
+{
+    char *q = mdr_text("Build it with `make` or **ninja**?", 60, 0);
+    CHECK_STR(q, "Build it with make or ninja?");
+    free(q);
+    q = mdr_text("Build it with `make`?", 60, 1);
+    REQUIRE(q != NULL);
+    CHECK(strstr(q, "\033[36mmake") != NULL);
+    CHECK(strchr(q, '`') == NULL);
+    CHECK(strchr(q, '\n') == NULL);
+    CHECK(strlen(q) >= 4 && strcmp(q + strlen(q) - 4, "\033[0m") == 0);
+    free(q);
+    q = mdr_text("", 60, 0);
+    CHECK_STR(q, "");
+    free(q);
+}
+
 static void test_no_color_has_no_escapes(void)
 {
     char *out = render(wide_table, 60, 0);
@@ -337,6 +355,7 @@ int main(void)
     RUN(test_table_in_a_quote_fits);
     RUN(test_code_blocks);
     RUN(test_open_block_goes_on);
+    RUN(test_text);
     RUN(test_no_color_has_no_escapes);
     return check_report();
 }
