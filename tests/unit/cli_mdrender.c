@@ -2,13 +2,16 @@
  * widths of emoji and wide characters; tables fitted to the width (every line within it,
  * borders on the same columns on every line, words whole, the header bold, alignment
  * kept) or shown as a list when the columns would be too narrow; code blocks with their
- * language label and coloured keywords, strings, comments and numbers; no escape at all
+ * language label and coloured keywords, strings, comments and numbers, the text itself
+ * never changed by the colouring (random lines in every language); a long block shown in
+ * two goes looking as it does at once; a question's inline markdown; no escape at all
  * when colour is off. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "mdrender.h"
+#include "syntax.h"
 #include "textw.h"
 
 static char *render(const char *md, size_t width, int color)
@@ -337,6 +340,45 @@ static void test_text(void)
     free(q);
 }
 
+/* Colouring only adds colour codes: whatever a line holds (quotes and comment marks left
+ * open, escapes at its end), in every language, with the state carried from line to line,
+ * the text without the codes is the line as it was. */
+static void test_highlight_keeps_the_text(void)
+{
+    static const char *const names[] = { "c", "cpp", "cs", "java", "kotlin", "js", "ts",
+                                         "go", "rust", "python", "ruby", "sh", "json",
+                                         "yaml", "sql", "diff" };
+    static const char alphabet[] = "ab_ 0x9.\"'`/*#-$:{}=\\\t+@[]é";
+    unsigned seed = 7;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        const syn_lang *l = syn_find(names[k], strlen(names[k]));
+        REQUIRE(l != NULL);
+        int state = 0;
+        for (int line = 0; line < 400; line++) {
+            char in[48];
+            size_t n = 0;
+            seed = seed * 1103515245u + 12345u;
+            size_t len = (seed >> 16) % sizeof in;
+            for (; n < len; n++) {
+                seed = seed * 1103515245u + 12345u;
+                in[n] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+            }
+            in[n] = '\0';
+            sbuf out = SBUF_INIT;
+            syn_line(&out, l, in, n, &state, "\033[0m");
+            sbuf_putc(&out, '\0');
+            char *v = visible(out.data);
+            REQUIRE(v != NULL);
+            if (strcmp(v, in) != 0)
+                check_fail(__FILE__, __LINE__, "%s changed \"%s\" into \"%s\"", names[k], in, v);
+            free(v);
+            sbuf_release(&out);
+        }
+    }
+    CHECK(syn_find("PYTHON", 6) == syn_find("py", 2));
+    CHECK(syn_find("cobol", 5) == NULL);
+}
+
 static void test_no_color_has_no_escapes(void)
 {
     char *out = render(wide_table, 60, 0);
@@ -357,6 +399,7 @@ int main(void)
     RUN(test_code_blocks);
     RUN(test_open_block_goes_on);
     RUN(test_text);
+    RUN(test_highlight_keeps_the_text);
     RUN(test_no_color_has_no_escapes);
     return check_report();
 }
