@@ -858,8 +858,11 @@ static void handle_event(struct ui *u, evq_item *it)
         size_t i;
         json_t *o;
         json_array_foreach(opts, i, o) {
+            char *opt = mdr_text(json_string_value(o) ? json_string_value(o) : "",
+                                 md_width(u) > 25 ? md_width(u) - 5 : 20, u->color);
             screen_commitf(u->scr, "  %s%zu.%s %s", sgr(u, "\033[33m"), i + 1, sgr(u, "\033[0m"),
-                           json_string_value(o) ? json_string_value(o) : "");
+                           opt ? opt : "");
+            free(opt);
         }
         free(u->pending_options);
         u->pending_options = opts ? json_dumps(opts, 0) : NULL;

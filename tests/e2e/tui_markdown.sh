@@ -67,6 +67,7 @@ def greet(name):
 
 <ask_followup_question>
 <question>Build it with `make` or with `ninja`?</question>
+<options>["`make -j4`", "`ninja`"]</options>
 </ask_followup_question>"""
 scenario = {"responses": [{"protocol": "anthropic", "delay_ms": 2,
                            "reasoning": "Let me think about the layout.\nA second thought.",
@@ -104,6 +105,7 @@ assert '      fmt.Println("line 0")' in lines and '      fmt.Println("line 69")'
 assert not any("```" in l for l in lines), "a fence left on screen"
 q = [l for l in lines if "Build it with" in l]
 assert q and "`" not in q[0] and "make" in q[0], ("question shown raw", q)
+assert "  1. make -j4" in lines and "  2. ninja" in lines, "options shown raw"
 PY
 stop_hew
 
