@@ -19,6 +19,7 @@ struct wrap {
     const char *open; /* written first on every line */
     const char *indent; /* written after `open` on every line but the first */
     size_t width, col, lines;
+    size_t lead; /* the column where the current line's text starts */
     int color;
 };
 
@@ -30,6 +31,7 @@ static void wrap_begin(struct wrap *w)
     if (w->state.len)
         sbuf_add(w->out, w->state.data, w->state.len);
     w->col = w->lines ? textw_width(w->indent, strlen(w->indent)) : 0;
+    w->lead = w->col;
     w->lines++;
 }
 
@@ -76,7 +78,7 @@ static void wrap_break(struct wrap *w, const char *s, size_t n)
         }
         int cols;
         size_t len = textw_char(s + i, n - i, &cols);
-        if (w->col + (size_t)cols > w->width && w->col > 0)
+        if (w->col + (size_t)cols > w->width && w->col > w->lead)
             wrap_newline(w);
         wrap_copy(w, s + i, len);
         w->col += (size_t)cols;
@@ -102,9 +104,9 @@ static void wrap_text(struct wrap *w, const char *s, size_t n)
         size_t ww = textw_width(s + i, j - i);
         if (ww == 0) { /* only escape sequences */
             wrap_copy(w, s + i, j - i);
-        } else if (ww <= w->width || w->col > 0) {
-            size_t gap = space && w->col > 0 ? 1 : 0;
-            if (w->col > 0 && w->col + gap + ww > w->width) {
+        } else if (ww <= w->width || w->col > w->lead) {
+            size_t gap = space && w->col > w->lead ? 1 : 0;
+            if (w->col > w->lead && w->col + gap + ww > w->width) {
                 wrap_newline(w);
                 gap = 0;
             }
@@ -132,8 +134,8 @@ static void wrap_text(struct wrap *w, const char *s, size_t n)
 /* Wrap one cell into out (lines separated by "\n", none after the last); the line count. */
 static size_t wrap_cell(sbuf *out, const mdt_cell *c, size_t width, int color)
 {
-    struct wrap w = { out, SBUF_INIT, c && c->head && color ? BOLD : "", "", width, 0, 0,
-                      color };
+    struct wrap w = { .out = out, .open = c && c->head && color ? BOLD : "", .indent = "",
+                      .width = width, .color = color };
     if (c)
         wrap_text(&w, c->text, c->len);
     else
@@ -215,7 +217,7 @@ static int fit(const size_t *nat, const size_t *word, size_t ncols, size_t avail
             hi = cap - 1;
     }
     size_t cap = lo;
-    if (cap < 1)
+    if (cap < 2) /* a wide character must fit */
         return -1;
     for (size_t k = 0; k < ncols; k++)
         if (w[k] > cap && cap + 1 < MDT_MIN_COL && cap + 1 < word[k])
@@ -321,8 +323,9 @@ static void list(sbuf *out, const struct table *t, size_t width, int color)
                     sbuf_putc(&line, ' ');
             }
             sbuf_add(&line, c->text, c->len);
-            struct wrap w = { out, SBUF_INIT, h == c && color ? BOLD : "", "  ",
-                              width > 2 ? width : 3, 0, 0, color };
+            struct wrap w = { .out = out, .open = h == c && color ? BOLD : "",
+                              .indent = width >= 6 ? "  " : "", .width = width ? width : 1,
+                              .color = color };
             wrap_text(&w, line.data ? line.data : "", line.len);
             sbuf_putc(out, '\n');
             sbuf_release(&w.state);

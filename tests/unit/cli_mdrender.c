@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "mdrender.h"
+#include "mdtable.h"
 #include "syntax.h"
 #include "textw.h"
 
@@ -175,6 +176,27 @@ static void test_too_many_columns_become_a_list(void)
     out = render("| k | v |\n|---|---|\n| 1 | 2 |\n", 40, 0);
     CHECK_STR(out, "k │ v\n──┼──\n1 │ 2\n");
     free(out);
+}
+
+/* The layout alone at widths too small for anything: it ends, every line within the width
+ * where a character fits at all. */
+static void test_table_tiny_widths(void)
+{
+    mdt_cell cells[] = {
+        { "H\xe4\xb8\xad", 4, 0, MDT_LEFT, 1 }, { "k", 1, 0, MDT_RIGHT, 1 },
+        { "\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad\xe6\x96\x87 xyz", 16, 1, MDT_LEFT, 0 },
+        { "", 0, 1, MDT_CENTER, 0 },
+    };
+    for (size_t width = 1; width < 12; width++) {
+        sbuf out = SBUF_INIT;
+        mdt_render(&out, cells, 4, width, width % 2);
+        REQUIRE(out.data != NULL && !out.err);
+        if (width >= 2) /* within the width, borders (if any) aligned */
+            check_grid(out.data, width);
+        if (width < 8)
+            CHECK(strstr(out.data, "\xe2\x94\x82") == NULL); /* a list */
+        sbuf_release(&out);
+    }
 }
 
 static void test_table_in_a_quote_fits(void)
@@ -396,6 +418,7 @@ int main(void)
     RUN(test_header_bold_alignment);
     RUN(test_too_many_columns_become_a_list);
     RUN(test_table_in_a_quote_fits);
+    RUN(test_table_tiny_widths);
     RUN(test_code_blocks);
     RUN(test_open_block_goes_on);
     RUN(test_text);
