@@ -285,7 +285,17 @@ static void stream_feed(struct ui *u, long index, int kind, int partial, const c
             u->s_committed = upto;
         }
     }
-    screen_set_live(u->scr, t + u->s_committed, len - u->s_committed, kind_style(kind));
+    const char *indent = len > u->s_committed ? kind_indent(u, kind) : "";
+    if (*indent) { /* the live line (no whole line is left) indented as it will be */
+        sbuf live = SBUF_INIT;
+        sbuf_puts(&live, indent);
+        sbuf_add(&live, t + u->s_committed, len - u->s_committed);
+        if (!live.err)
+            screen_set_live(u->scr, live.data, live.len, kind_style(kind));
+        sbuf_release(&live);
+    } else {
+        screen_set_live(u->scr, t + u->s_committed, len - u->s_committed, kind_style(kind));
+    }
 }
 
 /* ---- status ---------------------------------------------------------------------------- */

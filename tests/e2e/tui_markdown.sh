@@ -109,12 +109,25 @@ assert "  1. make -j4" in lines and "  2. ninja" in lines, "options shown raw"
 PY
 stop_hew
 
-# 2. NO_COLOR: the reasoning has its prefix on every line, the answer none
-start_hew "$work/s.json" NO_COLOR=1
+# 2. NO_COLOR: the reasoning has its prefix on every line, the answer none; the line still
+#    streaming has it too (seen before the line's end has come: a 600-byte line, 40 ms a
+#    piece of 8 bytes)
+python3 - "$work/s.json" "$work/s2.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+r = s["responses"][0]
+r["delay_ms"] = 40
+r["reasoning"] = "Let me think about the layout" + " and more" * 63 + " END1.\nA second thought."
+json.dump(s, open(sys.argv[2], "w"))
+PY
+start_hew "$work/s2.json" NO_COLOR=1
 keys 'Summarise the modules' Enter
-wait_for 'Build it with' 15 || fail "no question"
+wait_for '^│ Let me think' 15 || fail "the streaming reasoning without its prefix"
+tmux -L "$sock" capture-pane -p -J -t t -S -400 | grep -q 'END1' && # rows joined: END1 whole
+    fail "the reasoning line was whole before its prefix showed"
+wait_for 'Build it with' 30 || fail "no question"
 s=$(screen)
-grep -q '^│ Let me think about the layout\.$' <<<"$s" || fail "reasoning without its prefix"
+grep -q '^│ Let me think about the layout and more' <<<"$s" || fail "reasoning without its prefix"
 grep -q '^│ A second thought\.$' <<<"$s" || fail "the second line of reasoning without its prefix"
 grep -q '^Here is the summary:$' <<<"$s" || fail "the answer got a prefix"
 grep -q '^  ── python$' <<<"$s" || fail "no code label without colour"
