@@ -15,7 +15,7 @@
 
 int cli_debug_markdown(int argc, char **argv)
 {
-    mdr_opts o = { 80, 0, NULL };
+    mdr_opts o = { 80, 0, NULL, NULL };
     long stream = 0;
     const char *file = NULL;
     for (int i = 0; i < argc; i++) {

@@ -76,6 +76,7 @@ struct ui {
     int s_kind;
     size_t s_committed;
     int s_fence, s_first;
+    mdr_open s_open; /* the code block whose lines went up before its end */
     int last_out; /* what was printed last: 0 nothing, K_MD, 2 a line */
     /* a free-form ask waiting for the prompt ("" none) */
     char pending[32];
@@ -154,23 +155,22 @@ static size_t md_width(const struct ui *u)
 static void commit_md(struct ui *u, const char *text, size_t n)
 {
     sbuf out = SBUF_INIT;
-    mdr_opts o = { md_width(u), u->color, NULL };
-    if (u->s_fence) { /* the block began in lines already shown as code: reopen it */
-        char fence[64];
-        int len = u->s_fence >> 8;
-        if (len > 60)
-            len = 60;
-        memset(fence, u->s_fence & 0xff, (size_t)len);
-        fence[len] = '\n';
-        sbuf tmp = SBUF_INIT;
-        sbuf_add(&tmp, fence, (size_t)len + 1);
-        sbuf_add(&tmp, text, n);
-        if (!tmp.err)
-            mdr_render(&out, tmp.data, tmp.len, &o, &u->s_first);
-        sbuf_release(&tmp);
-    } else {
-        mdr_render(&out, text, n, &o, &u->s_first);
-    }
+    /* a block begun in lines already shown (commit_open) goes on */
+    mdr_opts o = { md_width(u), u->color, NULL, u->s_fence ? &u->s_open : NULL };
+    mdr_render(&out, text, n, &o, &u->s_first);
+    memset(&u->s_open, 0, sizeof u->s_open);
+    if (!out.err)
+        screen_commit(u->scr, out.data ? out.data : "", out.len);
+    sbuf_release(&out);
+}
+
+/* Whole lines of a block too long to wait for: a code block's as it will look. */
+static void commit_open(struct ui *u, const char *text, size_t n)
+{
+    sbuf out = SBUF_INIT;
+    mdr_opts o = { md_width(u), u->color, NULL, NULL };
+    mdr_render_open(&out, text, n, &o, &u->s_open, &u->s_first);
+    u->s_fence = u->s_open.fence;
     if (!out.err)
         screen_commit(u->scr, out.data ? out.data : "", out.len);
     sbuf_release(&out);
@@ -202,6 +202,12 @@ static const char *kind_style(int kind)
     return kind == K_DIM ? "\033[2;3m" : kind == K_OUT ? "\033[2m" : "";
 }
 
+/* Command output indented; reasoning, without colour to set it apart, behind a bar. */
+static const char *kind_indent(const struct ui *u, int kind)
+{
+    return kind == K_OUT ? "  " : kind == K_DIM && !u->color ? "│ " : "";
+}
+
 /* The message being streamed is finished (or replaced): show what is left of it (a
  * message cut off keeps its undecided bytes back, as while it grew: a character cut in
  * two does not show as U+FFFD). */
@@ -217,7 +223,7 @@ static void stream_end(struct ui *u)
         if (u->s_kind == K_MD)
             commit_md(u, rest, n);
         else
-            commit_lines(u, rest, n, kind_style(u->s_kind), u->s_kind == K_OUT ? "  " : "");
+            commit_lines(u, rest, n, kind_style(u->s_kind), kind_indent(u, u->s_kind));
     }
     u->s_committed = 0;
     u->s_kind = K_NONE;
@@ -237,6 +243,7 @@ static void stream_feed(struct ui *u, long index, int kind, int partial, const c
         u->s_index = index;
         u->s_kind = kind;
         u->s_fence = 0;
+        memset(&u->s_open, 0, sizeof u->s_open);
         u->s_first = 1;
         gap(u, kind == K_MD ? K_MD : 2);
         if (header)
@@ -270,18 +277,25 @@ static void stream_feed(struct ui *u, long index, int kind, int partial, const c
         if (nl) {
             size_t upto = (size_t)(nl - t) + 1;
             if (kind == K_MD) {
-                int in_code = u->s_fence != 0;
-                commit_lines(u, tail, upto - u->s_committed, in_code ? "\033[36m" : "",
-                             in_code ? "  " : "");
-                u->s_fence = mdr_fence_after(t, u->s_committed, upto, u->s_fence);
+                commit_open(u, tail, upto - u->s_committed);
             } else {
                 commit_lines(u, tail, upto - u->s_committed, kind_style(kind),
-                             kind == K_OUT ? "  " : "");
+                             kind_indent(u, kind));
             }
             u->s_committed = upto;
         }
     }
-    screen_set_live(u->scr, t + u->s_committed, len - u->s_committed, kind_style(kind));
+    const char *indent = len > u->s_committed ? kind_indent(u, kind) : "";
+    if (*indent) { /* the live line (no whole line is left) indented as it will be */
+        sbuf live = SBUF_INIT;
+        sbuf_puts(&live, indent);
+        sbuf_add(&live, t + u->s_committed, len - u->s_committed);
+        if (!live.err)
+            screen_set_live(u->scr, live.data, live.len, kind_style(kind));
+        sbuf_release(&live);
+    } else {
+        screen_set_live(u->scr, t + u->s_committed, len - u->s_committed, kind_style(kind));
+    }
 }
 
 /* ---- status ---------------------------------------------------------------------------- */
@@ -845,15 +859,20 @@ static void handle_event(struct ui *u, evq_item *it)
     } else if (it->is_ask && is(it, HEW_EV_FOLLOWUP)) {
         stream_end(u);
         gap(u, K_MD);
-        screen_commitf(u->scr, "%s?%s %s", sgr(u, "\033[1;33m"), sgr(u, "\033[0m"),
-                       d && *jstr(d, "question") ? jstr(d, "question")
-                                                 : (it->text ? it->text : ""));
+        const char *question = d && *jstr(d, "question") ? jstr(d, "question")
+                                                         : (it->text ? it->text : "");
+        char *q = mdr_text(question, md_width(u) > 22 ? md_width(u) - 2 : 20, u->color);
+        screen_commitf(u->scr, "%s?%s %s", sgr(u, "\033[1;33m"), sgr(u, "\033[0m"), q ? q : "");
+        free(q);
         json_t *opts = json_object_get(d, "options");
         size_t i;
         json_t *o;
         json_array_foreach(opts, i, o) {
+            char *opt = mdr_text(json_string_value(o) ? json_string_value(o) : "",
+                                 md_width(u) > 25 ? md_width(u) - 5 : 20, u->color);
             screen_commitf(u->scr, "  %s%zu.%s %s", sgr(u, "\033[33m"), i + 1, sgr(u, "\033[0m"),
-                           json_string_value(o) ? json_string_value(o) : "");
+                           opt ? opt : "");
+            free(opt);
         }
         free(u->pending_options);
         u->pending_options = opts ? json_dumps(opts, 0) : NULL;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mdtable.h"
+#include "syntax.h"
 #include "textw.h"
 
 #define MDR_DEPTH 32
@@ -46,6 +48,11 @@ struct mdr {
     struct cell *cells;
     size_t ncells, capcells, row;
     int in_table, in_cell, cell_head, cell_align;
+    /* a code block: its text, kept until it ends, and its language */
+    sbuf code_text;
+    const syn_lang *lang;
+    char label[32];
+    int go_on, go_on_state; /* the first block goes on from lines shown before (opts.open) */
     const char *link_href;
     size_t link_href_len;
 };
@@ -57,7 +64,7 @@ static void put_style(struct mdr *m, sbuf *to)
     sbuf_puts(to, "\033[0m");
     if (m->o->base)
         sbuf_puts(to, m->o->base);
-    if (m->strong || m->heading)
+    if (m->strong || m->heading || (m->in_cell && m->cell_head))
         sbuf_puts(to, "\033[1m");
     if (m->em)
         sbuf_puts(to, "\033[3m");
@@ -69,7 +76,7 @@ static void put_style(struct mdr *m, sbuf *to)
         sbuf_puts(to, "\033[4;35m");
     else if (m->heading == 2)
         sbuf_puts(to, "\033[35m");
-    if (m->code || m->in_code_block)
+    if (m->code || (m->in_code_block && !m->lang))
         sbuf_puts(to, "\033[36m");
     if (m->in_quote && !m->code)
         sbuf_puts(to, "\033[2m");
@@ -203,7 +210,9 @@ static void text_out(struct mdr *m, const char *s, size_t n)
             sbuf_putc(&c->text, s[i] == '\n' ? ' ' : s[i]);
         return;
     }
-    if (m->in_code_block)
+    if (m->in_code_block == 2)
+        sbuf_add(&m->code_text, s, n);
+    else if (m->in_code_block)
         put_code(m, s, n);
     else
         put_flow(m, s, n);
@@ -255,87 +264,122 @@ static int add_cell(struct mdr *m, int head, int align)
     return 0;
 }
 
-static void pad(sbuf *out, size_t n)
+/* The columns the open containers' prefixes take (quote bars, list indents). */
+static size_t prefix_cols(const struct mdr *m)
 {
-    sbuf_repeat(out, " ", n);
+    size_t cols = 0;
+    for (int i = 0; i < m->depth; i++)
+        cols += m->stack[i].type == C_QUOTE ? 2 : m->stack[i].type == C_LI ? m->stack[i].indent : 0;
+    return cols;
+}
+
+/* Lines already laid out (each ending with "\n"), each under the containers' prefixes. */
+static void put_lines(struct mdr *m, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        const char *nl = memchr(s + i, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - (s + i)) : n - i;
+        m->at_line_start = 1;
+        line_start(m);
+        reset_style(m);
+        sbuf_add(m->out, s + i, len);
+        sbuf_putc(m->out, '\n');
+        m->at_line_start = 1;
+        i += len + 1;
+    }
 }
 
 static void table_flush(struct mdr *m)
 {
-    size_t ncols = 0, nrows = m->row;
-    for (size_t i = 0, r = (size_t)-1, k = 0; i < m->ncells; i++) {
-        if (m->cells[i].row != r) {
-            r = m->cells[i].row;
-            k = 0;
-        }
-        if (++k > ncols)
-            ncols = k;
-    }
-    size_t *w = calloc(ncols ? ncols : 1, sizeof *w);
-    if (!w)
+    mdt_cell *cells = calloc(m->ncells ? m->ncells : 1, sizeof *cells);
+    if (!cells) {
+        m->out->err = 1;
         return;
-    for (size_t i = 0, r = (size_t)-1, k = 0; i < m->ncells; i++) {
-        if (m->cells[i].row != r) {
-            r = m->cells[i].row;
-            k = 0;
-        }
-        size_t cw = textw_width(m->cells[i].text.data ? m->cells[i].text.data : "",
-                                m->cells[i].text.len);
-        if (cw > w[k])
-            w[k] = cw;
-        k++;
     }
-    const char *dim = m->o->color ? "\033[0;2m" : "";
-    const char *rst = m->o->color ? "\033[0m" : "";
-    size_t i = 0;
-    for (size_t r = 0; r < nrows; r++) {
-        int head = 0;
-        m->at_line_start = 1;
-        line_start(m);
-        reset_style(m);
-        for (size_t k = 0; k < ncols; k++) {
-            struct cell *c = i < m->ncells && m->cells[i].row == r ? &m->cells[i++] : NULL;
-            size_t cw = c ? textw_width(c->text.data ? c->text.data : "", c->text.len) : 0;
-            size_t left = 0, right = w[k] - cw;
-            if (c && c->align == MD_ALIGN_RIGHT) {
-                left = right;
-                right = 0;
-            } else if (c && c->align == MD_ALIGN_CENTER) {
-                left = right / 2;
-                right -= left;
-            }
-            if (k)
-                sbuf_printf(m->out, " %s│%s ", dim, rst);
-            pad(m->out, left);
-            if (c && c->head && m->o->color)
-                sbuf_puts(m->out, "\033[1m");
-            if (c && c->text.data)
-                sbuf_add(m->out, c->text.data, c->text.len);
-            sbuf_puts(m->out, rst);
-            pad(m->out, right);
-            if (c && c->head)
-                head = 1;
-        }
-        sbuf_putc(m->out, '\n');
-        m->at_line_start = 1;
-        if (head) {
-            line_start(m);
-            sbuf_puts(m->out, dim);
-            for (size_t k = 0; k < ncols; k++) {
-                if (k)
-                    sbuf_puts(m->out, "─┼─");
-                sbuf_repeat(m->out, "─", w[k]);
-            }
-            sbuf_puts(m->out, rst);
-            sbuf_putc(m->out, '\n');
-            m->at_line_start = 1;
-        }
+    for (size_t i = 0; i < m->ncells; i++) {
+        struct cell *c = &m->cells[i];
+        cells[i].text = c->text.data ? c->text.data : "";
+        cells[i].len = c->text.len;
+        cells[i].row = c->row;
+        cells[i].head = c->head;
+        cells[i].align = c->align == MD_ALIGN_RIGHT    ? MDT_RIGHT
+                         : c->align == MD_ALIGN_CENTER ? MDT_CENTER
+                                                       : MDT_LEFT;
     }
-    free(w);
+    size_t pre = prefix_cols(m);
+    sbuf lines = SBUF_INIT;
+    mdt_render(&lines, cells, m->ncells, m->width > pre + 10 ? m->width - pre : 10, m->o->color);
+    if (lines.err)
+        m->out->err = 1;
+    else
+        put_lines(m, lines.data ? lines.data : "", lines.len);
+    sbuf_release(&lines);
+    free(cells);
     for (size_t k = 0; k < m->ncells; k++)
         sbuf_release(&m->cells[k].text);
     m->ncells = 0;
     m->row = 0;
+}
+
+/* A fence's language s[0..n) as a label of a few safe characters (cap >= 1), and the
+ * highlighter's language for it (the label then its name), or NULL. */
+static const syn_lang *lang_label(const char *s, size_t n, char *label, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k + 1 < cap; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              (c && strchr("+#._-", c))))
+            break;
+        label[k++] = c;
+    }
+    label[k] = '\0';
+    const syn_lang *l = syn_find(label, k);
+    if (l)
+        snprintf(label, cap, "%s", syn_name(l));
+    return l;
+}
+
+static void code_lang(struct mdr *m, const MD_BLOCK_CODE_DETAIL *d)
+{
+    m->label[0] = '\0';
+    m->lang = NULL;
+    if (d && d->lang.text)
+        m->lang = lang_label(d->lang.text, d->lang.size, m->label, sizeof m->label);
+}
+
+/* A finished code block: its language on a dim line above, then its lines, indented and
+ * (colour on, language known) highlighted. */
+static void code_flush(struct mdr *m)
+{
+    const char *s = m->code_text.data ? m->code_text.data : "";
+    size_t n = m->code_text.len;
+    int state = 0;
+    if (m->go_on) { /* its label and first lines are on the screen already */
+        state = m->go_on_state;
+        m->go_on = 0;
+    } else if (m->label[0]) {
+        line_start(m);
+        if (m->o->color)
+            sbuf_puts(m->out, "\033[0;2m");
+        sbuf_printf(m->out, "  ── %s", m->label);
+        end_line(m);
+    }
+    char plain[96];
+    snprintf(plain, sizeof plain, "\033[0m%s", m->o->base ? m->o->base : "");
+    for (size_t i = 0; i < n;) {
+        const char *nl = memchr(s + i, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - (s + i)) : n - i;
+        line_start(m);
+        sbuf_puts(m->out, "  ");
+        if (m->lang && m->o->color)
+            syn_line(m->out, m->lang, s + i, len, &state, plain);
+        else
+            sbuf_add(m->out, s + i, len);
+        end_line(m);
+        i += len + 1;
+    }
+    sbuf_reset(&m->code_text);
 }
 
 static int enter_block(MD_BLOCKTYPE type, void *detail, void *ud)
@@ -391,7 +435,9 @@ static int enter_block(MD_BLOCKTYPE type, void *detail, void *ud)
         break;
     case MD_BLOCK_CODE:
         block_gap(m);
-        m->in_code_block = 1;
+        code_lang(m, detail);
+        m->in_code_block = 2;
+        sbuf_reset(&m->code_text);
         break;
     case MD_BLOCK_HTML:
         block_gap(m);
@@ -416,8 +462,10 @@ static int enter_block(MD_BLOCKTYPE type, void *detail, void *ud)
         break;
     case MD_BLOCK_TH:
     case MD_BLOCK_TD:
-        if (add_cell(m, type == MD_BLOCK_TH, ((MD_BLOCK_TD_DETAIL *)detail)->align) == 0)
+        if (add_cell(m, type == MD_BLOCK_TH, ((MD_BLOCK_TD_DETAIL *)detail)->align) == 0) {
             m->in_cell = 1;
+            m->cell_head = type == MD_BLOCK_TH;
+        }
         break;
     }
     return 0;
@@ -457,6 +505,12 @@ static int leave_block(MD_BLOCKTYPE type, void *detail, void *ud)
         m->need_blank = 1;
         break;
     case MD_BLOCK_CODE:
+        end_line(m);
+        code_flush(m);
+        m->in_code_block = 0;
+        m->lang = NULL;
+        m->need_blank = 1;
+        break;
     case MD_BLOCK_HTML:
         end_line(m);
         m->in_code_block = 0;
@@ -647,10 +701,29 @@ int mdr_render(sbuf *out, const char *text, size_t n, const mdr_opts *o, int *fi
     p.leave_span = leave_span;
     p.text = text_cb;
     size_t start = out->len;
+    sbuf reopened = SBUF_INIT;
+    if (o->open && o->open->fence) { /* the text starts inside a block: open it again */
+        int len = o->open->fence >> 8;
+        char ch[2] = { (char)(o->open->fence & 0xff), '\0' };
+        sbuf_repeat(&reopened, ch, (size_t)(len > 60 ? 60 : len));
+        sbuf_printf(&reopened, "%s\n", o->open->lang);
+        sbuf_add(&reopened, text, n);
+        if (reopened.err) {
+            sbuf_release(&reopened);
+            out->err = 1;
+            return -1;
+        }
+        text = reopened.data;
+        n = reopened.len;
+        m.go_on = 1;
+        m.go_on_state = o->open->state;
+        m.need_blank = 0; /* it goes on: no gap */
+    }
     int rc = md_parse(text, (MD_SIZE)n, &p, &m);
     for (size_t k = 0; k < m.ncells; k++)
         sbuf_release(&m.cells[k].text);
     free(m.cells);
+    sbuf_release(&m.code_text);
     if (rc != 0) {
         out->len = start;
         if (out->data)
@@ -658,11 +731,31 @@ int mdr_render(sbuf *out, const char *text, size_t n, const mdr_opts *o, int *fi
         sbuf_add(out, text, n);
         if (n && text[n - 1] != '\n')
             sbuf_putc(out, '\n');
+        sbuf_release(&reopened);
         return -1;
     }
+    sbuf_release(&reopened);
     if (o->color && out->len > start)
         sbuf_puts(out, "\033[0m");
     return 0;
+}
+
+char *mdr_text(const char *text, size_t width, int color)
+{
+    sbuf out = SBUF_INIT;
+    mdr_opts o = { width, color, NULL, NULL };
+    int first = 1;
+    mdr_render(&out, text, strlen(text), &o, &first);
+    for (;;) { /* no newline at the end, nor the resets before it */
+        if (out.len && out.data[out.len - 1] == '\n')
+            out.len--;
+        else if (color && out.len >= 4 && memcmp(out.data + out.len - 4, "\033[0m", 4) == 0)
+            out.len -= 4;
+        else
+            break;
+    }
+    sbuf_add(&out, "\033[0m", color ? 4 : 0); /* and the string's end after the cut */
+    return sbuf_detach(&out);
 }
 
 /* The fence of a line: its character and length packed as (len << 8 | ch), or 0. */
@@ -724,6 +817,52 @@ size_t mdr_stable_end(const char *text, size_t n, size_t from, int *fence)
     }
     *fence = best_state;
     return best;
+}
+
+void mdr_render_open(sbuf *out, const char *text, size_t n, const mdr_opts *o, mdr_open *op,
+                     int *first)
+{
+    if (n && !op->begun) { /* a new block: apart from the one before */
+        if (!*first)
+            sbuf_putc(out, '\n');
+        *first = 0;
+        op->begun = 1;
+    }
+    const char *reset = o->color ? "\033[0m" : "";
+    char plain[96];
+    snprintf(plain, sizeof plain, "\033[0m%s", o->base ? o->base : "");
+    for (size_t i = 0; i < n;) {
+        const char *line = text + i, *nl = memchr(line, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - line) : n - i;
+        i += len + 1;
+        int before = op->fence;
+        op->fence = mdr_fence_after(line, 0, len, op->fence);
+        if (!before && op->fence) { /* a fence line: the block's label, as mdr_render shows it */
+            size_t k = 0;
+            while (k < len && (line[k] == ' ' || line[k] == (char)(op->fence & 0xff)))
+                k++;
+            const syn_lang *l = lang_label(line + k, len - k, op->lang, sizeof op->lang);
+            (void)l;
+            op->state = 0;
+            if (op->lang[0])
+                sbuf_printf(out, "%s  ── %s%s\n", o->color ? "\033[0;2m" : "", op->lang, reset);
+        } else if (before && !op->fence) { /* its closing fence: nothing to show */
+            op->state = 0;
+        } else if (op->fence) { /* a line of code */
+            const syn_lang *l = syn_find(op->lang, strlen(op->lang));
+            sbuf_puts(out, o->color ? plain : "");
+            sbuf_puts(out, o->color && !l ? "\033[36m" : "");
+            sbuf_puts(out, "  ");
+            if (l && o->color)
+                syn_line(out, l, line, len, &op->state, plain);
+            else
+                sbuf_add(out, line, len);
+            sbuf_printf(out, "%s\n", reset);
+        } else { /* outside a block: as it is */
+            sbuf_printf(out, "%s%.*s%s\n", o->color && o->base ? o->base : "", (int)len, line,
+                        o->color && o->base ? reset : "");
+        }
+    }
 }
 
 int mdr_fence_after(const char *text, size_t from, size_t to, int fence)

@@ -11,16 +11,42 @@
 
 #include "sbuf.h"
 
+/* A fenced code block whose first lines were shown before it ended (the terminal shows a
+ * long block's lines as they come, mdr_render_open): what its next lines need. Zeroed, it
+ * is outside any block. */
+typedef struct mdr_open {
+    int begun;     /* lines were shown (a blank line went before them when due) */
+    int fence;     /* the open fence, as mdr_stable_end keeps it; 0: none */
+    int state;     /* the highlighter's state at the next line (syntax.h) */
+    char lang[32]; /* the language its fence line named ("" for none) */
+} mdr_open;
+
 typedef struct mdr_opts {
     size_t width;     /* wrap paragraphs at this many columns (>= 20 is sensible) */
     int color;        /* 1: ANSI styles; 0: plain text */
     const char *base; /* SGR code applied to all text (e.g. dim for reasoning), or NULL */
+    /* the text starts inside this code block, already labelled (its fence != 0), or NULL */
+    const mdr_open *open;
 } mdr_opts;
 
 /* Render text[0..n) (whole blocks) and append the lines to out; every line ends with
  * "\n". *first is 1 before the first block of a message: no blank line is put before it;
  * it becomes 0. Returns 0, or -1 when md4c refused the text (out then holds it plainly). */
 int mdr_render(sbuf *out, const char *text, size_t n, const mdr_opts *o, int *first);
+
+/* A short text (a question, an option) rendered like an answer, `code` and **bold**
+ * styled and their marks gone, as lines with no newline after the last: a new string the
+ * caller frees, or NULL when out of memory. */
+char *mdr_text(const char *text, size_t width, int color);
+
+/* Whole lines text[0..n) of a message's unfinished tail shown before their block ends
+ * (the block is too long to wait for): a fenced code block's lines as mdr_render shows
+ * them (its language above it, indented, coloured), every other line as it is. *op says
+ * where the lines start (zero: at the start of a block, outside any fence) and is moved
+ * past them; a later mdr_render given it in opts.open goes on with the block. *first is
+ * as for mdr_render (a blank line goes before the block unless it is 1; it becomes 0). */
+void mdr_render_open(sbuf *out, const char *text, size_t n, const mdr_opts *o, mdr_open *op,
+                     int *first);
 
 /* Where the finished blocks of a growing markdown text end: the offset just after the
  * last blank line in text[from..n) that is not inside a fenced code block, or `from` when

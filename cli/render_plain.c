@@ -57,6 +57,20 @@ static void put_text(render_plain *r, const char *s, size_t n)
     r->at_line_start = s[n - 1] == '\n';
 }
 
+/* Text with `prefix` at the start of each of its lines. */
+static void put_prefixed(render_plain *r, const char *s, size_t n, const char *prefix)
+{
+    while (n) {
+        if (r->at_line_start)
+            fputs(prefix, r->out);
+        const char *nl = memchr(s, '\n', n);
+        size_t len = nl ? (size_t)(nl - s) + 1 : n;
+        put_text(r, s, len);
+        s += len;
+        n -= len;
+    }
+}
+
 /* What the sanitiser still holds of a stream that ends (or was left), out now. */
 static void flush_held(render_plain *r)
 {
@@ -74,8 +88,10 @@ static void end_line(render_plain *r)
     }
 }
 
-/* Print what is new in a growing message: its append (docs/events.md), or its text. */
-static void stream(render_plain *r, const hew_event *ev, const char *style, int final)
+/* Print what is new in a growing message: its append (docs/events.md), or its text; each
+ * line after `prefix`. */
+static void stream(render_plain *r, const hew_event *ev, const char *style, const char *prefix,
+                   int final)
 {
     const char *text = ev->text ? ev->text : "";
     /* the message's length from its append: no pass over the whole text per update */
@@ -98,7 +114,7 @@ static void stream(render_plain *r, const hew_event *ev, const char *style, int 
     if (final)
         termsafe_finish(&r->ts, &r->safe);
     fputs(sgr(r, style), r->out);
-    put_text(r, r->safe.data, r->safe.len);
+    put_prefixed(r, r->safe.data, r->safe.len, prefix);
     fputs(sgr(r, "\033[0m"), r->out);
     r->printed = len;
     if (final) {
@@ -164,11 +180,11 @@ void render_plain_event(render_plain *r, const hew_event *raw)
     const hew_event *ev = &safe;
     hew_event_kind k = ev->kind;
     if (k == HEW_EV_TEXT && !ev->is_ask) {
-        stream(r, ev, "", !ev->partial);
-    } else if (k == HEW_EV_REASONING) {
-        stream(r, ev, "\033[2m", !ev->partial);
+        stream(r, ev, "", "", !ev->partial);
+    } else if (k == HEW_EV_REASONING) { /* without colour, set apart by a bar */
+        stream(r, ev, "\033[2m", r->color ? "" : "│ ", !ev->partial);
     } else if (k == HEW_EV_COMMAND_OUTPUT) {
-        stream(r, ev, "\033[2m", !ev->partial);
+        stream(r, ev, "\033[2m", "", !ev->partial);
     } else if (ev->partial) {
         /* other partial updates: shown when final */
     } else if (k == HEW_EV_TASK) {

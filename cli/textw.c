@@ -24,21 +24,71 @@ size_t textw_escape_len(const char *s, size_t n)
     return 2;
 }
 
+/* The code point at s[0..n), or -1 with *len 0 when there is none (not UTF-8 or empty). */
+static utf8proc_int32_t peek(const char *s, size_t n, size_t *len)
+{
+    utf8proc_int32_t cp = -1;
+    utf8proc_ssize_t l =
+        n ? utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &cp) : 0;
+    *len = l > 0 ? (size_t)l : 0;
+    return l > 0 ? cp : -1;
+}
+
+static int is_regional(utf8proc_int32_t cp)
+{
+    return cp >= 0x1F1E6 && cp <= 0x1F1FF;
+}
+
+static int is_skin_tone(utf8proc_int32_t cp)
+{
+    return cp >= 0x1F3FB && cp <= 0x1F3FF;
+}
+
+/* One character as the terminal draws it: the code point with what joins it into one
+ * picture (terminals draw "⚠" + VS16 as one emoji two columns wide, a ZWJ sequence and a
+ * skin-tone modifier as one emoji, two regional indicators as one flag). */
 size_t textw_char(const char *s, size_t n, int *cols)
 {
-    utf8proc_int32_t cp;
-    utf8proc_ssize_t len = utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &cp);
-    if (len <= 0) { /* not UTF-8: one byte, one column (shown as is by most terminals) */
+    size_t len;
+    utf8proc_int32_t cp = peek(s, n, &len);
+    if (cp < 0) { /* not UTF-8: one byte, one column (shown as is by most terminals) */
         *cols = 1;
         return 1;
     }
-    if (cp < 0x20 || cp == 0x7f)
+    if (cp < 0x20 || cp == 0x7f) {
         *cols = 0;
-    else
-        *cols = utf8proc_charwidth(cp);
-    if (*cols < 0)
+        return len;
+    }
+    int w = utf8proc_charwidth(cp);
+    if (w < 0)
+        w = 0;
+    if (w == 0) {
         *cols = 0;
-    return (size_t)len;
+        return len;
+    }
+    size_t nl;
+    utf8proc_int32_t next = peek(s + len, n - len, &nl);
+    if (is_regional(cp) && is_regional(next)) { /* a flag */
+        *cols = 2;
+        return len + nl;
+    }
+    for (;;) {
+        if (next == 0xFE0F) { /* emoji presentation: two columns */
+            w = 2;
+        } else if (next == 0x200D) { /* joined to the next picture: no room of its own */
+            size_t jl;
+            utf8proc_int32_t joined = peek(s + len + nl, n - len - nl, &jl);
+            if (joined < 0x80)
+                break;
+            nl += jl;
+        } else if (!is_skin_tone(next) || w != 2) {
+            break;
+        }
+        len += nl;
+        next = peek(s + len, n - len, &nl);
+    }
+    *cols = w;
+    return len;
 }
 
 size_t textw_width(const char *s, size_t n)
