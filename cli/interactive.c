@@ -24,20 +24,25 @@
 
 #include "cli.h"
 #include "clockms.h"
+#include "complete.h"
 #include "config.h"
 #include "evq.h"
 #include "imgpaste.h"
 #include "lineedit.h"
 #include "mdrender.h"
+#include "mention.h"
 #include "msgtext.h"
 #include "sbuf.h"
 #include "screen.h"
 #include "sigflags.h"
 #include "slashcmd.h"
 #include "termsafe.h"
+#include "typeahead.h"
 
-#define DOUBLE_INT_MS 2000
+#define DOUBLE_INT_MS 1000 /* a second Ctrl-C at an empty prompt within this leaves */
 #define TICK_MS 100
+#define ESC_MS 40    /* an ESC with nothing after it within this is the Esc key */
+#define SLICE_MS 8   /* events are handled for at most this long between looks at the keys */
 #define DIFF_SHOW_SAY 40
 
 enum stream_kind { K_NONE, K_MD, K_DIM, K_OUT };
@@ -99,6 +104,12 @@ struct ui {
     char noted_model[128]; /* the model the unknown-model note was shown for */
     char *continue_text; /* that message, the answer to its resume ask (owned) */
     int quit;
+    /* typed while a task runs (typeahead.h): the line being typed, and the messages
+     * queued with Enter (owned, joined by blank lines; NULL none) to be sent when the
+     * task next waits for a message or ends */
+    typeahead ta;
+    char *queued;
+    complete_ctx cc; /* Tab at the prompt (complete.h) */
 };
 
 static const char *sgr(const struct ui *u, const char *code)
@@ -108,8 +119,8 @@ static const char *sgr(const struct ui *u, const char *code)
 
 /* ---- terminal modes ---------------------------------------------------------------- */
 
-/* While a task runs: no echo, no line buffering (typed keys wait for the next prompt),
- * Ctrl-C still a signal. */
+/* While a task runs: no echo, no line buffering (pump reads the keys: typeahead.h),
+ * bracketed paste on, Ctrl-C still a signal. */
 static void enter_live(struct ui *u)
 {
     if (u->live)
@@ -121,6 +132,8 @@ static void enter_live(struct ui *u)
         t.c_cc[VMIN] = 1;
         t.c_cc[VTIME] = 0;
         tcsetattr(0, TCSANOW, &t);
+        fputs("\033[?2004h", stdout);
+        fflush(stdout);
     }
     u->live = 1;
 }
@@ -130,8 +143,11 @@ static void leave_live(struct ui *u)
     screen_release(u->scr);
     if (!u->live)
         return;
-    if (u->tio_saved)
+    if (u->tio_saved) {
         tcsetattr(0, TCSANOW, &u->tio);
+        fputs("\033[?2004l", stdout);
+        fflush(stdout);
+    }
     u->live = 0;
 }
 
@@ -562,7 +578,9 @@ static void stop_task(struct ui *u, const char *why)
 static char *ask_line(struct ui *u, const char *prompt, int *why)
 {
     leave_live(u);
-    char *line = lined_read(u->ed, prompt, 0, why);
+    char *line = lined_read(u->ed, prompt, 0, NULL, why);
+    if (*why == LINED_CLEARED) /* Ctrl-C while the task waits for this answer: stop it */
+        *why = LINED_INTERRUPT;
     if (*why == LINED_INTERRUPT)
         sigflags_take(SIGF_INT);
     if (*why == LINED_QUIT)
@@ -594,8 +612,7 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
             if (why == LINED_EOF) {
                 hew_task_respond(u->task, HEW_ANSWER_NO, NULL);
             } else {
-                stop_task(u, "interrupted by the user");
-                u->last_int_ms = clockms_mono();
+                stop_task(u, "interrupted by the user"); /* not the first of two */
             }
             break;
         }
@@ -1099,17 +1116,80 @@ static void submit(struct ui *u, const char *text)
     start_task(u, text, NULL, 0);
 }
 
-/* Run the task's events onto the screen until it waits for the prompt or ends. */
+/* A message typed while the task ran (Enter): queued, shown as a dim line, sent when the
+ * task next waits for a message or ends (the main loop). */
+static void queue_text(struct ui *u, char *text)
+{
+    if (!text)
+        return;
+    char *safe = termsafe_dup(text, 1);
+    size_t first = safe ? strcspn(safe, "\n") : 0;
+    screen_commitf(u->scr, "%s  queued: %.*s%s%s", sgr(u, "\033[2m"), (int)first,
+                   safe ? safe : "", safe && safe[first] ? " …" : "", sgr(u, "\033[0m"));
+    free(safe);
+    if (!u->queued) {
+        u->queued = text;
+        return;
+    }
+    sbuf both = SBUF_INIT;
+    sbuf_printf(&both, "%s\n\n%s", u->queued, text);
+    free(text);
+    char *joined = sbuf_detach(&both);
+    if (joined) {
+        free(u->queued);
+        u->queued = joined;
+    }
+}
+
+/* The keys typed while the task runs (stdin is readable): into the input line; Enter
+ * queues it, Esc stops the task (the text stays, for the prompt). */
+static void read_keys(struct ui *u)
+{
+    char buf[4096];
+    ssize_t n = read(0, buf, sizeof buf);
+    if (n <= 0)
+        return;
+    for (size_t off = 0; off < (size_t)n;) {
+        size_t used = 0;
+        int a = typeahead_feed(&u->ta, buf + off, (size_t)n - off, &used);
+        off += used;
+        if (a == TA_SUBMIT)
+            queue_text(u, typeahead_take(&u->ta));
+        else if (a == TA_STOP)
+            stop_task(u, "interrupted by the user");
+    }
+}
+
+/* The input line under the status line: shown while it holds text. */
+static void show_input(struct ui *u)
+{
+    size_t n = 0;
+    const char *t = typeahead_text(&u->ta, &n);
+    char marker[32];
+    snprintf(marker, sizeof marker, "%s›%s ", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"));
+    screen_set_input(u->scr, n ? marker : NULL, t, n);
+}
+
+/* Run the task's events onto the screen until it waits for the prompt or ends. The keys
+ * are read all along (at least every SLICE_MS while events pour in): what is typed shows
+ * at once and is never lost. */
 static void pump(struct ui *u)
 {
     enter_live(u);
+    int tty = isatty(0);
     while (u->task && !u->pending[0] && !u->quit) {
         evq_item *it;
+        long long slice_end = clockms_mono() + SLICE_MS;
+        int more = 0;
         while (!u->pending[0] && !u->quit && (it = evq_pop(u->q))) {
             handle_event(u, it);
             evq_item_free(it);
             if (!u->task)
                 return;
+            if (clockms_mono() >= slice_end) {
+                more = 1; /* look at the keys, then go on */
+                break;
+            }
         }
         if (sigflags_take(SIGF_WINCH))
             screen_resize(u->scr);
@@ -1117,18 +1197,13 @@ static void pump(struct ui *u)
             u->quit = 1;
             break;
         }
-        if (sigflags_take(SIGF_INT)) {
-            long long now = clockms_mono();
-            if (u->last_int_ms && now - u->last_int_ms < DOUBLE_INT_MS) {
-                u->quit = 1;
-                break;
-            }
-            u->last_int_ms = now;
+        /* Ctrl-C while a task runs stops it, never leaves (and is not the first of the
+         * two that leave at the prompt) */
+        if (sigflags_take(SIGF_INT))
             stop_task(u, "interrupted by the user");
-        }
         if (u->pending[0])
             break;
-        if (hew_task_status_now(u->task) != HEW_TASK_RUNNING) {
+        if (!more && hew_task_status_now(u->task) != HEW_TASK_RUNNING) {
             while ((it = evq_pop(u->q))) {
                 if (!it->is_ask)
                     handle_event(u, it);
@@ -1139,9 +1214,19 @@ static void pump(struct ui *u)
             return;
         }
         update_status(u);
+        show_input(u);
         screen_draw(u->scr);
-        struct pollfd p = { .fd = evq_fd(u->q), .events = POLLIN };
-        poll(&p, 1, TICK_MS);
+        struct pollfd p[2] = { { .fd = evq_fd(u->q), .events = POLLIN },
+                               { .fd = 0, .events = POLLIN } };
+        int esc = typeahead_esc_pending(&u->ta);
+        int r = poll(p, tty ? 2 : 1, more ? 0 : esc ? ESC_MS : TICK_MS);
+        if (tty && r > 0 && (p[1].revents & (POLLIN | POLLHUP))) {
+            read_keys(u);
+            show_input(u);
+            screen_draw(u->scr); /* the key shows now, not after the next event */
+        } else if (esc && r == 0 && typeahead_timeout(&u->ta) == TA_STOP) {
+            stop_task(u, "interrupted by the user");
+        }
     }
     if (u->pending[0] && u->task) {
         /* the task waits for the prompt: what it still says (the request's cost) first */
@@ -1450,10 +1535,61 @@ static int command(struct ui *u, const char *line)
     while (*arg == ' ' || *arg == '\t')
         arg++;
     const slashcmd *c = slashcmd_find(name);
-    if (!c)
+    if (c) {
+        c->run(u, name, arg);
+        return 1;
+    }
+    /* "/word" that is no command here nor of the prompt layer (/newtask, a workflow) and
+     * no folder at the root (/tmp is full): a mistyped command, never sent (and billed) */
+    char root[40];
+    snprintf(root, sizeof root, "/%s", name);
+    if (!slashcmd_looks_like(line) || hew_slash_known(u->base.cwd, name) ||
+        access(root, F_OK) == 0)
         return 0;
-    c->run(u, name, arg);
+    const char *near = slashcmd_suggest(name);
+    char *safe = termsafe_dup(name, 1);
+    leave_live(u);
+    if (near)
+        printf("%sunknown command /%s — did you mean /%s? (/help lists them)%s\n",
+               sgr(u, "\033[33m"), safe ? safe : "", near, sgr(u, "\033[0m"));
+    else
+        printf("%sunknown command /%s — /help lists the commands%s\n", sgr(u, "\033[33m"),
+               safe ? safe : "", sgr(u, "\033[0m"));
+    fflush(stdout);
+    free(safe);
     return 1;
+}
+
+/* A message as the user sent it (typed at the prompt, or queued while a task ran): a
+ * command of this terminal, or a message whose @mentions attach their files (mention.h)
+ * and that answers the waiting ask or starts a task. */
+static void run_line(struct ui *u, const char *line)
+{
+    const char *t = line;
+    while (*t == ' ' || *t == '\t' || *t == '\n')
+        t++;
+    if (!*t)
+        return;
+    lined_remember(u->ed, line);
+    if (t[0] == '/' && command(u, t))
+        return;
+    sbuf notes = SBUF_INIT;
+    int attached = 0;
+    char *expanded = mention_expand(u->base.cwd, t, &notes, &attached);
+    if (notes.len || attached) {
+        char *safe = notes.len ? termsafe_dup(notes.data, 1) : NULL;
+        leave_live(u);
+        if (safe)
+            printf("%s%s%s", sgr(u, "\033[33m"), safe, sgr(u, "\033[0m"));
+        if (attached)
+            printf("%s  (%d file%s attached)%s\n", sgr(u, "\033[2m"), attached,
+                   attached == 1 ? "" : "s", sgr(u, "\033[0m"));
+        fflush(stdout);
+        free(safe);
+    }
+    sbuf_release(&notes);
+    submit(u, expanded ? expanded : t);
+    free(expanded);
 }
 
 /* ---- the session ---------------------------------------------------------------------------- */
@@ -1505,7 +1641,7 @@ static void trust_dialog(struct ui *u)
         snprintf(prompt, sizeof prompt, "\1%s\1Trust this folder?\1%s\1 [y/N] › ",
                  sgr(u, "\033[1;33m"), sgr(u, "\033[0m"));
         int why;
-        char *line = lined_read(u->ed, prompt, 0, &why);
+        char *line = lined_read(u->ed, prompt, 0, NULL, &why);
         const char *l = line ? line : "";
         while (*l == ' ')
             l++;
@@ -1590,8 +1726,12 @@ int cli_interactive(const cli_options *co)
     u->scr = screen_new(1, u->color);
     char *hist = history_path(co);
     u->ed = lined_new(stdin, stdout, hist);
+    u->cc.base = &u->base;
+    u->cc.cwd = u->base.cwd;
+    u->cc.last_id = u->last_id;
+    typeahead_init(&u->ta);
     if (u->ed)
-        lined_set_complete(u->ed, slashcmd_complete_line, NULL);
+        lined_set_complete(u->ed, complete_line, &u->cc);
     free(hist);
     int rc = 0;
     if (!u->q || !u->scr || !u->ed) {
@@ -1628,9 +1768,28 @@ int cli_interactive(const cli_options *co)
             u->hint = NULL;
         }
         leave_live(u);
+        if (u->queued) { /* typed while the task ran: sent now, as if typed here */
+            char *q = u->queued;
+            u->queued = NULL;
+            char *safe = termsafe_dup(q, 1);
+            printf("%s›%s %s\n", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"), safe ? safe : "");
+            fflush(stdout);
+            free(safe);
+            u->last_int_ms = 0;
+            run_line(u, q);
+            free(q);
+            continue;
+        }
         int why;
-        char *line = lined_read(u->ed, prompt, 1, &why);
+        char *typed = typeahead_take(&u->ta); /* typed while the task ran, not sent */
+        char *line = lined_read(u->ed, prompt, 1, typed, &why);
+        free(typed);
         if (!line) {
+            if (why == LINED_CLEARED) { /* Ctrl-C with text: the text goes, hew stays */
+                u->last_int_ms = 0;
+                printf("\n");
+                continue;
+            }
             if (why == LINED_INTERRUPT) {
                 sigflags_take(SIGF_INT);
                 long long now = clockms_mono();
@@ -1645,19 +1804,7 @@ int cli_interactive(const cli_options *co)
             break; /* Ctrl-D, a quit signal, an error */
         }
         u->last_int_ms = 0;
-        const char *t = line;
-        while (*t == ' ' || *t == '\t' || *t == '\n')
-            t++;
-        if (!*t) {
-            free(line);
-            continue;
-        }
-        lined_remember(u->ed, line);
-        if (t[0] == '/' && command(u, t)) {
-            free(line);
-            continue;
-        }
-        submit(u, t);
+        run_line(u, line);
         free(line);
     }
 out:
@@ -1681,6 +1828,9 @@ out:
     msgtext_release(&u->other);
     free(u->reqs);
     free(u->continue_text);
+    free(u->queued);
+    typeahead_release(&u->ta);
+    complete_release(&u->cc);
     free(u->model);
     free(u->pending_options);
     cli_config_release(&u->cfg);
