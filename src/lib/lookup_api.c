@@ -55,7 +55,7 @@ static char *clean_rel(const char *path, bool *is_dir)
 hew_code hew_path_ignored(const char *workspace, const char *path, int *ignored, char *err,
                           size_t errlen)
 {
-    if (!path || !ignored)
+    if (!path || !*path || !ignored)
         return lib_fail(HEW_E_INVALID, err, errlen, "no path given, or no place for the answer");
     *ignored = 0;
     char here[4096];
@@ -66,7 +66,7 @@ hew_code hew_path_ignored(const char *workspace, const char *path, int *ignored,
     bool is_dir = false;
     char *rel = clean_rel(path, &is_dir);
     if (!rel) /* outside the workspace: .clineignore never covers it (as in Cline) */
-        return path[0] ? HEW_OK : lib_fail(HEW_E_INVALID, err, errlen, "the path is empty");
+        return HEW_OK;
     ignore *ig = NULL;
     hew_err e = HEW_ERR_INIT;
     hew_code rc = ignore_load_cline(workspace, &ig, &e);
