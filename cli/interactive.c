@@ -3,8 +3,10 @@
  * screen model of screen.c: finished markdown blocks rendered once (mdrender.c), the
  * growing tail live, reasoning dimmed, tool asks as a summary line (and a coloured diff)
  * answered y / n / a / typed feedback, command output as it comes, a status line with a
- * spinner, retries and the cost of each request. Ctrl-C stops the request or command and
- * comes back to the prompt; twice in a row leaves; Ctrl-D leaves. Signals reach it only
+ * spinner, retries and the cost of each request. Keys typed while a task runs edit an
+ * input line of their own (typeahead.c): Enter queues the message, Esc stops the task.
+ * Ctrl-C stops what runs and comes back to the prompt; there it clears the line, and
+ * twice within 1 s on an empty line leaves; Ctrl-D leaves. Signals reach it only
  * as flags (sigflags.c). Everything on the terminal is written from this thread; it
  * never blocks the task's thread and never includes anything from src/. Every event is
  * sanitised (termsafe) as it comes out of the queue, before any of hew's own styles are
@@ -1142,13 +1144,16 @@ static void queue_text(struct ui *u, char *text)
 }
 
 /* The keys typed while the task runs (stdin is readable): into the input line; Enter
- * queues it, Esc stops the task (the text stays, for the prompt). */
-static void read_keys(struct ui *u)
+ * queues it, Esc stops the task (the text stays, for the prompt). -1 at the end of
+ * input. */
+static int read_keys(struct ui *u)
 {
     char buf[4096];
     ssize_t n = read(0, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return 0;
     if (n <= 0)
-        return;
+        return -1; /* the terminal is gone: keys are no longer read */
     for (size_t off = 0; off < (size_t)n;) {
         size_t used = 0;
         int a = typeahead_feed(&u->ta, buf + off, (size_t)n - off, &used);
@@ -1158,6 +1163,7 @@ static void read_keys(struct ui *u)
         else if (a == TA_STOP)
             stop_task(u, "interrupted by the user");
     }
+    return 0;
 }
 
 /* The input line under the status line: shown while it holds text. */
@@ -1220,8 +1226,9 @@ static void pump(struct ui *u)
                                { .fd = 0, .events = POLLIN } };
         int esc = typeahead_esc_pending(&u->ta);
         int r = poll(p, tty ? 2 : 1, more ? 0 : esc ? ESC_MS : TICK_MS);
-        if (tty && r > 0 && (p[1].revents & (POLLIN | POLLHUP))) {
-            read_keys(u);
+        if (tty && r > 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+            if (read_keys(u) != 0)
+                tty = 0;
             show_input(u);
             screen_draw(u->scr); /* the key shows now, not after the next event */
         } else if (esc && r == 0 && typeahead_timeout(&u->ta) == TA_STOP) {
@@ -1291,8 +1298,10 @@ void interactive_cmd_help(struct ui *u, const char *name, const char *arg)
     puts("  other /commands go to the model's prompt layer (/newtask, /smol, workflows)\n"
          "keys\n"
          "  Enter sends · Alt-Enter or a trailing \\ continues on a new line · pastes stay one\n"
-         "  message · Ctrl-C stops the running request or command, twice leaves · Ctrl-D leaves\n"
-         "  Tab after / completes a command's name\n"
+         "  message · Ctrl-C stops what runs; at the prompt it clears the line, twice within\n"
+         "  1 s on an empty line leaves · Ctrl-D leaves\n"
+         "  while the model works: type on, Enter queues the message, Esc stops (text kept)\n"
+         "  Tab completes commands, their arguments and @paths · @path attaches a file\n"
          "  approvals: y yes · n no · a always for this kind · anything else: what to do instead");
 }
 

@@ -129,6 +129,12 @@ done
 keys 'finish' Enter
 wait_for 'went on' 10 || fail "hew left on a Ctrl-C after a stop or more than 1 s later"
 [[ $(nreq) == 4 ]] || fail "expected 4 requests, got $(nreq)"
+python3 - "$FAKE_RECORD" <<'PY' || fail "the text Ctrl-C cleared came back"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+third = json.dumps(reqs[2]["body"]["messages"])
+assert "go on" in third and "esc text" not in third, third[-3000:]
+PY
 wait_for '^› ?$' 5 || fail "no prompt after the completion"
 keys C-c; keys C-c
 wait_for 'EXIT=0' || fail "two Ctrl-C within 1 s did not leave cleanly"
