@@ -105,7 +105,8 @@ size_t complete_paths(complete_ctx *c, const char *dir, const char *prefix, size
     closedir(d);
     sbuf_release(&full);
     size_t n = c->npool - first;
-    qsort(c->pool + first, n, sizeof *c->pool, by_name);
+    if (n > 1)
+        qsort(c->pool + first, n, sizeof *c->pool, by_name);
     for (size_t i = 0; i < n && i < cap; i++)
         out[i] = c->pool[first + i];
     return n;
