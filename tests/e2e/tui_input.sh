@@ -52,7 +52,7 @@ stop_hew() { tmux -L "$sock" kill-server 2>/dev/null; fake_stop; }
 words=$(printf 'word%.0s ' $(seq 1 150))
 cat >"$work/s1.json" <<JSON
 {"responses": [
-  {"protocol": "anthropic", "text": "$words", "delta_size": 4, "stall_after_bytes": 400, "stall_ms": 4000},
+  {"protocol": "anthropic", "text": "$words", "delta_size": 4, "stall_after_bytes": 400, "stall_ms": 8000},
   {"protocol": "anthropic", "text": "<attempt_completion>\n<result>\nfirst done\n</result>\n</attempt_completion>"},
   {"protocol": "anthropic", "text": "<attempt_completion>\n<result>\nqueued one answered\n</result>\n</attempt_completion>"}
 ]}
@@ -136,7 +136,7 @@ third = json.dumps(reqs[2]["body"]["messages"])
 assert "go on" in third and "esc text" not in third, third[-3000:]
 PY
 wait_for '^› ?$' 5 || fail "no prompt after the completion"
-keys C-c; keys C-c
+keys C-c; sleep 0.2; keys C-c
 wait_for 'EXIT=0' || fail "two Ctrl-C within 1 s did not leave cleanly"
 stop_hew
 
