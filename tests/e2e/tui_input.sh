@@ -6,8 +6,8 @@
 # prompt. The Ctrl-C rule: after a stop one Ctrl-C at the empty prompt only warns; with
 # text it clears the text; two within 1 s at the empty prompt leave (exit 0). /hlep is
 # caught ("did you mean /help") and never sent. Tab completes /mo, /model claude-so and
-# @paths (a .clineignore'd file is not offered); @file in a message attaches its
-# content; an ignored one is refused. Skips without tmux.
+# @paths (a .clineignore'd file is not offered) and /resume's task id; @file in a
+# message attaches its content; an ignored one is refused. Skips without tmux.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
 fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t >&2; exit 1; }
@@ -29,6 +29,7 @@ start_hew() { # start_hew SCENARIO: the fake provider, then hew in a fresh tmux 
     sock=hew-e2e-tui-$$-$nsock
     tmux -L "$sock" -f /dev/null new-session -d -s t -x 100 -y 40 \
         "env ANTHROPIC_API_KEY=e2e-key XDG_CONFIG_HOME='$work/cfg' XDG_STATE_HOME='$work/state' \
+         XDG_DATA_HOME='$work/data$nsock' \
          TERM=xterm-256color '$HEW_BIN' --provider anthropic --model claude-sonnet-4-5 \
          --xml-tools --base-url '$FAKE_URL' --cwd '$work/ws' --retry-delay-ms 10; \
          echo \"EXIT=\$?\"; sleep 60" || fail "tmux"
@@ -174,6 +175,9 @@ assert "'src/main.c' (see below for file content)" in first, first[:3000]
 assert '<file_content path="src/main.c">\nint main(void) { return 42; }\n</file_content>' in first, first[:3000]
 assert "hunter2" not in first
 PY
+keys '/resume ' Tab # the one stored task of this data folder
+wait_for '^› /resume [0-9]{6,} ?$' 5 || fail "Tab did not complete a task id"
+keys C-u
 keys C-d
 wait_for 'EXIT=0' || fail "Ctrl-D did not leave cleanly"
 stop_hew
