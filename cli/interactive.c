@@ -1125,9 +1125,11 @@ static void queue_text(struct ui *u, char *text)
     if (!text)
         return;
     char *safe = termsafe_dup(text, 1);
-    size_t first = safe ? strcspn(safe, "\n") : 0;
-    screen_commitf(u->scr, "%s  queued: %.*s%s%s", sgr(u, "\033[2m"), (int)first,
-                   safe ? safe : "", safe && safe[first] ? " …" : "", sgr(u, "\033[0m"));
+    size_t first = safe ? strcspn(safe, "\n") : 0, shown = first > 200 ? 200 : first;
+    while (shown < first && shown > 0 && ((unsigned char)safe[shown] & 0xC0) == 0x80)
+        shown--; /* never half a character */
+    screen_commitf(u->scr, "%s  queued: %.*s%s%s", sgr(u, "\033[2m"), (int)shown,
+                   safe ? safe : "", safe && safe[shown] ? " …" : "", sgr(u, "\033[0m"));
     free(safe);
     if (!u->queued) {
         u->queued = text;
