@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end: the interactive terminal's input side, through tmux against the fake
 # provider (issue #20). Text typed while an answer streams shows on an input line, Enter
-# queues it and it is the next message when the task waits (its completion); Ctrl-C and
+# queues it (a bracketed paste too, whole) and the queued messages are the next message
+# when the task waits (its completion); Ctrl-C and
 # Esc while it streams stop the task and bring the typed text back pre-filled at the
 # prompt. The Ctrl-C rule: after a stop one Ctrl-C at the empty prompt only warns; with
 # text it clears the text; two within 1 s at the empty prompt leave (exit 0). /hlep is
@@ -65,6 +66,11 @@ keys -l 'also check the tests'
 wait_for '^› also check the tests' 5 || fail "typed text not shown while the task runs"
 keys Enter
 wait_for 'queued: also check the tests' 5 || fail "Enter did not queue the text"
+tmux -L "$sock" set-buffer -b p "$(printf 'paste line one\npaste line two')"
+tmux -L "$sock" paste-buffer -p -b p -t t # bracketed: one piece, newlines kept
+wait_for '^› paste line one⏎ paste line two' 5 || fail "the paste is not shown whole"
+keys Enter
+wait_for 'queued: paste line one …' 5 || fail "Enter did not queue the paste"
 wait_for 'first done' 20 || fail "the first task did not finish"
 wait_for 'queued one answered' 10 || fail "the queued message was not sent when the task waited"
 python3 - "$FAKE_RECORD" <<'PY' || fail "the queued text is not the next message"
@@ -73,7 +79,7 @@ reqs = [json.loads(l) for l in open(sys.argv[1])]
 assert len(reqs) == 3, len(reqs)
 assert "also check the tests" not in json.dumps(reqs[1]["body"]["messages"]), "sent too early"
 last = json.dumps(reqs[2]["body"]["messages"][-1])
-assert "also check the tests" in last, last
+assert "also check the tests\\n\\npaste line one\\npaste line two" in last, last
 PY
 keys C-d
 wait_for 'EXIT=0' || fail "Ctrl-D did not leave cleanly"
