@@ -3,8 +3,10 @@
  * screen model of screen.c: finished markdown blocks rendered once (mdrender.c), the
  * growing tail live, reasoning dimmed, tool asks as a summary line (and a coloured diff)
  * answered y / n / a / typed feedback, command output as it comes, a status line with a
- * spinner, retries and the cost of each request. Ctrl-C stops the request or command and
- * comes back to the prompt; twice in a row leaves; Ctrl-D leaves. Signals reach it only
+ * spinner, retries and the cost of each request. Keys typed while a task runs edit an
+ * input line of their own (typeahead.c): Enter queues the message, Esc stops the task.
+ * Ctrl-C stops what runs and comes back to the prompt; there it clears the line, and
+ * twice within 1 s on an empty line leaves; Ctrl-D leaves. Signals reach it only
  * as flags (sigflags.c). Everything on the terminal is written from this thread; it
  * never blocks the task's thread and never includes anything from src/. Every event is
  * sanitised (termsafe) as it comes out of the queue, before any of hew's own styles are
@@ -24,20 +26,25 @@
 
 #include "cli.h"
 #include "clockms.h"
+#include "complete.h"
 #include "config.h"
 #include "evq.h"
 #include "imgpaste.h"
 #include "lineedit.h"
 #include "mdrender.h"
+#include "mention.h"
 #include "msgtext.h"
 #include "sbuf.h"
 #include "screen.h"
 #include "sigflags.h"
 #include "slashcmd.h"
 #include "termsafe.h"
+#include "typeahead.h"
 
-#define DOUBLE_INT_MS 2000
+#define DOUBLE_INT_MS 1000 /* a second Ctrl-C at an empty prompt within this leaves */
 #define TICK_MS 100
+#define ESC_MS 40    /* an ESC with nothing after it within this is the Esc key */
+#define SLICE_MS 8   /* events are handled for at most this long between looks at the keys */
 #define DIFF_SHOW_SAY 40
 
 enum stream_kind { K_NONE, K_MD, K_DIM, K_OUT };
@@ -100,6 +107,12 @@ struct ui {
     char noted_model[128]; /* the model the unknown-model note was shown for */
     char *continue_text; /* that message, the answer to its resume ask (owned) */
     int quit;
+    /* typed while a task runs (typeahead.h): the line being typed, and the messages
+     * queued with Enter (owned, joined by blank lines; NULL none) to be sent when the
+     * task next waits for a message or ends */
+    typeahead ta;
+    char *queued;
+    complete_ctx cc; /* Tab at the prompt (complete.h) */
 };
 
 static const char *sgr(const struct ui *u, const char *code)
@@ -109,8 +122,8 @@ static const char *sgr(const struct ui *u, const char *code)
 
 /* ---- terminal modes ---------------------------------------------------------------- */
 
-/* While a task runs: no echo, no line buffering (typed keys wait for the next prompt),
- * Ctrl-C still a signal. */
+/* While a task runs: no echo, no line buffering (pump reads the keys: typeahead.h),
+ * bracketed paste on, Ctrl-C still a signal. */
 static void enter_live(struct ui *u)
 {
     if (u->live)
@@ -122,6 +135,8 @@ static void enter_live(struct ui *u)
         t.c_cc[VMIN] = 1;
         t.c_cc[VTIME] = 0;
         tcsetattr(0, TCSANOW, &t);
+        fputs("\033[?2004h", stdout);
+        fflush(stdout);
     }
     u->live = 1;
 }
@@ -131,8 +146,11 @@ static void leave_live(struct ui *u)
     screen_release(u->scr);
     if (!u->live)
         return;
-    if (u->tio_saved)
+    if (u->tio_saved) {
         tcsetattr(0, TCSANOW, &u->tio);
+        fputs("\033[?2004l", stdout);
+        fflush(stdout);
+    }
     u->live = 0;
 }
 
@@ -576,7 +594,9 @@ static void stop_task(struct ui *u, const char *why)
 static char *ask_line(struct ui *u, const char *prompt, int *why)
 {
     leave_live(u);
-    char *line = lined_read(u->ed, prompt, 0, why);
+    char *line = lined_read(u->ed, prompt, 0, NULL, why);
+    if (*why == LINED_CLEARED) /* Ctrl-C while the task waits for this answer: stop it */
+        *why = LINED_INTERRUPT;
     if (*why == LINED_INTERRUPT)
         sigflags_take(SIGF_INT);
     if (*why == LINED_QUIT)
@@ -608,8 +628,7 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
             if (why == LINED_EOF) {
                 hew_task_respond(u->task, HEW_ANSWER_NO, NULL);
             } else {
-                stop_task(u, "interrupted by the user");
-                u->last_int_ms = clockms_mono();
+                stop_task(u, "interrupted by the user"); /* not the first of two */
             }
             break;
         }
@@ -1118,17 +1137,86 @@ static void submit(struct ui *u, const char *text)
     start_task(u, text, NULL, 0);
 }
 
-/* Run the task's events onto the screen until it waits for the prompt or ends. */
+/* A message typed while the task ran (Enter): queued, shown as a dim line, sent when the
+ * task next waits for a message or ends (the main loop). */
+static void queue_text(struct ui *u, char *text)
+{
+    if (!text)
+        return;
+    char *safe = termsafe_dup(text, 1);
+    size_t first = safe ? strcspn(safe, "\n") : 0, shown = first > 200 ? 200 : first;
+    while (shown < first && shown > 0 && ((unsigned char)safe[shown] & 0xC0) == 0x80)
+        shown--; /* never half a character */
+    screen_commitf(u->scr, "%s  queued: %.*s%s%s", sgr(u, "\033[2m"), (int)shown,
+                   safe ? safe : "", safe && safe[shown] ? " …" : "", sgr(u, "\033[0m"));
+    free(safe);
+    if (!u->queued) {
+        u->queued = text;
+        return;
+    }
+    sbuf both = SBUF_INIT;
+    sbuf_printf(&both, "%s\n\n%s", u->queued, text);
+    free(text);
+    char *joined = sbuf_detach(&both);
+    if (joined) {
+        free(u->queued);
+        u->queued = joined;
+    }
+}
+
+/* The keys typed while the task runs (stdin is readable): into the input line; Enter
+ * queues it, Esc stops the task (the text stays, for the prompt). -1 at the end of
+ * input. */
+static int read_keys(struct ui *u)
+{
+    char buf[4096];
+    ssize_t n = read(0, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return 0;
+    if (n <= 0)
+        return -1; /* the terminal is gone: keys are no longer read */
+    for (size_t off = 0; off < (size_t)n;) {
+        size_t used = 0;
+        int a = typeahead_feed(&u->ta, buf + off, (size_t)n - off, &used);
+        off += used;
+        if (a == TA_SUBMIT)
+            queue_text(u, typeahead_take(&u->ta));
+        else if (a == TA_STOP)
+            stop_task(u, "interrupted by the user");
+    }
+    return 0;
+}
+
+/* The input line under the status line: shown while it holds text. */
+static void show_input(struct ui *u)
+{
+    size_t n = 0;
+    const char *t = typeahead_text(&u->ta, &n);
+    char marker[32];
+    snprintf(marker, sizeof marker, "%s›%s ", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"));
+    screen_set_input(u->scr, n ? marker : NULL, t, n);
+}
+
+/* Run the task's events onto the screen until it waits for the prompt or ends. The keys
+ * are read all along (at least every SLICE_MS while events pour in): what is typed shows
+ * at once and is never lost. */
 static void pump(struct ui *u)
 {
     enter_live(u);
+    int tty = isatty(0);
     while (u->task && !u->pending[0] && !u->quit) {
         evq_item *it;
+        long long slice_end = clockms_mono() + SLICE_MS;
+        int more = 0;
         while (!u->pending[0] && !u->quit && (it = evq_pop(u->q))) {
             handle_event(u, it);
             evq_item_free(it);
             if (!u->task)
                 return;
+            if (clockms_mono() >= slice_end) {
+                more = 1; /* look at the keys, then go on */
+                break;
+            }
         }
         if (sigflags_take(SIGF_WINCH))
             screen_resize(u->scr);
@@ -1136,18 +1224,13 @@ static void pump(struct ui *u)
             u->quit = 1;
             break;
         }
-        if (sigflags_take(SIGF_INT)) {
-            long long now = clockms_mono();
-            if (u->last_int_ms && now - u->last_int_ms < DOUBLE_INT_MS) {
-                u->quit = 1;
-                break;
-            }
-            u->last_int_ms = now;
+        /* Ctrl-C while a task runs stops it, never leaves (and is not the first of the
+         * two that leave at the prompt) */
+        if (sigflags_take(SIGF_INT))
             stop_task(u, "interrupted by the user");
-        }
         if (u->pending[0])
             break;
-        if (hew_task_status_now(u->task) != HEW_TASK_RUNNING) {
+        if (!more && hew_task_status_now(u->task) != HEW_TASK_RUNNING) {
             while ((it = evq_pop(u->q))) {
                 if (!it->is_ask)
                     handle_event(u, it);
@@ -1158,9 +1241,20 @@ static void pump(struct ui *u)
             return;
         }
         update_status(u);
+        show_input(u);
         screen_draw(u->scr);
-        struct pollfd p = { .fd = evq_fd(u->q), .events = POLLIN };
-        poll(&p, 1, TICK_MS);
+        struct pollfd p[2] = { { .fd = evq_fd(u->q), .events = POLLIN },
+                               { .fd = 0, .events = POLLIN } };
+        int esc = typeahead_esc_pending(&u->ta);
+        int r = poll(p, tty ? 2 : 1, more ? 0 : esc ? ESC_MS : TICK_MS);
+        if (tty && r > 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+            if (read_keys(u) != 0)
+                tty = 0;
+            show_input(u);
+            screen_draw(u->scr); /* the key shows now, not after the next event */
+        } else if (esc && r == 0 && typeahead_timeout(&u->ta) == TA_STOP) {
+            stop_task(u, "interrupted by the user");
+        }
     }
     if (u->pending[0] && u->task) {
         /* the task waits for the prompt: what it still says (the request's cost) first */
@@ -1225,8 +1319,10 @@ void interactive_cmd_help(struct ui *u, const char *name, const char *arg)
     puts("  other /commands go to the model's prompt layer (/newtask, /smol, workflows)\n"
          "keys\n"
          "  Enter sends · Alt-Enter or a trailing \\ continues on a new line · pastes stay one\n"
-         "  message · Ctrl-C stops the running request or command, twice leaves · Ctrl-D leaves\n"
-         "  Tab after / completes a command's name\n"
+         "  message · Ctrl-C stops what runs; at the prompt it clears the line, twice within\n"
+         "  1 s on an empty line leaves · Ctrl-D leaves\n"
+         "  while the model works: type on, Enter queues the message, Esc stops (text kept)\n"
+         "  Tab completes commands, their arguments and @paths · @path attaches a file\n"
          "  approvals: y yes · n no · a always for this kind · anything else: what to do instead");
 }
 
@@ -1469,10 +1565,61 @@ static int command(struct ui *u, const char *line)
     while (*arg == ' ' || *arg == '\t')
         arg++;
     const slashcmd *c = slashcmd_find(name);
-    if (!c)
+    if (c) {
+        c->run(u, name, arg);
+        return 1;
+    }
+    /* "/word" that is no command here nor of the prompt layer (/newtask, a workflow) and
+     * no folder at the root (/tmp is full): a mistyped command, never sent (and billed) */
+    char root[40];
+    snprintf(root, sizeof root, "/%s", name);
+    if (!slashcmd_looks_like(line) || hew_slash_known(u->base.cwd, name) ||
+        access(root, F_OK) == 0)
         return 0;
-    c->run(u, name, arg);
+    const char *near = slashcmd_suggest(name);
+    char *safe = termsafe_dup(name, 1);
+    leave_live(u);
+    if (near)
+        printf("%sunknown command /%s — did you mean /%s? (/help lists them)%s\n",
+               sgr(u, "\033[33m"), safe ? safe : "", near, sgr(u, "\033[0m"));
+    else
+        printf("%sunknown command /%s — /help lists the commands%s\n", sgr(u, "\033[33m"),
+               safe ? safe : "", sgr(u, "\033[0m"));
+    fflush(stdout);
+    free(safe);
     return 1;
+}
+
+/* A message as the user sent it (typed at the prompt, or queued while a task ran): a
+ * command of this terminal, or a message whose @mentions attach their files (mention.h)
+ * and that answers the waiting ask or starts a task. */
+static void run_line(struct ui *u, const char *line)
+{
+    const char *t = line;
+    while (*t == ' ' || *t == '\t' || *t == '\n')
+        t++;
+    if (!*t)
+        return;
+    lined_remember(u->ed, line);
+    if (t[0] == '/' && command(u, t))
+        return;
+    sbuf notes = SBUF_INIT;
+    int attached = 0;
+    char *expanded = mention_expand(u->base.cwd, t, &notes, &attached);
+    if (notes.len || attached) {
+        char *safe = notes.len ? termsafe_dup(notes.data, 1) : NULL;
+        leave_live(u);
+        if (safe)
+            printf("%s%s%s", sgr(u, "\033[33m"), safe, sgr(u, "\033[0m"));
+        if (attached)
+            printf("%s  (%d file%s attached)%s\n", sgr(u, "\033[2m"), attached,
+                   attached == 1 ? "" : "s", sgr(u, "\033[0m"));
+        fflush(stdout);
+        free(safe);
+    }
+    sbuf_release(&notes);
+    submit(u, expanded ? expanded : t);
+    free(expanded);
 }
 
 /* ---- the session ---------------------------------------------------------------------------- */
@@ -1524,7 +1671,7 @@ static void trust_dialog(struct ui *u)
         snprintf(prompt, sizeof prompt, "\1%s\1Trust this folder?\1%s\1 [y/N] › ",
                  sgr(u, "\033[1;33m"), sgr(u, "\033[0m"));
         int why;
-        char *line = lined_read(u->ed, prompt, 0, &why);
+        char *line = lined_read(u->ed, prompt, 0, NULL, &why);
         const char *l = line ? line : "";
         while (*l == ' ')
             l++;
@@ -1609,8 +1756,12 @@ int cli_interactive(const cli_options *co)
     u->scr = screen_new(1, u->color);
     char *hist = history_path(co);
     u->ed = lined_new(stdin, stdout, hist);
+    u->cc.base = &u->base;
+    u->cc.cwd = u->base.cwd;
+    u->cc.last_id = u->last_id;
+    typeahead_init(&u->ta);
     if (u->ed)
-        lined_set_complete(u->ed, slashcmd_complete_line, NULL);
+        lined_set_complete(u->ed, complete_line, &u->cc);
     free(hist);
     int rc = 0;
     if (!u->q || !u->scr || !u->ed) {
@@ -1647,9 +1798,28 @@ int cli_interactive(const cli_options *co)
             u->hint = NULL;
         }
         leave_live(u);
+        if (u->queued) { /* typed while the task ran: sent now, as if typed here */
+            char *q = u->queued;
+            u->queued = NULL;
+            char *safe = termsafe_dup(q, 1);
+            printf("%s›%s %s\n", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"), safe ? safe : "");
+            fflush(stdout);
+            free(safe);
+            u->last_int_ms = 0;
+            run_line(u, q);
+            free(q);
+            continue;
+        }
         int why;
-        char *line = lined_read(u->ed, prompt, 1, &why);
+        char *typed = typeahead_take(&u->ta); /* typed while the task ran, not sent */
+        char *line = lined_read(u->ed, prompt, 1, typed, &why);
+        free(typed);
         if (!line) {
+            if (why == LINED_CLEARED) { /* Ctrl-C with text: the text goes, hew stays */
+                u->last_int_ms = 0;
+                printf("\n");
+                continue;
+            }
             if (why == LINED_INTERRUPT) {
                 sigflags_take(SIGF_INT);
                 long long now = clockms_mono();
@@ -1664,19 +1834,7 @@ int cli_interactive(const cli_options *co)
             break; /* Ctrl-D, a quit signal, an error */
         }
         u->last_int_ms = 0;
-        const char *t = line;
-        while (*t == ' ' || *t == '\t' || *t == '\n')
-            t++;
-        if (!*t) {
-            free(line);
-            continue;
-        }
-        lined_remember(u->ed, line);
-        if (t[0] == '/' && command(u, t)) {
-            free(line);
-            continue;
-        }
-        submit(u, t);
+        run_line(u, line);
         free(line);
     }
 out:
@@ -1700,6 +1858,9 @@ out:
     msgtext_release(&u->other);
     free(u->reqs);
     free(u->continue_text);
+    free(u->queued);
+    typeahead_release(&u->ta);
+    complete_release(&u->cc);
     free(u->model);
     free(u->pending_options);
     cli_config_release(&u->cfg);

@@ -33,6 +33,7 @@ struct lined {
     char *pastes[PASTES_MAX]; /* the multi-line pastes of the message being edited */
     size_t npastes;
     FILE *out;
+    int has_text;               /* lines of the message already taken (continued) */
     lined_complete_fn complete; /* Tab's completer, or NULL */
     void *complete_arg;
 };
@@ -55,7 +56,10 @@ static int get_byte(lined *l, unsigned char *c, int timeout_ms)
     }
     for (;;) {
         if (sigflags_peek(SIGF_INT)) {
-            l->why = LINED_INTERRUPT;
+            const LineInfo *li = el_line(l->el);
+            int text = l->has_text || l->inject_pos < l->inject.len ||
+                       (li && li->lastchar > li->buffer);
+            l->why = text ? LINED_CLEARED : LINED_INTERRUPT;
             return -1;
         }
         if (sigflags_peek(SIGF_QUIT)) {
@@ -154,8 +158,10 @@ static void take_paste(lined *l, sbuf *paste)
     sbuf_reset(&l->inject);
     l->inject_pos = 0;
     if (!memchr(paste->data, '\n', paste->len) || l->npastes == PASTES_MAX) {
-        for (size_t i = 0; i < paste->len; i++)
-            sbuf_putc(&l->inject, paste->data[i] == '\n' ? ' ' : paste->data[i]);
+        for (size_t i = 0; i < paste->len; i++) /* a tab would be Tab: completion */
+            sbuf_putc(&l->inject, paste->data[i] == '\n' || paste->data[i] == '\t'
+                                      ? ' '
+                                      : paste->data[i]);
         return;
     }
     size_t lines = 1;
@@ -264,8 +270,8 @@ static unsigned char complete_fn(EditLine *el, int ch)
         if (k >= sizeof word - 1)
             return CC_REFRESH_BEEP;
         memcpy(word, cand[0] + have, k);
-        if (n == 1)
-            word[k++] = ' ';
+        if (n == 1 && (k == 0 || word[k - 1] != '/') && cand[0][common - 1] != '/')
+            word[k++] = ' '; /* a directory goes on: no blank after it */
         word[k] = '\0';
         return el_insertstr(el, word) == 0 ? CC_REFRESH : CC_ERROR;
     }
@@ -388,17 +394,26 @@ static char *expand_pastes(lined *l, const char *text)
     return sbuf_detach(&out);
 }
 
-char *lined_read(lined *l, const char *prompt, int multiline, int *why)
+char *lined_read(lined *l, const char *prompt, int multiline, const char *initial, int *why)
 {
     sbuf msg = SBUF_INIT;
     int lines = 0;
     static const char more_prompt[] = "\1\033[2m\1… \1\033[0m\1";
     *why = LINED_OK;
+    sbuf_reset(&l->inject);
+    l->inject_pos = 0;
+    if (initial && *initial) { /* in the line as a paste would be */
+        sbuf pre = SBUF_INIT;
+        sbuf_puts(&pre, initial);
+        take_paste(l, &pre);
+        sbuf_release(&pre);
+    }
     fputs("\033[?2004h", stdout); /* bracketed paste on while we read */
     fflush(stdout);
     for (;;) {
         l->prompt = lines ? more_prompt : prompt;
         l->why = LINED_OK;
+        l->has_text = lines > 0;
         int count = 0;
         const char *line = el_gets(l->el, &count);
         if (!line) {
@@ -407,6 +422,13 @@ char *lined_read(lined *l, const char *prompt, int multiline, int *why)
                 *why = LINED_OK;
                 break;
             }
+            if (*why == LINED_CLEARED)
+                sigflags_take(SIGF_INT);
+            sbuf_reset(&l->inject);
+            l->inject_pos = 0;
+            for (size_t i = 0; i < l->npastes; i++)
+                free(l->pastes[i]);
+            l->npastes = 0;
             sbuf_release(&msg);
             fputs("\033[?2004l", stdout);
             fflush(stdout);

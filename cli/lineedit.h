@@ -14,7 +14,7 @@
 
 typedef struct lined lined;
 
-enum lined_why { LINED_OK, LINED_EOF, LINED_INTERRUPT, LINED_QUIT, LINED_ERROR };
+enum lined_why { LINED_OK, LINED_EOF, LINED_INTERRUPT, LINED_QUIT, LINED_ERROR, LINED_CLEARED };
 
 /* A line editor on in/out (terminals). history_path: the history file ($XDG_STATE_HOME/
  * hew/history), or NULL for none; read now, written after each new entry. NULL when
@@ -23,10 +23,14 @@ lined *lined_new(FILE *in, FILE *out, const char *history_path);
 void lined_free(lined *l);
 
 /* Read one message. prompt may hold SGR sequences (they take no room). multiline: allow
- * continuation lines. Returns a new string without the final newline (the caller frees
- * it), or NULL with *why saying why: end of input (Ctrl-D on an empty line), Ctrl-C, a
- * request to quit (SIGTERM/SIGHUP), or an error. */
-char *lined_read(lined *l, const char *prompt, int multiline, int *why);
+ * continuation lines. initial (NULL or ""): text already in the line when it starts, as
+ * if pasted (text typed while a task ran; several lines become one paste). Returns a new
+ * string without the final newline (the caller frees it), or NULL with *why saying why:
+ * end of input (Ctrl-D on an empty line), Ctrl-C on an empty line (LINED_INTERRUPT: the
+ * caller takes the SIGF_INT flag), Ctrl-C on a line with text (LINED_CLEARED: the text
+ * is dropped, the flag already taken), a request to quit (SIGTERM/SIGHUP), or an
+ * error. */
+char *lined_read(lined *l, const char *prompt, int multiline, const char *initial, int *why);
 
 /* Completion on Tab: fn gets the text before the cursor (len bytes at line) and gives the
  * candidates that may replace its end from *start on (up to cap borrowed strings into out;

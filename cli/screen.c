@@ -22,6 +22,7 @@ struct screen {
     sbuf live;       /* the live tail */
     char live_style[16];
     sbuf status;
+    sbuf input;        /* the input row, ready to print ("" none) */
     size_t drawn_rows; /* rows the live region takes on the terminal now (0: none) */
     int dirty;
     int cursor_hidden;
@@ -46,6 +47,7 @@ void screen_free(screen *s)
     sbuf_release(&s->committed);
     sbuf_release(&s->live);
     sbuf_release(&s->status);
+    sbuf_release(&s->input);
     sbuf_release(&s->frame);
     free(s);
 }
@@ -155,6 +157,43 @@ void screen_set_status(screen *s, const char *status)
     s->dirty = 1;
 }
 
+void screen_set_input(screen *s, const char *marker, const char *text, size_t n)
+{
+    sbuf row = SBUF_INIT;
+    if (marker) {
+        size_t width = s->width > 4 ? s->width - 2 : 2, mcols = textw_width(marker, strlen(marker));
+        size_t room = width > mcols + 1 ? width - mcols - 1 : 1, cols = 0;
+        sbuf shown = SBUF_INIT; /* the text with its newlines as ⏎, control bytes dropped */
+        for (size_t i = 0; i < n; i++) {
+            if (text[i] == '\n')
+                sbuf_puts(&shown, "⏎ ");
+            else if ((unsigned char)text[i] >= 0x20 && text[i] != 0x7f)
+                sbuf_putc(&shown, text[i]);
+        }
+        const char *t = shown.data ? shown.data : "";
+        size_t len = shown.len, from = 0;
+        cols = textw_width(t, len);
+        while (cols > room && from < len) { /* too wide: show its end */
+            int w;
+            size_t k = textw_char(t + from, len - from, &w);
+            from += k ? k : 1;
+            cols -= (size_t)w <= cols ? (size_t)w : cols;
+        }
+        clean_into(&row, marker, strlen(marker), s->color);
+        if (from)
+            sbuf_puts(&row, "…");
+        clean_into(&row, t + from, len - from, 0);
+        sbuf_puts(&row, s->color ? "\033[7m \033[0m" : "_"); /* where the next key goes */
+        sbuf_release(&shown);
+    }
+    if (row.len != s->input.len || (row.len && memcmp(row.data, s->input.data, row.len) != 0)) {
+        sbuf_reset(&s->input);
+        sbuf_add(&s->input, row.data ? row.data : "", row.len);
+        s->dirty = 1;
+    }
+    sbuf_release(&row);
+}
+
 size_t screen_live_max(const screen *s)
 {
     size_t max = s->rows > 6 ? s->rows - 4 : 2;
@@ -219,6 +258,12 @@ static size_t put_live(screen *s, sbuf *f)
         sbuf_release(&wrapped);
         rows++;
     }
+    if (s->input.len) {
+        if (rows)
+            sbuf_puts(f, "\r\n");
+        sbuf_add(f, s->input.data, s->input.len);
+        rows++;
+    }
     return rows;
 }
 
@@ -276,6 +321,7 @@ void screen_release(screen *s)
     sbuf_reset(&s->committed);
     sbuf_reset(&s->live);
     sbuf_reset(&s->status);
+    sbuf_reset(&s->input);
     if (s->cursor_hidden) {
         sbuf_puts(f, "\033[?25h");
         s->cursor_hidden = 0;

@@ -38,6 +38,10 @@ void screen_commitf(screen *s, const char *fmt, ...) __attribute__((format(print
 void screen_set_live(screen *s, const char *text, size_t n, const char *style);
 /* The status line under the live tail (NULL or "" removes it). */
 void screen_set_status(screen *s, const char *status);
+/* The input line under the status line while a task runs: marker (may hold SGR styles,
+ * e.g. "› ") then the text typed so far (a newline shows as ⏎), on one row: when it is
+ * wider, its end is shown after "…". NULL removes the row. */
+void screen_set_input(screen *s, const char *marker, const char *text, size_t n);
 /* How many rows a text would take in the live region (to decide when to commit). */
 size_t screen_live_rows(const screen *s, const char *text, size_t n);
 /* The most rows the live tail may take. */

@@ -77,6 +77,69 @@ size_t slashcmd_complete_line(void *arg, const char *line, size_t len, size_t *s
     return slashcmd_complete(line + 1, len - 1, out, cap);
 }
 
+size_t slashcmd_distance(const char *a, const char *b)
+{
+    enum { MAX = 64 };
+    size_t n = strlen(a), m = strlen(b);
+    if (n >= MAX || m >= MAX)
+        return MAX;
+    size_t d[MAX][MAX];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        for (size_t j = 1; j <= m; j++) {
+            size_t cost = a[i - 1] != b[j - 1];
+            size_t best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < best)
+                best = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1; /* two neighbours swapped */
+            d[i][j] = best;
+        }
+    }
+    return d[n][m];
+}
+
+const char *slashcmd_suggest(const char *name)
+{
+    const char *best = NULL;
+    size_t best_d = 3; /* farther than 2 is no suggestion */
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        size_t d = slashcmd_distance(name, commands[i].name);
+        if (commands[i].alias) {
+            size_t da = slashcmd_distance(name, commands[i].alias);
+            if (da < d)
+                d = da;
+        }
+        if (d < best_d) {
+            best_d = d;
+            best = commands[i].name;
+        }
+    }
+    if (best || !*name)
+        return best;
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strncmp(commands[i].name, name, strlen(name)) == 0)
+            return commands[i].name;
+    return NULL;
+}
+
+int slashcmd_looks_like(const char *line)
+{
+    if (line[0] != '/')
+        return 0;
+    size_t i = 1;
+    while ((line[i] >= 'a' && line[i] <= 'z') || (line[i] >= 'A' && line[i] <= 'Z') ||
+           line[i] == '-' || line[i] == '_')
+        i++;
+    return i > 1 && (line[i] == '\0' || line[i] == ' ' || line[i] == '\t' || line[i] == '\n');
+}
+
 void slashcmd_help(sbuf *out)
 {
     for (size_t i = 0; i < NCOMMANDS; i++) {

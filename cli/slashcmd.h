@@ -47,6 +47,21 @@ size_t slashcmd_complete(const char *prefix, size_t len, const char **out, size_
 size_t slashcmd_complete_line(void *arg, const char *line, size_t len, size_t *start,
                               const char **out, size_t cap);
 
+/* The edit distance of a and b (Damerau–Levenshtein, optimal string alignment: an
+ * insertion, a deletion, a change or two neighbours swapped cost 1 each), in bytes;
+ * strings longer than 63 bytes count as far apart (64). */
+size_t slashcmd_distance(const char *a, const char *b);
+
+/* The command a mistyped name most likely meant: the row whose name or alias is nearest
+ * (slashcmd_distance <= 2), or else the first whose name starts with name; NULL when
+ * none is near. Returns the row's name. */
+const char *slashcmd_suggest(const char *name);
+
+/* Whether a line typed at the prompt looks like a command rather than a message: "/"
+ * then a single word of letters (and '-' or '_'), then nothing or a blank — "/hlep",
+ * "/modle x"; never "/usr/bin/foo is broken" or "/ 2". */
+int slashcmd_looks_like(const char *line);
+
 /* Append the commands part of /help: one line per row, "  /name, /alias ARGS" padded to
  * a column and then its help. */
 void slashcmd_help(sbuf *out);

@@ -847,6 +847,31 @@ HEW_API hew_code hew_trust_revoke(const hew_options *o, const char *dir, int *wa
  * "sha256"}]}, by root. */
 HEW_API hew_code hew_trust_list(const hew_options *o, char **out, char *err, size_t errlen);
 
+/* ---- Lookups for front ends ----------------------------------------------------------
+ * What a terminal's completion needs to offer only what works: the model names hew's
+ * table knows, and whether the workspace's .clineignore hides a path. */
+
+/* The model ids of hew's table ("claude-sonnet-4-5", "gpt-5", ...: family names a
+ * provider accepts as they are), in table order: up to cap of them into out (static
+ * strings, never freed); returns how many there are (call with cap 0 to count). */
+HEW_API size_t hew_model_names(const char **out, size_t cap);
+
+/* Whether the .clineignore of workspace (NULL: the current directory) hides path, given
+ * relative to it ("src/a.c"; a trailing '/' names a directory; "./" and repeated '/' are
+ * allowed): *ignored 1 when the file or one of its parent directories is ignored (the
+ * tools refuse it), else 0. A path outside the workspace (absolute, or with "..") is
+ * never ignored, as in Cline. HEW_OK; HEW_E_INVALID for a NULL or empty path; a code
+ * with why in err when the .clineignore cannot be read. */
+HEW_API hew_code hew_path_ignored(const char *workspace, const char *path, int *ignored,
+                                  char *err, size_t errlen);
+
+/* 1 when a task's message starting with `/name` (name without the slash) runs one of the
+ * prompt layer's commands — a built-in (/newtask, /smol, /compact, /newrule, /reportbug)
+ * or a workflow file of workspace (NULL: the current directory; .clinerules/workflows/)
+ * or of the global workflow folder — else 0 (the message would reach the model as it
+ * is). A front end uses it to catch mistyped commands before they are sent. */
+HEW_API int hew_slash_known(const char *workspace, const char *name);
+
 /* ---- Batches ---------------------------------------------------------------------------
  *
  * Many tasks from a file of JSON lines (`hew batch`, docs/batch.md), each run as a child

@@ -203,6 +203,14 @@ static const api_model *longest_prefix(const char *name)
     return best;
 }
 
+size_t api_model_names(const char **out, size_t cap)
+{
+    size_t n = sizeof table / sizeof table[0];
+    for (size_t i = 0; i < n && i < cap; i++)
+        out[i] = table[i].id;
+    return n;
+}
+
 api_model api_model_lookup(const char *provider, const char *model)
 {
     (void)provider;

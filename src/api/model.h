@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -48,6 +49,10 @@ typedef struct api_model {
 /* The model for (provider profile name, model name). Never fails: an unknown model gets
  * the safe defaults with known = false. provider may be NULL. */
 api_model api_model_lookup(const char *provider, const char *model);
+
+/* The table's model ids (family names such as "claude-sonnet-4-5"), in table order: up
+ * to cap of them into out (static strings); returns how many there are. */
+size_t api_model_names(const char **out, size_t cap);
 
 /* A model described in config, on top of the table's entry (or the defaults):
  * {"context_window", "max_output", "input_price", "output_price", "cache_read_price",

@@ -244,6 +244,22 @@ static char *find_workflow(const slash_opts *o, const char *name)
     return hit;
 }
 
+bool slash_known(const slash_opts *o, const char *name)
+{
+    if (!name || !*name)
+        return false;
+    for (const char *c = name; *c; c++)
+        if (!name_char(*c))
+            return false;
+    if (builtin(name))
+        return true;
+    if (!o->workflows)
+        return false;
+    char *path = find_workflow(o, name);
+    free(path);
+    return path != NULL;
+}
+
 static const char *base_name(const char *p)
 {
     const char *s = strrchr(p, '/');

@@ -64,6 +64,10 @@ typedef struct slash_result {
 hew_code slash_rewrite(const char *text, const slash_opts *o, slash_result *out, hew_err *err);
 void slash_result_release(slash_result *r);
 
+/* True when `/name` (name without the slash) is a command slash_rewrite would act on: a
+ * built-in or a workflow file found for o. */
+bool slash_known(const slash_opts *o, const char *name);
+
 
 /* The global workflow folder for o (o->global_dir or from the environment): a new string
  * the caller frees, or NULL when neither XDG_CONFIG_HOME nor HOME is set. */

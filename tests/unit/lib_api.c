@@ -299,6 +299,35 @@ static void test_trust(void)
     free(data);
 }
 
+/* The lookups of a front end's completion: the model table's names, .clineignore, the
+ * prompt layer's commands. */
+static void test_lookups(void)
+{
+    size_t n = hew_model_names(NULL, 0);
+    CHECK(n > 10);
+    const char *names[512];
+    REQUIRE(n <= 512);
+    CHECK_INT(hew_model_names(names, n), n);
+    int sonnet = 0;
+    for (size_t i = 0; i < n; i++)
+        sonnet |= strcmp(names[i], "claude-sonnet-4-5") == 0;
+    CHECK(sonnet);
+    char err[512] = "";
+    int ig = -1;
+    CHECK_INT(hew_path_ignored(dir, NULL, &ig, err, sizeof err), HEW_E_INVALID);
+    CHECK(err[0]);
+    CHECK_INT(hew_path_ignored(dir, "a.c", NULL, err, sizeof err), HEW_E_INVALID);
+    CHECK_INT(hew_path_ignored(dir, ".clineignore", &ig, err, sizeof err), HEW_OK);
+    CHECK_INT(ig, 1); /* the file itself is always ignored */
+    CHECK_INT(hew_path_ignored(dir, "a.c", &ig, err, sizeof err), HEW_OK);
+    CHECK_INT(ig, 0);
+    CHECK_INT(hew_slash_known(dir, "newtask"), 1);
+    CHECK_INT(hew_slash_known(dir, "smol"), 1);
+    CHECK_INT(hew_slash_known(dir, "hlep-no-such-workflow"), 0);
+    CHECK_INT(hew_slash_known(dir, "../etc"), 0);
+    CHECK_INT(hew_slash_known(dir, ""), 0);
+}
+
 static void test_debug(void)
 {
     char err[512] = "";
@@ -328,6 +357,7 @@ int main(void)
     RUN(test_checks);
     RUN(test_mcp_settings);
     RUN(test_trust);
+    RUN(test_lookups);
     RUN(test_debug);
     tmpdir_remove(dir);
     free(dir);
