@@ -203,14 +203,6 @@ static const api_model *longest_prefix(const char *name)
     return best;
 }
 
-size_t api_model_names(const char **out, size_t cap)
-{
-    size_t n = sizeof table / sizeof table[0];
-    for (size_t i = 0; i < n && i < cap; i++)
-        out[i] = table[i].id;
-    return n;
-}
-
 api_model api_model_lookup(const char *provider, const char *model)
 {
     (void)provider;
@@ -301,17 +293,25 @@ hew_code api_model_from_json(const json_t *desc, api_model *m, hew_err *err)
     return HEW_OK;
 }
 
+static bool has_prefix(const char *id, const char *const *prefixes)
+{
+    if (!prefixes)
+        return true;
+    for (const char *const *p = prefixes; *p; p++)
+        if (strncmp(id, *p, strlen(*p)) == 0)
+            return true;
+    return false;
+}
+
 size_t api_model_names(const char *const *prefixes, const char **out, size_t cap)
 {
     size_t n = 0;
-    for (size_t i = 0; i < sizeof table / sizeof table[0] && n < cap; i++) {
-        if (!table[i].id || !*table[i].id)
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (!table[i].id || !*table[i].id || !has_prefix(table[i].id, prefixes))
             continue;
-        for (const char *const *p = prefixes; *p; p++)
-            if (strncmp(table[i].id, *p, strlen(*p)) == 0) {
-                out[n++] = table[i].id;
-                break;
-            }
+        if (n < cap)
+            out[n] = table[i].id;
+        n++;
     }
     return n;
 }

@@ -17,7 +17,7 @@
 
 size_t hew_model_names(const char **out, size_t cap)
 {
-    return api_model_names(out, cap);
+    return api_model_names(NULL, out, cap);
 }
 
 /* The clean relative form of path ("./a//b/" → "a/b"), or NULL when it leaves the

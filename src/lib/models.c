@@ -32,6 +32,8 @@ hew_code hew_models_json(const char *provider, char **out, char *err, size_t err
     for (size_t i = 0; provider && i < sizeof families / sizeof families[0]; i++)
         if (strcmp(families[i].provider, provider) == 0)
             n = api_model_names(families[i].prefixes, names, MODELS_MAX);
+    if (n > MODELS_MAX)
+        n = MODELS_MAX;
     json_t *a = json_array();
     for (size_t i = 0; a && i < n; i++)
         json_array_append_new(a, json_string(names[i]));
