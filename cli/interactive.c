@@ -23,12 +23,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "approval_view.h"
 #include "clockms.h"
 #include "config.h"
 #include "evq.h"
 #include "imgpaste.h"
 #include "lineedit.h"
 #include "mdrender.h"
+#include "modelname.h"
 #include "msgtext.h"
 #include "sbuf.h"
 #include "screen.h"
@@ -447,34 +449,11 @@ static long ask_kind(const evq_item *it, const json_t *d, const char **name, con
     return 0;
 }
 
-static void diff_lines(struct ui *u, const char *diff, size_t limit)
+/* The diff of an edit, cut to `limit` lines (approval_view.c). */
+static void diff_lines(struct ui *u, const char *diff, size_t limit, const char *more_hint)
 {
     sbuf out = SBUF_INIT;
-    size_t shown = 0, total = 0;
-    for (const char *p = diff; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        total++;
-        if (shown < limit) {
-            const char *style = "";
-            if (len >= 3 && (strncmp(p, "+++", 3) == 0 || strncmp(p, "---", 3) == 0))
-                style = "\033[1m";
-            else if (*p == '+')
-                style = "\033[32m";
-            else if (*p == '-')
-                style = "\033[31m";
-            else if (len >= 2 && strncmp(p, "@@", 2) == 0)
-                style = "\033[36m";
-            else
-                style = "\033[2m";
-            sbuf_printf(&out, "    %s%.*s%s\n", sgr(u, style), (int)len, p, sgr(u, "\033[0m"));
-            shown++;
-        }
-        p += len + (nl ? 1 : 0);
-    }
-    if (total > shown)
-        sbuf_printf(&out, "    %s… %zu more lines%s\n", sgr(u, "\033[2m"), total - shown,
-                    sgr(u, "\033[0m"));
+    approval_diff_render(&out, diff, limit, u->color, more_hint);
     if (!out.err)
         screen_commit(u->scr, out.data ? out.data : "", out.len);
     sbuf_release(&out);
@@ -527,12 +506,17 @@ static void tool_summary(struct ui *u, const evq_item *it, const json_t *d, int 
         sbuf_printf(&line, " (%s)", jstr(d, "filePattern"));
     if (!d && it->text)
         sbuf_printf(&line, " %s", it->text);
+    const char *diff = jstr(d, "diff");
+    diffstat st;
+    approval_diffstat(diff, &st);
+    if (*diff)
+        approval_stat_text(&line, &st, u->color);
     if (!line.err)
         screen_commitf(u->scr, "%s", line.data);
     sbuf_release(&line);
-    const char *diff = jstr(d, "diff");
     if (*diff)
-        diff_lines(u, diff, asking ? (size_t)-1 : DIFF_SHOW_SAY);
+        diff_lines(u, diff, asking ? approval_diff_limit(screen_rows(u->scr)) : DIFF_SHOW_SAY,
+                   asking ? " — v shows them all" : NULL);
 }
 
 /* An MCP server's answer (its first line, dimmed) or notice ("[server] …"). */
@@ -570,6 +554,37 @@ static char *ask_line(struct ui *u, const char *prompt, int *why)
     return line;
 }
 
+/* What an approval is about, for its prompt line: "Create b.txt", "$ make test" (cut to
+ * 60 characters, never in the middle of one). */
+static void approval_target(const evq_item *it, const json_t *d, char *out, size_t n)
+{
+    static const struct {
+        const char *tool, *verb;
+    } verbs[] = {
+        { "newFileCreated", "Create" },      { "editedExistingFile", "Edit" },
+        { "fileDeleted", "Delete" },         { "readFile", "Read" },
+        { "listFilesTopLevel", "List" },     { "listFilesRecursive", "List" },
+        { "searchFiles", "Search" },         { "listCodeDefinitionNames", "Definitions in" },
+    };
+    char full[400];
+    if (it->kind == HEW_EV_COMMAND) {
+        snprintf(full, sizeof full, "$ %s", jstr(d, "command"));
+    } else if (it->kind == HEW_EV_USE_MCP_SERVER) {
+        snprintf(full, sizeof full, "%s %s", jstr(d, "serverName"), jstr(d, "toolName"));
+    } else {
+        const char *tool = jstr(d, "tool"), *verb = *tool ? tool : it->type;
+        for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+            if (strcmp(tool, verbs[i].tool) == 0)
+                verb = verbs[i].verb;
+        snprintf(full, sizeof full, "%s %s", verb, jstr(d, "path"));
+    }
+    full[strcspn(full, "\n")] = '\0';
+    size_t len = strlen(full), cut = len > 60 ? 60 : len;
+    while (cut < len && cut > 0 && ((unsigned char)full[cut] & 0xC0) == 0x80)
+        cut--;
+    snprintf(out, n, "%.*s%s", (int)cut, full, cut < len ? "…" : "");
+}
+
 static void approval(struct ui *u, const evq_item *it, const json_t *d)
 {
     const char *kind_name = "", *kind_how = "";
@@ -582,11 +597,18 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
     const char *reason = jstr(json_object_get(d, "policy"), "reason");
     if (it->kind == HEW_EV_COMMAND && *reason) /* why hew asks */
         screen_commitf(u->scr, "  %s%s%s", sgr(u, "\033[2m"), reason, sgr(u, "\033[0m"));
-    char prompt[300];
+    const char *diff = jstr(d, "diff");
+    diffstat st;
+    approval_diffstat(diff, &st);
+    int more = st.lines > approval_diff_limit(screen_rows(u->scr)); /* v shows them all */
+    char what[160];
+    approval_target(it, d, what, sizeof what);
+    char prompt[600];
     snprintf(prompt, sizeof prompt,
-             "  \1%s\1Allow?\1%s\1 y = yes · n = no%s%s%s · or type what to do instead › ",
-             sgr(u, "\033[1;33m"), sgr(u, "\033[0m"), bit ? " · a = always for " : "",
-             bit ? kind_name : "", "");
+             "  \1%s\1Allow?\1%s\1 %s%s%s · y yes · n no%s%s%s · or type what to do instead › ",
+             sgr(u, "\033[1;33m"), sgr(u, "\033[0m"), sgr(u, "\033[1m"), what, sgr(u, "\033[0m"),
+             bit ? " · a always for " : "", bit ? kind_name : "", more ? " · v all lines" : "");
+    int denied = 0;
     for (;;) {
         int why;
         char *line = ask_line(u, prompt, &why);
@@ -610,6 +632,16 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
             hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
         } else if (strcmp(l, "n") == 0 || strcmp(l, "no") == 0 || strcmp(l, "N") == 0) {
             hew_task_respond(u->task, HEW_ANSWER_NO, NULL);
+            denied = 1;
+        } else if (more && (strcmp(l, "v") == 0 || strcmp(l, "V") == 0)) {
+            /* the whole diff into the scrollback (scroll back or use the terminal's
+             * search to read it), then the same question again */
+            screen_commitf(u->scr, "%s── all %zu lines of the diff ──%s", sgr(u, "\033[2m"),
+                           st.lines, sgr(u, "\033[0m"));
+            diff_lines(u, diff, (size_t)-1, NULL);
+            screen_draw(u->scr);
+            free(line);
+            continue;
         } else if (strcmp(l, "a") == 0 || strcmp(l, "always") == 0) {
             if (!bit) {
                 screen_commitf(u->scr, "  %s\"always\" is not offered for %s — use %s%s",
@@ -625,10 +657,15 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
         } else {
             lined_remember(u->ed, l);
             hew_task_respond(u->task, HEW_ANSWER_NO, l);
+            denied = 2;
         }
         free(line);
         break;
     }
+    if (denied) /* the summary above says what was asked: this, that it did not happen */
+        screen_commitf(u->scr, "  %s✗ denied%s%s", sgr(u, "\033[31m"),
+                       denied == 2 ? " — your words go to the model instead" : "",
+                       sgr(u, "\033[0m"));
     set_activity(u, "working");
     enter_live(u);
 }
@@ -1314,18 +1351,47 @@ void interactive_cmd_mode(struct ui *u, const char *name, const char *arg)
     }
 }
 
-/* /model [NAME] */
+/* The options a session on the model u->model (or the configured one) gets. */
+static hew_options model_options(const struct ui *u)
+{
+    hew_options o = u->base;
+    if (u->model)
+        o.model = u->model;
+    return o;
+}
+
+/* /model [NAME]: no name lists the provider's known models, the current one marked; an
+ * unknown name is used as given, with what hew assumes about it. */
 void interactive_cmd_model(struct ui *u, const char *name, const char *arg)
 {
     (void)name;
+    hew_options o = model_options(u);
     if (!*arg) {
-        say(u, "model: %s", u->model ? u->model : u->base.model ? u->base.model
-                                                                 : "(the provider's default)");
+        char *label = modelname_label(&o);
+        char *list = modelname_list(&o, NULL, u->color);
+        leave_live(u);
+        printf("model: %s%s%s\n", sgr(u, "\033[1m"), label, sgr(u, "\033[0m"));
+        if (list && *list)
+            printf("%sthe models hew knows for %s (/model NAME switches; other names work "
+                   "too):%s\n%s",
+                   sgr(u, "\033[2m"), o.provider ? o.provider : "anthropic", sgr(u, "\033[0m"),
+                   list);
+        fflush(stdout);
+        free(label);
+        free(list);
         return;
     }
     free(u->model);
     u->model = strdup(arg);
     u->session_dirty = 1;
+    o = model_options(u);
+    char *why = NULL;
+    if (!modelname_known(&o, &why) && why) {
+        leave_live(u);
+        printf("%s! %s%s\n", sgr(u, "\033[33m"), why, sgr(u, "\033[0m"));
+        snprintf(u->noted_model, sizeof u->noted_model, "%s", arg); /* said once */
+    }
+    free(why);
     if (u->task) {
         /* The task waits at the prompt: stop it there; the next message goes on with
          * it (resumed in a session on the new model). */
@@ -1553,15 +1619,14 @@ static void sandbox_word(const hew_options *o, char *out, size_t n)
 
 static void banner(struct ui *u)
 {
-    /* the model's name may come from a project's config file */
-    char *model = termsafe_dup(u->model ? u->model : u->base.model ? u->base.model
-                                                                    : "default model", 1);
+    hew_options o = model_options(u);
+    char *model = modelname_label(&o); /* sanitised: it may come from a project's file */
     char sandbox[32];
     sandbox_word(&u->base, sandbox, sizeof sandbox);
     printf("%shew %s%s · %s · %s · %s mode · /help for commands, Ctrl-D to leave · "
            "sandbox: %s%s\n",
-           sgr(u, "\033[1m"), hew_version(), sgr(u, "\033[0;2m"), u->base.provider,
-           model ? model : "?", u->mode, sandbox, sgr(u, "\033[0m"));
+           sgr(u, "\033[1m"), hew_version(), sgr(u, "\033[0;2m"), u->base.provider, model,
+           u->mode, sandbox, sgr(u, "\033[0m"));
     free(model);
     fflush(stdout);
 }

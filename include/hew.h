@@ -314,6 +314,21 @@ HEW_API int hew_options_thinking_supported(const hew_options *o);
  * should say how to describe the model (hew_options.model_info). */
 HEW_API int hew_options_model_known(const hew_options *o);
 
+/* The model a session on o would use, as a JSON object in *out (hew_free it): {"model"
+ * (the name: o->model, or the provider's default resolved, "claude-sonnet-4-5-20250929"),
+ * "provider_default" (true when o names none), "family" (the table's row it matched, ""
+ * unknown), "known", "context_window", "max_output", "images", "thinking", "prices"
+ * (whether hew can put a cost on its requests), "input_price", "output_price" (USD per
+ * million tokens, only with prices)}. An unknown model shows what hew assumes about it.
+ * o->model_info is applied. HEW_E_INVALID for an unknown provider or a bad model_info. */
+HEW_API hew_code hew_model_json(const hew_options *o, char **out, char *err, size_t errlen);
+
+/* The models hew's table lists for o->provider (every vendor's for openrouter and
+ * openai-compatible), as a JSON array in *out (hew_free it) of objects as hew_model_json's
+ * (their "model" the table's family name). Other names work too (dated, vendor-prefixed,
+ * or unknown ones, with the assumptions hew_model_json shows). */
+HEW_API hew_code hew_models_json(const hew_options *o, char **out, char *err, size_t errlen);
+
 /* Check a model description (the JSON of hew_options.model_info): HEW_OK, or
  * HEW_E_INVALID with what is wrong in err (the key and what to write). */
 HEW_API hew_code hew_model_info_check(const char *json, char *err, size_t errlen);

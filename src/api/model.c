@@ -203,6 +203,28 @@ static const api_model *longest_prefix(const char *name)
     return best;
 }
 
+const api_model *api_model_table(size_t *n)
+{
+    *n = sizeof table / sizeof table[0];
+    return table;
+}
+
+const char *api_model_vendor(const api_model *m)
+{
+    static const struct {
+        const char *prefix, *vendor;
+    } vendors[] = {
+        { "claude-", "anthropic" }, { "gpt-5", "openai" },     { "gpt-4", "openai" },
+        { "o1", "openai" },         { "o3", "openai" },        { "o4", "openai" },
+        { "codex", "openai" },      { "gemini-", "gemini" },   { "deepseek-", "deepseek" },
+        { "grok-", "xai" },
+    };
+    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
+        if (strncmp(m->id, vendors[i].prefix, strlen(vendors[i].prefix)) == 0)
+            return vendors[i].vendor;
+    return "groq"; /* the rest of the table: the open models Groq serves */
+}
+
 api_model api_model_lookup(const char *provider, const char *model)
 {
     (void)provider;

@@ -49,6 +49,13 @@ typedef struct api_model {
  * the safe defaults with known = false. provider may be NULL. */
 api_model api_model_lookup(const char *provider, const char *model);
 
+/* The table's rows, in table order: *n gets how many. For listing (hew_models_json). */
+const api_model *api_model_table(size_t *n);
+
+/* The provider profile whose own models a table row is ("anthropic", "openai", "gemini",
+ * "deepseek", "xai", "groq"), from its name's family. */
+const char *api_model_vendor(const api_model *m);
+
 /* A model described in config, on top of the table's entry (or the defaults):
  * {"context_window", "max_output", "input_price", "output_price", "cache_read_price",
  *  "cache_write_price", "images", "thinking", "native_tools", "reasoning_effort",

@@ -145,6 +145,9 @@ static hew_code env_approve(tool_env *env, const char *group, bool outside, cons
             *answer = a;
         return HEW_OK;
     }
+    /* a person answers: the request's usage and cost are shown first, with it, not
+     * after the answer (the rest of the answer is read before the question) */
+    task_request_done(t);
     hew_code rc = task_ask(t, type, NULL, data, UIMSG_FINAL, &a);
     if (rc != HEW_OK)
         return rc;
