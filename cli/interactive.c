@@ -32,6 +32,7 @@
 #include "mdrender.h"
 #include "modelname.h"
 #include "msgtext.h"
+#include "prompt_text.h"
 #include "sbuf.h"
 #include "screen.h"
 #include "sigflags.h"
@@ -93,6 +94,8 @@ struct ui {
     size_t nreqs, capreqs;
     double session_cost;
     long long session_in, session_out;
+    long long ctx_window; /* the session's model's context window (tokens), 0 unknown */
+    long long ctx_used;   /* what the last request held of it, with its answer */
     long long last_int_ms;
     char last_id[64]; /* the id of the task that ended last ("" none): /checkpoints etc. */
     int replaying; /* a resumed task's conversation is being replayed */
@@ -296,6 +299,17 @@ static void set_activity(struct ui *u, const char *what)
     }
 }
 
+/* How much of the model's context window the last request used (its prompt and its
+ * answer, which the next one carries), in percent; -1 before any request or when the
+ * window is not known. */
+static int context_pct(const struct ui *u)
+{
+    if (u->ctx_window <= 0 || u->ctx_used <= 0)
+        return -1;
+    long long pct = (u->ctx_used * 100 + u->ctx_window / 2) / u->ctx_window;
+    return pct > 999 ? 999 : (int)pct;
+}
+
 static void update_status(struct ui *u)
 {
     static const char *const frames[] = { "⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏" };
@@ -312,9 +326,13 @@ static void update_status(struct ui *u)
                  (u->retry_until_ms - now + 999) / 1000, u->retry_k, u->retry_n,
                  sgr(u, "\033[0m"));
     } else {
-        snprintf(line, sizeof line, "%s%s%s %s%s · %llds  · Ctrl-C to stop%s",
+        char ctx[32] = "";
+        int pct = context_pct(u);
+        if (pct >= 0)
+            snprintf(ctx, sizeof ctx, " · %d%% context", pct);
+        snprintf(line, sizeof line, "%s%s%s %s%s · %llds%s  · Ctrl-C to stop%s",
                  sgr(u, "\033[36m"), spin, sgr(u, "\033[0m"), sgr(u, "\033[2m"),
-                 u->activity[0] ? u->activity : "working", (now - u->activity_ms) / 1000,
+                 u->activity[0] ? u->activity : "working", (now - u->activity_ms) / 1000, ctx,
                  sgr(u, "\033[0m"));
     }
     screen_set_status(u->scr, line);
@@ -376,6 +394,11 @@ static void on_api_req(struct ui *u, const evq_item *it)
         r->cache = json_integer_value(json_object_get(d, "cacheReads"));
         json_t *c = json_object_get(d, "cost");
         r->cost = c ? json_number_value(c) : 0;
+        json_t *total = json_object_get(d, "tokensTotal"); /* the whole prompt */
+        u->ctx_used = (total ? json_integer_value(total)
+                             : r->in + r->cache +
+                                   json_integer_value(json_object_get(d, "cacheWrites"))) +
+                      r->out;
         hew_totals tot; /* the task's own: a resumed task's earlier runs included */
         hew_task_totals(u->task, &tot, NULL);
         double tc = tot.cost;
@@ -389,6 +412,9 @@ static void on_api_req(struct ui *u, const evq_item *it)
             sbuf_printf(&line, " · %s cached", k);
         if (c)
             sbuf_printf(&line, " · $%.4f (task $%.4f)", r->cost, tc);
+        int pct = context_pct(u);
+        if (pct >= 0)
+            sbuf_printf(&line, " · %d%% context", pct);
         sbuf_printf(&line, "%s\n", sgr(u, "\033[0m"));
         stream_end(u);
         if (!line.err)
@@ -958,6 +984,7 @@ static int ensure_session(struct ui *u)
         return -1;
     }
     u->session_dirty = 0;
+    u->ctx_window = modelname_window(&o);
     /* Once per model: hew does not know it, and how to describe it. */
     if (!o.model || strcmp(u->noted_model, o.model) != 0) {
         leave_live(u);
@@ -1033,6 +1060,7 @@ static void start_task(struct ui *u, const char *text, const char *const *images
         return;
     }
     u->nreqs = 0;
+    u->ctx_used = 0; /* a new conversation (a resumed one: its next request says) */
     u->last_out = 2;
     u->s_index = -1;
     msgtext_release(&u->mt); /* a task's message indices start again at 0 */
@@ -1059,6 +1087,7 @@ static void resume_task(struct ui *u, const char *id)
     }
     u->replaying = 1;
     u->nreqs = 0;
+    u->ctx_used = 0; /* a new conversation (a resumed one: its next request says) */
     u->last_out = 2;
     u->s_index = -1;
     msgtext_release(&u->mt); /* a task's message indices start again at 0 */
@@ -1681,7 +1710,6 @@ int cli_interactive(const cli_options *co)
         start_task(u, co->task, co->images, co->nimages);
     }
     char prompt[64];
-    snprintf(prompt, sizeof prompt, "\1%s\1› \1%s\1", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"));
     while (!u->quit) {
         if (u->task && !u->pending[0]) {
             pump(u);
@@ -1694,6 +1722,7 @@ int cli_interactive(const cli_options *co)
         }
         leave_live(u);
         int why;
+        prompt_text(prompt, sizeof prompt, u->mode, u->color);
         char *line = lined_read(u->ed, prompt, 1, &why);
         if (!line) {
             if (why == LINED_INTERRUPT) {

@@ -71,6 +71,10 @@ grep -q '! hew does not know "gpt-9-turbo": it is used as given, and hew assumes
     fail "/model: no warning about an unknown model"
 keys '/model' Enter
 wait_for '^model: gpt-9-turbo$' || fail "/model after a switch"
+keys '/plan' Enter
+wait_for '^plan › ?$' || fail "the prompt does not show plan mode"
+keys '/act' Enter
+wait_for '^› ?$' || fail "the prompt does not come back to act mode"
 stop_hew
 cfg=$(XDG_CONFIG_HOME=$work/cfg "$HEW_BIN" config --provider gemini 2>&1)
 grep -Eq '^model +gemini-2.5-pro \(provider default\)' <<<"$cfg" || fail "hew config: $cfg"
@@ -82,7 +86,8 @@ body = "".join("line %d\n" % i for i in range(1, 151))
 json.dump({"responses": [
   {"protocol": "anthropic", "text": "<write_to_file>\n<path>b.txt</path>\n<content>\n" + body + "</content>\n</write_to_file>",
    "usage": {"input": 4321, "output": 99}},
-  {"protocol": "anthropic", "text": "<write_to_file>\n<path>c.txt</path>\n<content>\nsmall\n</content>\n</write_to_file>"},
+  {"protocol": "anthropic", "delay_first_byte_ms": 2500, "headers_first": True,
+   "text": "<write_to_file>\n<path>c.txt</path>\n<content>\nsmall\n</content>\n</write_to_file>"},
   {"protocol": "anthropic", "text": "<attempt_completion>\n<result>done</result>\n</attempt_completion>"}]},
   open(sys.argv[1], "w"))
 PY
@@ -105,6 +110,11 @@ wait_for '^ +150 \+line 150$' || fail "v did not show the rest"
 wait_for 'Allow\?.*›[^›]*Allow\?' 1 && true
 keys n Enter
 wait_for '✗ denied' || fail "the denied edit is not marked"
+# the next request waits for its first byte: the status line says how full the context is
+wait_for 'waiting for the model · [0-9]+s · 2% context  · Ctrl-C to stop' ||
+    fail "no context use in the status line"
+grep -q '4321 in · 99 out · \$0.0144 (task \$0.0144) · 2% context' <<<"$(screen)" ||
+    fail "no context use on the usage line"
 wait_for 'Allow\? Create c.txt' || fail "no second approval"
 [[ -e $work/ws/b.txt ]] && fail "the denied file was written"
 stop_hew
