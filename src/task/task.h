@@ -288,6 +288,10 @@ struct hew_task {
                                           executor_run runs (executor.c) */
     char *completed_result;            /* resumed a completed task: its stored result (it
                                           stays completed unless this run completes it) */
+    char *kept_status, *kept_result;   /* [mu] resumed: the stored status and result, kept in
+                                          the store until the user goes on with the task (a
+                                          resume answered no, stopped or refused at its ask
+                                          leaves the row as it was); NULL after */
     buf event_line;                    /* task_emit: the event's JSON line */
 };
 
