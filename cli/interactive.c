@@ -1422,13 +1422,20 @@ void interactive_cmd_model(struct ui *u, const char *name, const char *arg)
     }
     free(why);
     if (u->task) {
-        /* The task waits at the prompt: stop it there; the next message goes on with
-         * it (resumed in a session on the new model). */
-        hew_task_abort(u->task, "the user switched the model");
+        /* The task waits at the prompt: stop it there (a finished one is accepted, so
+         * it stays completed); the next message goes on with it (resumed in a session
+         * on the new model). */
+        int done = strcmp(u->pending, "completion_result") == 0;
+        if (done)
+            hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+        else
+            hew_task_abort(u->task, "the user switched the model");
         hew_task_wait(u->task);
         u->pending[0] = '\0';
         finish_task(u);
         screen_release(u->scr);
+        if (done && u->base.persist && u->last_id[0])
+            snprintf(u->stopped_id, sizeof u->stopped_id, "%s", u->last_id);
         say(u, u->stopped_id[0] ? "model %s: your next message goes on with this task on it"
                                 : "model %s",
             arg);
@@ -1491,12 +1498,41 @@ void interactive_cmd_skills(struct ui *u, const char *name, const char *arg)
     free(text);
 }
 
-/* /history [SEARCH] */
+/* /history [--all] [--page N] [SEARCH]: this workspace's tasks, a page the height of the
+ * terminal; --all: every workspace's (a WORKSPACE column) and the probe runs too. */
 void interactive_cmd_history(struct ui *u, const char *name, const char *arg)
 {
     (void)name;
+    cli_history_query q = { .page = 1, .bold = u->color };
+    int all = 0;
+    for (;;) {
+        while (*arg == ' ' || *arg == '\t')
+            arg++;
+        if (strncmp(arg, "--all", 5) == 0 && (!arg[5] || arg[5] == ' ' || arg[5] == '\t')) {
+            all = 1;
+            arg += 5;
+        } else if (strncmp(arg, "--page", 6) == 0 && (arg[6] == ' ' || arg[6] == '\t')) {
+            char *end;
+            long p = strtol(arg + 6, &end, 10);
+            if (end == arg + 6 || p < 1 || p > 100000 || (*end && *end != ' ' && *end != '\t')) {
+                say(u, "%s", "usage: /history [--all] [--page N] [SEARCH] (N from 1)");
+                return;
+            }
+            q.page = (int)p;
+            arg = end;
+        } else {
+            break;
+        }
+    }
+    q.search = *arg ? arg : NULL;
+    char *ws = all ? NULL : realpath(u->base.cwd ? u->base.cwd : ".", NULL);
+    q.workspace = ws;
+    q.probes = all;
+    size_t rows = screen_rows(u->scr);
+    q.per_page = rows > 8 ? (int)rows - 4 : 4; /* the header, the footer, the prompt */
     char err[512] = "";
-    char *table = cli_history_table(*arg ? arg : NULL, 20, u->color, err, sizeof err);
+    char *table = cli_history_page(&u->base, &q, err, sizeof err);
+    free(ws);
     leave_live(u);
     if (table)
         fputs(table, stdout);

@@ -75,6 +75,14 @@ keys '/plan' Enter
 wait_for '^plan › ?$' || fail "the prompt does not show plan mode"
 keys '/act' Enter
 wait_for '^› ?$' || fail "the prompt does not come back to act mode"
+# a finished task waiting at the prompt stays completed when /model switches
+keys 'say ok' Enter
+wait_for 'Done' || fail "no completion"
+keys '/model claude-opus-4-5' Enter
+wait_for 'model claude-opus-4-5: your next message goes on with this task' ||
+    fail "/model did not keep the finished task to go on with"
+st=$("$HEW_BIN" history --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["status"])')
+[[ $st == completed ]] || fail "/model rewrote the finished task's status to $st"
 stop_hew
 cfg=$(XDG_CONFIG_HOME=$work/cfg "$HEW_BIN" config --provider gemini 2>&1)
 grep -Eq '^model +gemini-2.5-pro \(provider default\)' <<<"$cfg" || fail "hew config: $cfg"
