@@ -27,12 +27,14 @@
 #include "clockms.h"
 #include "config.h"
 #include "evq.h"
+#include "help_view.h"
 #include "imgpaste.h"
 #include "lineedit.h"
 #include "mdrender.h"
 #include "modelname.h"
 #include "msgtext.h"
 #include "prompt_text.h"
+#include "restore_view.h"
 #include "sbuf.h"
 #include "screen.h"
 #include "sigflags.h"
@@ -285,6 +287,21 @@ static void stream_feed(struct ui *u, long index, int kind, int partial, const c
             }
             u->s_committed = upto;
         }
+    }
+    if (kind == K_OUT) { /* indented live as it will be once committed (commit_lines) */
+        sbuf ind = SBUF_INIT;
+        const char *p = t + u->s_committed, *end = t + len;
+        while (p < end) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+            sbuf_puts(&ind, "  ");
+            sbuf_add(&ind, p, n);
+            p += n;
+        }
+        if (!ind.err)
+            screen_set_live(u->scr, ind.data ? ind.data : "", ind.len, kind_style(kind));
+        sbuf_release(&ind);
+        return;
     }
     screen_set_live(u->scr, t + u->s_committed, len - u->s_committed, kind_style(kind));
 }
@@ -773,11 +790,30 @@ static void take_event_text(struct ui *u, evq_item *it, json_t *d)
     }
 }
 
+/* The options of a question or a plan (data "options"), numbered: a number typed at the
+ * prompt picks one (submit). */
+static void show_options(struct ui *u, const json_t *d)
+{
+    json_t *opts = json_object_get(d, "options");
+    size_t i;
+    json_t *o;
+    json_array_foreach(opts, i, o) {
+        screen_commitf(u->scr, "  %s%zu.%s %s", sgr(u, "\033[33m"), i + 1, sgr(u, "\033[0m"),
+                       json_string_value(o) ? json_string_value(o) : "");
+    }
+    free(u->pending_options);
+    u->pending_options = json_array_size(opts) ? json_dumps(opts, 0) : NULL;
+}
+
 static void handle_event(struct ui *u, evq_item *it)
 {
     json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
     int resume_now = !it->partial && it->ts >= u->resume_ms &&
                      (is(it, HEW_EV_RESUME_TASK) || is(it, HEW_EV_RESUME_COMPLETED_TASK));
+    if (u->replaying && it->is_ask && is(it, HEW_EV_COMPLETION_RESULT)) {
+        json_decref(d); /* the past result's ask: its say showed "✓ Done" and the text */
+        return;
+    }
     if (u->replaying && !u->continue_text && !resume_now)
         it->is_ask = 0; /* an ask of the past: shown, never answered again */
     take_event_text(u, it, d);
@@ -828,6 +864,12 @@ static void handle_event(struct ui *u, evq_item *it)
         stream_feed(u, it->index, K_DIM, it->partial, NULL);
     } else if (is(it, HEW_EV_COMMAND_OUTPUT)) {
         stream_feed(u, it->index, K_OUT, it->partial, NULL);
+        long long code = json_integer_value(json_object_get(d, "exitCode"));
+        if (!it->partial && code != 0) { /* the command failed: say how */
+            stream_end(u);
+            screen_commitf(u->scr, "  %s✗ exit %lld%s", sgr(u, "\033[31m"), code,
+                           sgr(u, "\033[0m"));
+        }
     } else if (is(it, HEW_EV_COMPLETION_RESULT) && !it->is_ask) {
         char header[64];
         snprintf(header, sizeof header, "%s✓ Done%s", sgr(u, "\033[1;32m"), sgr(u, "\033[0m"));
@@ -837,8 +879,11 @@ static void handle_event(struct ui *u, evq_item *it)
         snprintf(header, sizeof header, "%s◆ Plan%s", sgr(u, "\033[1;35m"), sgr(u, "\033[0m"));
         stream_feed(u, it->index, K_MD, it->partial, header);
         if (!it->partial) {
+            show_options(u, d);
             snprintf(u->pending, sizeof u->pending, "%s", it->type);
-            u->hint = "reply to discuss the plan, /act to carry it out";
+            u->hint = u->pending_options ? "a number picks an option · or reply to discuss the "
+                                           "plan · /act carries it out"
+                                         : "reply to discuss the plan, /act to carry it out";
         }
     } else if (it->partial) {
         if (is(it, HEW_EV_TOOL) && d)
@@ -911,15 +956,7 @@ static void handle_event(struct ui *u, evq_item *it)
         screen_commitf(u->scr, "%s?%s %s", sgr(u, "\033[1;33m"), sgr(u, "\033[0m"),
                        d && *jstr(d, "question") ? jstr(d, "question")
                                                  : (it->text ? it->text : ""));
-        json_t *opts = json_object_get(d, "options");
-        size_t i;
-        json_t *o;
-        json_array_foreach(opts, i, o) {
-            screen_commitf(u->scr, "  %s%zu.%s %s", sgr(u, "\033[33m"), i + 1, sgr(u, "\033[0m"),
-                           json_string_value(o) ? json_string_value(o) : "");
-        }
-        free(u->pending_options);
-        u->pending_options = opts ? json_dumps(opts, 0) : NULL;
+        show_options(u, d);
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
     } else if (it->is_ask && is(it, HEW_EV_NEW_TASK)) {
         char header[64];
@@ -1102,7 +1139,8 @@ static void submit(struct ui *u, const char *text)
     if (u->task && u->pending[0]) {
         const char *answer = text;
         char *picked = NULL;
-        if (strcmp(u->pending, "followup") == 0 && u->pending_options) {
+        if ((strcmp(u->pending, "followup") == 0 ||
+             strcmp(u->pending, "plan_mode_respond") == 0) && u->pending_options) {
             char *end;
             long k = strtol(text, &end, 10);
             json_t *opts = json_loads(u->pending_options, 0, NULL);
@@ -1263,7 +1301,7 @@ void interactive_cmd_help(struct ui *u, const char *name, const char *arg)
     (void)name;
     (void)arg;
     sbuf cmds = SBUF_INIT;
-    slashcmd_help(&cmds);
+    help_view_commands(&cmds, screen_width(u->scr));
     leave_live(u);
     printf("%s", sgr(u, "\033[1m"));
     printf("commands%s\n", sgr(u, "\033[0m"));
@@ -1302,6 +1340,40 @@ void interactive_cmd_mcp(struct ui *u, const char *name, const char *arg)
         cli_mcp_print(status);
     fflush(stdout);
     hew_free(status);
+}
+
+/* /restore: what it will change, then y/n; only a yes restores. */
+static void confirm_restore(struct ui *u, const char *target, const char *mode)
+{
+    if (strcmp(mode, "files") != 0 && strcmp(mode, "task") != 0 && strcmp(mode, "both") != 0) {
+        say(u, "%s", "usage: /restore N [files|task|both]");
+        return;
+    }
+    char err[1024] = "";
+    int changes = 0;
+    char *preview = restore_preview(&u->base, u->last_id, target, mode, &changes, err,
+                                    sizeof err);
+    if (!preview) {
+        fprintf(stderr, "hew: %s\n", err);
+        return;
+    }
+    fputs(preview, stdout);
+    free(preview);
+    if (!changes)
+        return;
+    char prompt[160];
+    snprintf(prompt, sizeof prompt, "  \1%s\1Restore?\1%s\1 [y/n] › ", sgr(u, "\033[1;33m"),
+             sgr(u, "\033[0m"));
+    int why;
+    char *line = ask_line(u, prompt, &why);
+    const char *l = line ? line : "";
+    while (*l == ' ')
+        l++;
+    if (strcmp(l, "y") == 0 || strcmp(l, "Y") == 0 || strcmp(l, "yes") == 0)
+        cli_checkpoint_restore_print(&u->base, u->last_id, target, mode, 0);
+    else
+        printf("%snot restored%s\n", sgr(u, "\033[2m"), sgr(u, "\033[0m"));
+    free(line);
 }
 
 /* /checkpoints, /diff N [M], /restore N [files|task|both] on the task that ended last
@@ -1350,7 +1422,7 @@ void interactive_cmd_checkpoint(struct ui *u, const char *name, const char *arg)
     else if (name[0] == 'd')
         cli_checkpoint_diff_print(&u->base, u->last_id, w[0], nw > 1 ? w[1] : NULL, 0);
     else
-        cli_checkpoint_restore_print(&u->base, u->last_id, w[0], nw > 1 ? w[1] : "files", 0);
+        confirm_restore(u, w[0], nw > 1 ? w[1] : "files");
     fflush(stdout);
 }
 

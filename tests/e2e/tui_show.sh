@@ -83,6 +83,25 @@ wait_for 'model claude-opus-4-5: your next message goes on with this task' ||
     fail "/model did not keep the finished task to go on with"
 st=$("$HEW_BIN" history --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["status"])')
 [[ $st == completed ]] || fail "/model rewrote the finished task's status to $st"
+# /help: every command's help text starts in one column
+keys '/help' Enter
+wait_for 'approvals: y yes' || fail "no /help"
+python3 - "$(screen)" <<'PY' || fail "/help rows are not aligned"
+import sys
+rows = [l for l in sys.argv[1].splitlines() if l.startswith("  /")]
+cols = set()
+for l in rows:
+    i = l.find("  ", 2)  # the gap after "/name ARGS"
+    if i < 0:
+        continue  # a row too wide: its help is on the next line
+    cols.add(len(l[:i].rstrip()) + len(l[i:]) - len(l[i:].lstrip()))
+assert len(rows) >= 10 and len(cols) == 1, (cols, rows)
+PY
+stop_hew
+# --continue replays the finished task: "✓ Done" once, not for its ask again
+start_hew "$work/s1.json" --continue
+wait_for 'this task was completed' || fail "--continue: no resume ask"
+[[ $(screen | grep -c '✓ Done') == 1 ]] || fail "--continue shows ✓ Done more than once"
 stop_hew
 cfg=$(XDG_CONFIG_HOME=$work/cfg "$HEW_BIN" config --provider gemini 2>&1)
 grep -Eq '^model +gemini-2.5-pro \(provider default\)' <<<"$cfg" || fail "hew config: $cfg"
@@ -125,5 +144,43 @@ grep -q '4321 in · 99 out · \$0.0144 (task \$0.0144) · 2% context' <<<"$(scre
     fail "no context use on the usage line"
 wait_for 'Allow\? Create c.txt' || fail "no second approval"
 [[ -e $work/ws/b.txt ]] && fail "the denied file was written"
+stop_hew
+
+# 3. a failed command's exit code; a plan's options numbered, a number picking one
+cat >"$work/s3.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "text": "<execute_command>\n<command>echo some output; exit 2</command>\n<requires_approval>false</requires_approval>\n</execute_command>"},
+  {"protocol": "anthropic", "text": "<attempt_completion>\n<result>ran it</result>\n</attempt_completion>"}
+]}
+JSON
+start_hew "$work/s3.json" --model claude-sonnet-4-5
+keys 'run it' Enter
+wait_for 'Allow\? \$ echo some output; exit 2' || fail "no command approval naming the command"
+keys y Enter
+wait_for '^  ✗ exit 2$' || fail "the command's exit code is not shown"
+s=$(screen)
+grep -q '^  some output$' <<<"$s" || fail "the command's output is not indented"
+grep -q '^some output' <<<"$s" && fail "the command's output was drawn unindented"
+wait_for 'ran it' || fail "no completion after the command"
+stop_hew
+cat >"$work/s4.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "text": "<plan_mode_respond>\n<response>Two ways to do it.</response>\n<options>[\"Use a list\", \"Use a table\"]</options>\n</plan_mode_respond>"},
+  {"protocol": "anthropic", "text": "<plan_mode_respond>\n<response>A table it is.</response>\n</plan_mode_respond>"}
+]}
+JSON
+start_hew "$work/s4.json" --model claude-sonnet-4-5 --plan
+keys 'how should I show it' Enter
+wait_for 'a number picks an option' || fail "no hint for the plan's options"
+s=$(screen)
+grep -q '^  1\. Use a list$' <<<"$s" && grep -q '^  2\. Use a table$' <<<"$s" ||
+    fail "the plan's options are not shown numbered"
+keys 2 Enter
+wait_for 'A table it is' || fail "the plan did not go on"
+python3 - "$FAKE_RECORD" <<'PY' || fail "the picked option did not reach the model"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert "Use a table" in json.dumps(reqs[1]["body"]["messages"][-1]), reqs[1]["body"]["messages"][-1]
+PY
 stop_hew
 echo ok
