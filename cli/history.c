@@ -142,7 +142,7 @@ static void table_rows(sbuf *b, json_t *arr, json_t *snips, size_t from, size_t 
         sbuf_printf(b, "%-14s %5s  %-9s %7s %8.4f  ", jstr(t, "id"), a, jstr(t, "status"), tok,
                     json_number_value(json_object_get(t, "cost")));
         if (ws_column) {
-            char w[128];
+            char w[1100]; /* room for any path short_workspace is given */
             short_workspace(w, sizeof w, jstr(t, "workspace"));
             /* pad by characters: "…" and ~ paths are several bytes, one column */
             size_t cols = 0;
