@@ -85,6 +85,33 @@ json_t *acp_session_modes(const acp_session *s)
 /* The value of the model selector for "the provider's default model". */
 #define DEFAULT_MODEL "default"
 
+/* The names hew's table lists for provider, as a JSON array (a new reference): none for
+ * the providers that route to many vendors under names of their own (openrouter,
+ * openai-compatible), where a family name would not be accepted as it is. */
+static json_t *model_names(const char *provider)
+{
+    json_t *names = json_array();
+    if (!provider || strcmp(provider, "openrouter") == 0 ||
+        strcmp(provider, "openai-compatible") == 0)
+        return names;
+    hew_options o;
+    hew_options_init(&o);
+    o.provider = provider;
+    char *list = NULL;
+    json_t *models = hew_models_json(&o, &list, NULL, 0) == HEW_OK ? json_loads(list, 0, NULL)
+                                                                   : NULL;
+    hew_free(list);
+    size_t i;
+    json_t *m;
+    json_array_foreach(models, i, m) {
+        const char *name = json_string_value(json_object_get(m, "model"));
+        if (name)
+            json_array_append_new(names, json_string(name));
+    }
+    json_decref(models);
+    return names;
+}
+
 json_t *acp_session_config_options(const acp_session *s)
 {
     json_t *mode = json_pack("{s:s, s:s, s:s, s:s, s:s, s:[{s:s, s:s}, {s:s, s:s}]}", "id",
@@ -93,11 +120,7 @@ json_t *acp_session_config_options(const acp_session *s)
                              "value", "plan", "name", "Plan");
     const char *now = s->model_now[0] ? s->model_now : DEFAULT_MODEL;
     json_t *opts = json_array();
-    char *list = NULL;
-    char err[256];
-    json_t *names = hew_models_json(s->provider, &list, err, sizeof err) == HEW_OK
-                        ? json_loads(list, 0, NULL) : NULL;
-    hew_free(list);
+    json_t *names = model_names(s->provider);
     int listed = 0;
     size_t i;
     json_t *n;

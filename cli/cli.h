@@ -119,6 +119,22 @@ int cli_import(int argc, char **argv);
  * "  #N: snippet" of the message that matched, its matched words bold when bold is
  * non-zero, else in [ ]); a new string, or NULL with the reason in err. */
 char *cli_history_table(const char *search, int limit, int bold, char *err, size_t errlen);
+/* What /history shows: one workspace's tasks (workspace NULL: every workspace's, with a
+ * WORKSPACE column), without probe runs (tasks that never got past their first request:
+ * no stored message, or failed with no output) unless probes is non-zero, one page of
+ * per_page rows (per_page <= 0: all) — page is 1-based; the last line says how to see the
+ * next page and what was left out. */
+typedef struct cli_history_query {
+    const char *search;    /* NULL: every task */
+    const char *workspace; /* NULL: every workspace */
+    int probes;
+    int page, per_page;
+    int bold;
+} cli_history_query;
+/* The page as text (a new string), or NULL with the reason in err; o gives the data_dir
+ * (may be NULL). */
+char *cli_history_page(const hew_options *o, const cli_history_query *q, char *err,
+                       size_t errlen);
 /* The task --resume ID (checked to exist) or --continue (the workspace's newest) means: a
  * new string, or NULL after printing why. */
 char *cli_resume_target(const cli_options *co);

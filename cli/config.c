@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "modelname.h"
 #include "sbuf.h"
 #include "termsafe.h"
 
@@ -1183,10 +1184,16 @@ int cli_config_show(const cli_options *co, int as_json)
             if (k == CFG_API_KEY)
                 continue;
             char val[256];
-            if (defs[k].type == T_STR || defs[k].type == T_ENUM)
+            if (k == CFG_MODEL && !c.str[k]) { /* the default, resolved: its real name */
+                hew_options mo;
+                hew_options_init(&mo);
+                mo.provider = c.str[CFG_PROVIDER];
+                char *label = modelname_label(&mo);
+                snprintf(val, sizeof val, "%s", label);
+                free(label);
+            } else if (defs[k].type == T_STR || defs[k].type == T_ENUM)
                 snprintf(val, sizeof val, "%s",
                          c.str[k] ? c.str[k]
-                         : k == CFG_MODEL      ? "(the provider's default)"
                          : k == CFG_BASE_URL   ? "(the provider's URL)"
                                                : "(not set)");
             else if (defs[k].type == T_BOOL)

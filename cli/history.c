@@ -93,47 +93,164 @@ static void snippet_line(sbuf *b, long long index, const char *snip, int bold)
     sbuf_printf(b, "\n");
 }
 
-char *cli_history_table(const char *search, int limit, int bold, char *err, size_t errlen)
+/* A task that never got past its first request (a probe of the provider, a key that did
+ * not work): no stored message, or failed without a word of output. */
+static bool is_probe(const json_t *t)
+{
+    return jint(t, "messages") == 0 ||
+           (strcmp(jstr(t, "status"), "failed") == 0 && jint(t, "tokens_out") == 0 &&
+            jint(t, "messages") <= 1);
+}
+
+/* The workspace in at most 24 columns: $HOME as ~, the start cut ("…/src/proj"). */
+static void short_workspace(char *out, size_t n, const char *ws)
+{
+    const char *home = getenv("HOME");
+    char full[1024];
+    size_t hl = home ? strlen(home) : 0;
+    if (hl > 1 && strncmp(ws, home, hl) == 0 && (ws[hl] == '/' || !ws[hl]))
+        snprintf(full, sizeof full, "~%s", ws + hl);
+    else
+        snprintf(full, sizeof full, "%s", ws);
+    size_t len = strlen(full);
+    if (len <= 24) {
+        snprintf(out, n, "%s", full);
+        return;
+    }
+    const char *tail = full + len - 23;
+    while (((unsigned char)*tail & 0xC0) == 0x80)
+        tail++; /* never half a character */
+    snprintf(out, n, "…%s", tail);
+}
+
+/* The table of rows [from, to) of arr (sanitised, the snippets in snips), with a
+ * WORKSPACE column when ws_column. */
+static void table_rows(sbuf *b, json_t *arr, json_t *snips, size_t from, size_t to,
+                       int ws_column, int bold)
+{
+    sbuf_printf(b, "%-14s %5s  %-9s %7s %8s  ", "ID", "AGE", "STATUS", "TOKENS", "COST");
+    if (ws_column)
+        sbuf_printf(b, "%-24s  ", "WORKSPACE");
+    sbuf_printf(b, "TITLE\n");
+    long long now = clockms_wall();
+    for (size_t i = from; i < to; i++) {
+        json_t *t = json_array_get(arr, i);
+        char a[32], tok[32]; /* room for any long long */
+        age(a, sizeof a, now - jint(t, "updated_ms"));
+        count(tok, sizeof tok, jint(t, "tokens_in") + jint(t, "tokens_out") +
+                                   jint(t, "cache_reads") + jint(t, "cache_writes"));
+        sbuf_printf(b, "%-14s %5s  %-9s %7s %8.4f  ", jstr(t, "id"), a, jstr(t, "status"), tok,
+                    json_number_value(json_object_get(t, "cost")));
+        if (ws_column) {
+            char w[1100]; /* room for any path short_workspace is given */
+            short_workspace(w, sizeof w, jstr(t, "workspace"));
+            /* pad by characters: "…" and ~ paths are several bytes, one column */
+            size_t cols = 0;
+            for (const char *p = w; *p; p++)
+                cols += ((unsigned char)*p & 0xC0) != 0x80;
+            sbuf_printf(b, "%s%*s  ", w, (int)(cols < 24 ? 24 - cols : 0), "");
+        }
+        short_title(b, jstr(t, "title"), 60);
+        sbuf_printf(b, "\n");
+        const char *snip = json_string_value(json_array_get(snips, i));
+        if (snip && json_is_integer(json_object_get(t, "match_index")))
+            snippet_line(b, jint(t, "match_index"), snip, bold);
+    }
+}
+
+/* The tasks (hew_history_json), their snippets moved to *snips and the rest sanitised; the
+ * probe runs left out (counted in *hidden) unless probes. NULL with err on failure. */
+static json_t *load_tasks(const hew_options *o, const char *search, const char *workspace,
+                          int limit, int probes, json_t **snips, size_t *hidden, char *err,
+                          size_t errlen)
 {
     char *js = NULL;
-    if (hew_history_json(NULL, search, NULL, limit, &js, err, errlen) != HEW_OK)
+    *hidden = 0;
+    if (hew_history_json(o, search, workspace, limit, &js, err, errlen) != HEW_OK)
         return NULL;
-    json_t *arr = json_loads(js, 0, NULL);
+    json_t *all = json_loads(js, 0, NULL);
     hew_free(js);
-    /* the snippets are taken out before the rest is sanitised: their marks are control
-     * characters, sanitised around (snippet_line) */
-    json_t *snips = json_array();
+    json_t *arr = json_array();
+    *snips = json_array();
     size_t k;
     json_t *item;
-    json_array_foreach(arr, k, item) {
-        json_t *sn = json_object_get(item, "snippet");
-        json_array_append(snips, json_is_string(sn) ? sn : json_null());
-        json_object_del(item, "snippet");
-    }
-    termsafe_json(arr);
-    sbuf b = SBUF_INIT;
-    if (!json_array_size(arr)) {
-        sbuf_printf(&b, "%s", search && *search ? "no stored task matches\n" : "no stored tasks yet\n");
-    } else {
-        sbuf_printf(&b, "%-14s %5s  %-9s %7s %8s  %s\n", "ID", "AGE", "STATUS", "TOKENS", "COST",
-                    "TITLE");
-        long long now = clockms_wall();
-        size_t i;
-        json_t *t;
-        json_array_foreach(arr, i, t) {
-            char a[32], tok[32]; /* room for any long long */
-            age(a, sizeof a, now - jint(t, "updated_ms"));
-            count(tok, sizeof tok, jint(t, "tokens_in") + jint(t, "tokens_out") +
-                                       jint(t, "cache_reads") + jint(t, "cache_writes"));
-            sbuf_printf(&b, "%-14s %5s  %-9s %7s %8.4f  ", jstr(t, "id"), a, jstr(t, "status"),
-                        tok, json_number_value(json_object_get(t, "cost")));
-            short_title(&b, jstr(t, "title"), 60);
-            sbuf_printf(&b, "\n");
-            const char *snip = json_string_value(json_array_get(snips, i));
-            if (snip && json_is_integer(json_object_get(t, "match_index")))
-                snippet_line(&b, jint(t, "match_index"), snip, bold);
+    json_array_foreach(all, k, item) {
+        if (!probes && is_probe(item)) {
+            (*hidden)++;
+            continue;
         }
+        /* the snippets are taken out before the rest is sanitised: their marks are
+         * control characters, sanitised around (snippet_line) */
+        json_t *sn = json_object_get(item, "snippet");
+        json_array_append(*snips, json_is_string(sn) ? sn : json_null());
+        json_object_del(item, "snippet");
+        json_array_append(arr, item);
     }
+    json_decref(all);
+    termsafe_json(arr);
+    return arr;
+}
+
+char *cli_history_table(const char *search, int limit, int bold, char *err, size_t errlen)
+{
+    json_t *snips = NULL;
+    size_t hidden;
+    json_t *arr = load_tasks(NULL, search, NULL, limit, 1, &snips, &hidden, err, errlen);
+    if (!arr)
+        return NULL;
+    sbuf b = SBUF_INIT;
+    if (!json_array_size(arr))
+        sbuf_printf(&b, "%s", search && *search ? "no stored task matches\n" : "no stored tasks yet\n");
+    else
+        table_rows(&b, arr, snips, 0, json_array_size(arr), 0, bold);
+    json_decref(arr);
+    json_decref(snips);
+    return sbuf_detach(&b);
+}
+
+char *cli_history_page(const hew_options *o, const cli_history_query *q, char *err,
+                       size_t errlen)
+{
+    json_t *snips = NULL;
+    size_t hidden;
+    json_t *arr = load_tasks(o, q->search, q->workspace, 0, q->probes, &snips, &hidden, err,
+                             errlen);
+    if (!arr)
+        return NULL;
+    size_t n = json_array_size(arr);
+    size_t per = q->per_page > 0 ? (size_t)q->per_page : (n ? n : 1);
+    size_t pages = n ? (n + per - 1) / per : 1;
+    size_t page = q->page > 0 ? (size_t)q->page : 1;
+    sbuf b = SBUF_INIT;
+    if (!n) {
+        sbuf_printf(&b, "%s", q->search && *q->search ? "no stored task matches"
+                                                      : "no stored tasks yet");
+        sbuf_printf(&b, "%s\n", q->workspace ? " in this workspace" : "");
+    } else if (page > pages) {
+        sbuf_printf(&b, "there %s only %zu page%s\n", pages == 1 ? "is" : "are", pages,
+                    pages == 1 ? "" : "s");
+    } else {
+        size_t from = (page - 1) * per, to = from + per < n ? from + per : n;
+        table_rows(&b, arr, snips, from, to, q->workspace == NULL, q->bold);
+    }
+    /* what is not on this page, and how to see it */
+    const char *dim = q->bold ? "\033[2m" : "", *reset = q->bold ? "\033[0m" : "";
+    sbuf more = SBUF_INIT;
+    if (n && pages > 1)
+        sbuf_printf(&more, "page %zu of %zu (%zu tasks)", page > pages ? pages : page, pages,
+                    n);
+    if (page < pages)
+        sbuf_printf(&more, " · more: /history%s --page %zu%s%s", q->workspace ? "" : " --all",
+                    page + 1, q->search && *q->search ? " " : "", q->search ? q->search : "");
+    if (hidden)
+        sbuf_printf(&more, "%s%zu probe run%s hidden", more.len ? " · " : "", hidden,
+                    hidden == 1 ? "" : "s");
+    if (q->workspace)
+        sbuf_printf(&more, "%sthis workspace's tasks: /history --all for every workspace's",
+                    more.len ? " · " : "");
+    if (more.len)
+        sbuf_printf(&b, "%s%s%s\n", dim, more.data, reset);
+    sbuf_release(&more);
     json_decref(arr);
     json_decref(snips);
     return sbuf_detach(&b);

@@ -25,15 +25,20 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "approval_view.h"
 #include "clockms.h"
 #include "complete.h"
 #include "config.h"
 #include "evq.h"
+#include "help_view.h"
 #include "imgpaste.h"
 #include "lineedit.h"
 #include "mdrender.h"
 #include "mention.h"
+#include "modelname.h"
 #include "msgtext.h"
+#include "prompt_text.h"
+#include "restore_view.h"
 #include "sbuf.h"
 #include "screen.h"
 #include "sigflags.h"
@@ -99,6 +104,8 @@ struct ui {
     size_t nreqs, capreqs;
     double session_cost;
     long long session_in, session_out;
+    long long ctx_window; /* the session's model's context window (tokens), 0 unknown */
+    long long ctx_used;   /* what the last request held of it, with its answer */
     long long last_int_ms;
     char last_id[64]; /* the id of the task that ended last ("" none): /checkpoints etc. */
     int replaying; /* a resumed task's conversation is being replayed */
@@ -326,6 +333,17 @@ static void set_activity(struct ui *u, const char *what)
     }
 }
 
+/* How much of the model's context window the last request used (its prompt and its
+ * answer, which the next one carries), in percent; -1 before any request or when the
+ * window is not known. */
+static int context_pct(const struct ui *u)
+{
+    if (u->ctx_window <= 0 || u->ctx_used <= 0)
+        return -1;
+    long long pct = (u->ctx_used * 100 + u->ctx_window / 2) / u->ctx_window;
+    return pct > 999 ? 999 : (int)pct;
+}
+
 static void update_status(struct ui *u)
 {
     static const char *const frames[] = { "⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏" };
@@ -342,9 +360,13 @@ static void update_status(struct ui *u)
                  (u->retry_until_ms - now + 999) / 1000, u->retry_k, u->retry_n,
                  sgr(u, "\033[0m"));
     } else {
-        snprintf(line, sizeof line, "%s%s%s %s%s · %llds  · Ctrl-C to stop%s",
+        char ctx[32] = "";
+        int pct = context_pct(u);
+        if (pct >= 0)
+            snprintf(ctx, sizeof ctx, " · %d%% context", pct);
+        snprintf(line, sizeof line, "%s%s%s %s%s · %llds%s  · Ctrl-C to stop%s",
                  sgr(u, "\033[36m"), spin, sgr(u, "\033[0m"), sgr(u, "\033[2m"),
-                 u->activity[0] ? u->activity : "working", (now - u->activity_ms) / 1000,
+                 u->activity[0] ? u->activity : "working", (now - u->activity_ms) / 1000, ctx,
                  sgr(u, "\033[0m"));
     }
     screen_set_status(u->scr, line);
@@ -406,6 +428,11 @@ static void on_api_req(struct ui *u, const evq_item *it)
         r->cache = json_integer_value(json_object_get(d, "cacheReads"));
         json_t *c = json_object_get(d, "cost");
         r->cost = c ? json_number_value(c) : 0;
+        json_t *total = json_object_get(d, "tokensTotal"); /* the whole prompt */
+        u->ctx_used = (total ? json_integer_value(total)
+                             : r->in + r->cache +
+                                   json_integer_value(json_object_get(d, "cacheWrites"))) +
+                      r->out;
         hew_totals tot; /* the task's own: a resumed task's earlier runs included */
         hew_task_totals(u->task, &tot, NULL);
         double tc = tot.cost;
@@ -419,6 +446,9 @@ static void on_api_req(struct ui *u, const evq_item *it)
             sbuf_printf(&line, " · %s cached", k);
         if (c)
             sbuf_printf(&line, " · $%.4f (task $%.4f)", r->cost, tc);
+        int pct = context_pct(u);
+        if (pct >= 0)
+            sbuf_printf(&line, " · %d%% context", pct);
         sbuf_printf(&line, "%s\n", sgr(u, "\033[0m"));
         stream_end(u);
         if (!line.err)
@@ -479,34 +509,11 @@ static long ask_kind(const evq_item *it, const json_t *d, const char **name, con
     return 0;
 }
 
-static void diff_lines(struct ui *u, const char *diff, size_t limit)
+/* The diff of an edit, cut to `limit` lines (approval_view.c). */
+static void diff_lines(struct ui *u, const char *diff, size_t limit, const char *more_hint)
 {
     sbuf out = SBUF_INIT;
-    size_t shown = 0, total = 0;
-    for (const char *p = diff; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        total++;
-        if (shown < limit) {
-            const char *style = "";
-            if (len >= 3 && (strncmp(p, "+++", 3) == 0 || strncmp(p, "---", 3) == 0))
-                style = "\033[1m";
-            else if (*p == '+')
-                style = "\033[32m";
-            else if (*p == '-')
-                style = "\033[31m";
-            else if (len >= 2 && strncmp(p, "@@", 2) == 0)
-                style = "\033[36m";
-            else
-                style = "\033[2m";
-            sbuf_printf(&out, "    %s%.*s%s\n", sgr(u, style), (int)len, p, sgr(u, "\033[0m"));
-            shown++;
-        }
-        p += len + (nl ? 1 : 0);
-    }
-    if (total > shown)
-        sbuf_printf(&out, "    %s… %zu more lines%s\n", sgr(u, "\033[2m"), total - shown,
-                    sgr(u, "\033[0m"));
+    approval_diff_render(&out, diff, limit, u->color, more_hint);
     if (!out.err)
         screen_commit(u->scr, out.data ? out.data : "", out.len);
     sbuf_release(&out);
@@ -559,12 +566,17 @@ static void tool_summary(struct ui *u, const evq_item *it, const json_t *d, int 
         sbuf_printf(&line, " (%s)", jstr(d, "filePattern"));
     if (!d && it->text)
         sbuf_printf(&line, " %s", it->text);
+    const char *diff = jstr(d, "diff");
+    diffstat st;
+    approval_diffstat(diff, &st);
+    if (*diff)
+        approval_stat_text(&line, &st, u->color);
     if (!line.err)
         screen_commitf(u->scr, "%s", line.data);
     sbuf_release(&line);
-    const char *diff = jstr(d, "diff");
     if (*diff)
-        diff_lines(u, diff, asking ? (size_t)-1 : DIFF_SHOW_SAY);
+        diff_lines(u, diff, asking ? approval_diff_limit(screen_rows(u->scr)) : DIFF_SHOW_SAY,
+                   asking ? " — v shows them all" : NULL);
 }
 
 /* An MCP server's answer (its first line, dimmed) or notice ("[server] …"). */
@@ -604,6 +616,37 @@ static char *ask_line(struct ui *u, const char *prompt, int *why)
     return line;
 }
 
+/* What an approval is about, for its prompt line: "Create b.txt", "$ make test" (cut to
+ * 60 characters, never in the middle of one). */
+static void approval_target(const evq_item *it, const json_t *d, char *out, size_t n)
+{
+    static const struct {
+        const char *tool, *verb;
+    } verbs[] = {
+        { "newFileCreated", "Create" },      { "editedExistingFile", "Edit" },
+        { "fileDeleted", "Delete" },         { "readFile", "Read" },
+        { "listFilesTopLevel", "List" },     { "listFilesRecursive", "List" },
+        { "searchFiles", "Search" },         { "listCodeDefinitionNames", "Definitions in" },
+    };
+    char full[400];
+    if (it->kind == HEW_EV_COMMAND) {
+        snprintf(full, sizeof full, "$ %s", jstr(d, "command"));
+    } else if (it->kind == HEW_EV_USE_MCP_SERVER) {
+        snprintf(full, sizeof full, "%s %s", jstr(d, "serverName"), jstr(d, "toolName"));
+    } else {
+        const char *tool = jstr(d, "tool"), *verb = *tool ? tool : it->type;
+        for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+            if (strcmp(tool, verbs[i].tool) == 0)
+                verb = verbs[i].verb;
+        snprintf(full, sizeof full, "%s %s", verb, jstr(d, "path"));
+    }
+    full[strcspn(full, "\n")] = '\0';
+    size_t len = strlen(full), cut = len > 60 ? 60 : len;
+    while (cut < len && cut > 0 && ((unsigned char)full[cut] & 0xC0) == 0x80)
+        cut--;
+    snprintf(out, n, "%.*s%s", (int)cut, full, cut < len ? "…" : "");
+}
+
 static void approval(struct ui *u, const evq_item *it, const json_t *d)
 {
     const char *kind_name = "", *kind_how = "";
@@ -616,11 +659,18 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
     const char *reason = jstr(json_object_get(d, "policy"), "reason");
     if (it->kind == HEW_EV_COMMAND && *reason) /* why hew asks */
         screen_commitf(u->scr, "  %s%s%s", sgr(u, "\033[2m"), reason, sgr(u, "\033[0m"));
-    char prompt[300];
+    const char *diff = jstr(d, "diff");
+    diffstat st;
+    approval_diffstat(diff, &st);
+    int more = st.lines > approval_diff_limit(screen_rows(u->scr)); /* v shows them all */
+    char what[160];
+    approval_target(it, d, what, sizeof what);
+    char prompt[600];
     snprintf(prompt, sizeof prompt,
-             "  \1%s\1Allow?\1%s\1 y = yes · n = no%s%s%s · or type what to do instead › ",
-             sgr(u, "\033[1;33m"), sgr(u, "\033[0m"), bit ? " · a = always for " : "",
-             bit ? kind_name : "", "");
+             "  \1%s\1Allow?\1%s\1 %s%s%s · y yes · n no%s%s%s · or type what to do instead › ",
+             sgr(u, "\033[1;33m"), sgr(u, "\033[0m"), sgr(u, "\033[1m"), what, sgr(u, "\033[0m"),
+             bit ? " · a always for " : "", bit ? kind_name : "", more ? " · v all lines" : "");
+    int denied = 0;
     for (;;) {
         int why;
         char *line = ask_line(u, prompt, &why);
@@ -643,6 +693,16 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
             hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
         } else if (strcmp(l, "n") == 0 || strcmp(l, "no") == 0 || strcmp(l, "N") == 0) {
             hew_task_respond(u->task, HEW_ANSWER_NO, NULL);
+            denied = 1;
+        } else if (more && (strcmp(l, "v") == 0 || strcmp(l, "V") == 0)) {
+            /* the whole diff into the scrollback (scroll back or use the terminal's
+             * search to read it), then the same question again */
+            screen_commitf(u->scr, "%s── all %zu lines of the diff ──%s", sgr(u, "\033[2m"),
+                           st.lines, sgr(u, "\033[0m"));
+            diff_lines(u, diff, (size_t)-1, NULL);
+            screen_draw(u->scr);
+            free(line);
+            continue;
         } else if (strcmp(l, "a") == 0 || strcmp(l, "always") == 0) {
             if (!bit) {
                 screen_commitf(u->scr, "  %s\"always\" is not offered for %s — use %s%s",
@@ -658,10 +718,15 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
         } else {
             lined_remember(u->ed, l);
             hew_task_respond(u->task, HEW_ANSWER_NO, l);
+            denied = 2;
         }
         free(line);
         break;
     }
+    if (denied) /* the summary above says what was asked: this, that it did not happen */
+        screen_commitf(u->scr, "  %s✗ denied%s%s", sgr(u, "\033[31m"),
+                       denied == 2 ? " — your words go to the model instead" : "",
+                       sgr(u, "\033[0m"));
     set_activity(u, "working");
     enter_live(u);
 }
@@ -743,11 +808,33 @@ static void take_event_text(struct ui *u, evq_item *it, json_t *d)
     }
 }
 
+/* The options of a question or a plan (data "options"), numbered: a number typed at the
+ * prompt picks one (submit). */
+static void show_options(struct ui *u, const json_t *d)
+{
+    json_t *opts = json_object_get(d, "options");
+    size_t i;
+    json_t *o;
+    json_array_foreach(opts, i, o) {
+        char *opt = mdr_text(json_string_value(o) ? json_string_value(o) : "",
+                             md_width(u) > 25 ? md_width(u) - 5 : 20, u->color);
+        screen_commitf(u->scr, "  %s%zu.%s %s", sgr(u, "\033[33m"), i + 1, sgr(u, "\033[0m"),
+                       opt ? opt : "");
+        free(opt);
+    }
+    free(u->pending_options);
+    u->pending_options = json_array_size(opts) ? json_dumps(opts, 0) : NULL;
+}
+
 static void handle_event(struct ui *u, evq_item *it)
 {
     json_t *d = it->data_json ? json_loads(it->data_json, 0, NULL) : NULL;
     int resume_now = !it->partial && it->ts >= u->resume_ms &&
                      (is(it, HEW_EV_RESUME_TASK) || is(it, HEW_EV_RESUME_COMPLETED_TASK));
+    if (u->replaying && it->is_ask && is(it, HEW_EV_COMPLETION_RESULT)) {
+        json_decref(d); /* the past result's ask: its say showed "✓ Done" and the text */
+        return;
+    }
     if (u->replaying && !u->continue_text && !resume_now)
         it->is_ask = 0; /* an ask of the past: shown, never answered again */
     take_event_text(u, it, d);
@@ -798,6 +885,12 @@ static void handle_event(struct ui *u, evq_item *it)
         stream_feed(u, it->index, K_DIM, it->partial, NULL);
     } else if (is(it, HEW_EV_COMMAND_OUTPUT)) {
         stream_feed(u, it->index, K_OUT, it->partial, NULL);
+        long long code = json_integer_value(json_object_get(d, "exitCode"));
+        if (!it->partial && code != 0) { /* the command failed: say how */
+            stream_end(u);
+            screen_commitf(u->scr, "  %s✗ exit %lld%s", sgr(u, "\033[31m"), code,
+                           sgr(u, "\033[0m"));
+        }
     } else if (is(it, HEW_EV_COMPLETION_RESULT) && !it->is_ask) {
         char header[64];
         snprintf(header, sizeof header, "%s✓ Done%s", sgr(u, "\033[1;32m"), sgr(u, "\033[0m"));
@@ -807,8 +900,11 @@ static void handle_event(struct ui *u, evq_item *it)
         snprintf(header, sizeof header, "%s◆ Plan%s", sgr(u, "\033[1;35m"), sgr(u, "\033[0m"));
         stream_feed(u, it->index, K_MD, it->partial, header);
         if (!it->partial) {
+            show_options(u, d);
             snprintf(u->pending, sizeof u->pending, "%s", it->type);
-            u->hint = "reply to discuss the plan, /act to carry it out";
+            u->hint = u->pending_options ? "a number picks an option · or reply to discuss the "
+                                           "plan · /act carries it out"
+                                         : "reply to discuss the plan, /act to carry it out";
         }
     } else if (it->partial) {
         if (is(it, HEW_EV_TOOL) && d)
@@ -883,18 +979,7 @@ static void handle_event(struct ui *u, evq_item *it)
         char *q = mdr_text(question, md_width(u) > 22 ? md_width(u) - 2 : 20, u->color);
         screen_commitf(u->scr, "%s?%s %s", sgr(u, "\033[1;33m"), sgr(u, "\033[0m"), q ? q : "");
         free(q);
-        json_t *opts = json_object_get(d, "options");
-        size_t i;
-        json_t *o;
-        json_array_foreach(opts, i, o) {
-            char *opt = mdr_text(json_string_value(o) ? json_string_value(o) : "",
-                                 md_width(u) > 25 ? md_width(u) - 5 : 20, u->color);
-            screen_commitf(u->scr, "  %s%zu.%s %s", sgr(u, "\033[33m"), i + 1, sgr(u, "\033[0m"),
-                           opt ? opt : "");
-            free(opt);
-        }
-        free(u->pending_options);
-        u->pending_options = opts ? json_dumps(opts, 0) : NULL;
+        show_options(u, d);
         snprintf(u->pending, sizeof u->pending, "%s", it->type);
     } else if (it->is_ask && is(it, HEW_EV_NEW_TASK)) {
         char header[64];
@@ -959,6 +1044,7 @@ static int ensure_session(struct ui *u)
         return -1;
     }
     u->session_dirty = 0;
+    u->ctx_window = modelname_window(&o);
     /* Once per model: hew does not know it, and how to describe it. */
     if (!o.model || strcmp(u->noted_model, o.model) != 0) {
         leave_live(u);
@@ -1034,6 +1120,7 @@ static void start_task(struct ui *u, const char *text, const char *const *images
         return;
     }
     u->nreqs = 0;
+    u->ctx_used = 0; /* a new conversation (a resumed one: its next request says) */
     u->last_out = 2;
     u->s_index = -1;
     msgtext_release(&u->mt); /* a task's message indices start again at 0 */
@@ -1060,6 +1147,7 @@ static void resume_task(struct ui *u, const char *id)
     }
     u->replaying = 1;
     u->nreqs = 0;
+    u->ctx_used = 0; /* a new conversation (a resumed one: its next request says) */
     u->last_out = 2;
     u->s_index = -1;
     msgtext_release(&u->mt); /* a task's message indices start again at 0 */
@@ -1074,7 +1162,8 @@ static void submit(struct ui *u, const char *text)
     if (u->task && u->pending[0]) {
         const char *answer = text;
         char *picked = NULL;
-        if (strcmp(u->pending, "followup") == 0 && u->pending_options) {
+        if ((strcmp(u->pending, "followup") == 0 ||
+             strcmp(u->pending, "plan_mode_respond") == 0) && u->pending_options) {
             char *end;
             long k = strtol(text, &end, 10);
             json_t *opts = json_loads(u->pending_options, 0, NULL);
@@ -1310,7 +1399,7 @@ void interactive_cmd_help(struct ui *u, const char *name, const char *arg)
     (void)name;
     (void)arg;
     sbuf cmds = SBUF_INIT;
-    slashcmd_help(&cmds);
+    help_view_commands(&cmds, screen_width(u->scr));
     leave_live(u);
     printf("%s", sgr(u, "\033[1m"));
     printf("commands%s\n", sgr(u, "\033[0m"));
@@ -1351,6 +1440,40 @@ void interactive_cmd_mcp(struct ui *u, const char *name, const char *arg)
         cli_mcp_print(status);
     fflush(stdout);
     hew_free(status);
+}
+
+/* /restore: what it will change, then y/n; only a yes restores. */
+static void confirm_restore(struct ui *u, const char *target, const char *mode)
+{
+    if (strcmp(mode, "files") != 0 && strcmp(mode, "task") != 0 && strcmp(mode, "both") != 0) {
+        say(u, "%s", "usage: /restore N [files|task|both]");
+        return;
+    }
+    char err[1024] = "";
+    int changes = 0;
+    char *preview = restore_preview(&u->base, u->last_id, target, mode, &changes, err,
+                                    sizeof err);
+    if (!preview) {
+        fprintf(stderr, "hew: %s\n", err);
+        return;
+    }
+    fputs(preview, stdout);
+    free(preview);
+    if (!changes)
+        return;
+    char prompt[160];
+    snprintf(prompt, sizeof prompt, "  \1%s\1Restore?\1%s\1 [y/n] › ", sgr(u, "\033[1;33m"),
+             sgr(u, "\033[0m"));
+    int why;
+    char *line = ask_line(u, prompt, &why);
+    const char *l = line ? line : "";
+    while (*l == ' ')
+        l++;
+    if (strcmp(l, "y") == 0 || strcmp(l, "Y") == 0 || strcmp(l, "yes") == 0)
+        cli_checkpoint_restore_print(&u->base, u->last_id, target, mode, 0);
+    else
+        printf("%snot restored%s\n", sgr(u, "\033[2m"), sgr(u, "\033[0m"));
+    free(line);
 }
 
 /* /checkpoints, /diff N [M], /restore N [files|task|both] on the task that ended last
@@ -1399,7 +1522,7 @@ void interactive_cmd_checkpoint(struct ui *u, const char *name, const char *arg)
     else if (name[0] == 'd')
         cli_checkpoint_diff_print(&u->base, u->last_id, w[0], nw > 1 ? w[1] : NULL, 0);
     else
-        cli_checkpoint_restore_print(&u->base, u->last_id, w[0], nw > 1 ? w[1] : "files", 0);
+        confirm_restore(u, w[0], nw > 1 ? w[1] : "files");
     fflush(stdout);
 }
 
@@ -1429,26 +1552,62 @@ void interactive_cmd_mode(struct ui *u, const char *name, const char *arg)
     }
 }
 
-/* /model [NAME] */
+/* The options a session on the model u->model (or the configured one) gets. */
+static hew_options model_options(const struct ui *u)
+{
+    hew_options o = u->base;
+    if (u->model)
+        o.model = u->model;
+    return o;
+}
+
+/* /model [NAME]: no name lists the provider's known models, the current one marked; an
+ * unknown name is used as given, with what hew assumes about it. */
 void interactive_cmd_model(struct ui *u, const char *name, const char *arg)
 {
     (void)name;
+    hew_options o = model_options(u);
     if (!*arg) {
-        say(u, "model: %s", u->model ? u->model : u->base.model ? u->base.model
-                                                                 : "(the provider's default)");
+        char *label = modelname_label(&o);
+        char *list = modelname_list(&o, NULL, u->color);
+        leave_live(u);
+        printf("model: %s%s%s\n", sgr(u, "\033[1m"), label, sgr(u, "\033[0m"));
+        if (list && *list)
+            printf("%sthe models hew knows for %s (/model NAME switches; other names work "
+                   "too):%s\n%s",
+                   sgr(u, "\033[2m"), o.provider ? o.provider : "anthropic", sgr(u, "\033[0m"),
+                   list);
+        fflush(stdout);
+        free(label);
+        free(list);
         return;
     }
     free(u->model);
     u->model = strdup(arg);
     u->session_dirty = 1;
+    o = model_options(u);
+    char *why = NULL;
+    if (!modelname_known(&o, &why) && why) {
+        leave_live(u);
+        printf("%s! %s%s\n", sgr(u, "\033[33m"), why, sgr(u, "\033[0m"));
+        snprintf(u->noted_model, sizeof u->noted_model, "%s", arg); /* said once */
+    }
+    free(why);
     if (u->task) {
-        /* The task waits at the prompt: stop it there; the next message goes on with
-         * it (resumed in a session on the new model). */
-        hew_task_abort(u->task, "the user switched the model");
+        /* The task waits at the prompt: stop it there (a finished one is accepted, so
+         * it stays completed); the next message goes on with it (resumed in a session
+         * on the new model). */
+        int done = strcmp(u->pending, "completion_result") == 0;
+        if (done)
+            hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+        else
+            hew_task_abort(u->task, "the user switched the model");
         hew_task_wait(u->task);
         u->pending[0] = '\0';
         finish_task(u);
         screen_release(u->scr);
+        if (done && u->base.persist && u->last_id[0])
+            snprintf(u->stopped_id, sizeof u->stopped_id, "%s", u->last_id);
         say(u, u->stopped_id[0] ? "model %s: your next message goes on with this task on it"
                                 : "model %s",
             arg);
@@ -1511,12 +1670,41 @@ void interactive_cmd_skills(struct ui *u, const char *name, const char *arg)
     free(text);
 }
 
-/* /history [SEARCH] */
+/* /history [--all] [--page N] [SEARCH]: this workspace's tasks, a page the height of the
+ * terminal; --all: every workspace's (a WORKSPACE column) and the probe runs too. */
 void interactive_cmd_history(struct ui *u, const char *name, const char *arg)
 {
     (void)name;
+    cli_history_query q = { .page = 1, .bold = u->color };
+    int all = 0;
+    for (;;) {
+        while (*arg == ' ' || *arg == '\t')
+            arg++;
+        if (strncmp(arg, "--all", 5) == 0 && (!arg[5] || arg[5] == ' ' || arg[5] == '\t')) {
+            all = 1;
+            arg += 5;
+        } else if (strncmp(arg, "--page", 6) == 0 && (arg[6] == ' ' || arg[6] == '\t')) {
+            char *end;
+            long p = strtol(arg + 6, &end, 10);
+            if (end == arg + 6 || p < 1 || p > 100000 || (*end && *end != ' ' && *end != '\t')) {
+                say(u, "%s", "usage: /history [--all] [--page N] [SEARCH] (N from 1)");
+                return;
+            }
+            q.page = (int)p;
+            arg = end;
+        } else {
+            break;
+        }
+    }
+    q.search = *arg ? arg : NULL;
+    char *ws = all ? NULL : realpath(u->base.cwd ? u->base.cwd : ".", NULL);
+    q.workspace = ws;
+    q.probes = all;
+    size_t rows = screen_rows(u->scr);
+    q.per_page = rows > 8 ? (int)rows - 4 : 4; /* the header, the footer, the prompt */
     char err[512] = "";
-    char *table = cli_history_table(*arg ? arg : NULL, 20, u->color, err, sizeof err);
+    char *table = cli_history_page(&u->base, &q, err, sizeof err);
+    free(ws);
     leave_live(u);
     if (table)
         fputs(table, stdout);
@@ -1719,15 +1907,14 @@ static void sandbox_word(const hew_options *o, char *out, size_t n)
 
 static void banner(struct ui *u)
 {
-    /* the model's name may come from a project's config file */
-    char *model = termsafe_dup(u->model ? u->model : u->base.model ? u->base.model
-                                                                    : "default model", 1);
+    hew_options o = model_options(u);
+    char *model = modelname_label(&o); /* sanitised: it may come from a project's file */
     char sandbox[32];
     sandbox_word(&u->base, sandbox, sizeof sandbox);
     printf("%shew %s%s · %s · %s · %s mode · /help for commands, Ctrl-D to leave · "
            "sandbox: %s%s\n",
-           sgr(u, "\033[1m"), hew_version(), sgr(u, "\033[0;2m"), u->base.provider,
-           model ? model : "?", u->mode, sandbox, sgr(u, "\033[0m"));
+           sgr(u, "\033[1m"), hew_version(), sgr(u, "\033[0;2m"), u->base.provider, model,
+           u->mode, sandbox, sgr(u, "\033[0m"));
     free(model);
     fflush(stdout);
 }
@@ -1786,7 +1973,6 @@ int cli_interactive(const cli_options *co)
         start_task(u, co->task, co->images, co->nimages);
     }
     char prompt[64];
-    snprintf(prompt, sizeof prompt, "\1%s\1› \1%s\1", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"));
     while (!u->quit) {
         if (u->task && !u->pending[0]) {
             pump(u);
@@ -1812,6 +1998,7 @@ int cli_interactive(const cli_options *co)
         }
         int why;
         char *typed = typeahead_take(&u->ta); /* typed while the task ran, not sent */
+        prompt_text(prompt, sizeof prompt, u->mode, u->color);
         char *line = lined_read(u->ed, prompt, 1, typed, &why);
         free(typed);
         if (!line) {

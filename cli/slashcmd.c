@@ -9,15 +9,18 @@ static const slashcmd commands[] = {
       interactive_cmd_mode },
     { "act", NULL, NULL, "switch to act mode (a plan waiting for it is carried out)",
       interactive_cmd_mode },
-    { "model", NULL, "[NAME]", "show the model, or use another (a task waiting here goes on "
-                               "with it)",
+    { "model", NULL, "[NAME]", "show the model and the ones hew knows, or use another (a task "
+                               "waiting here goes on with it)",
       interactive_cmd_model },
     { "yolo", NULL, NULL, "approve everything from now on (again: ask again)",
       interactive_cmd_yolo },
     { "cost", NULL, NULL, "tokens and cost of this task and session", interactive_cmd_cost },
     { "new", "clear", NULL, "finish the current task; the next message starts a new one",
       interactive_cmd_new },
-    { "history", NULL, "[SEARCH]", "the stored tasks (newest first)", interactive_cmd_history },
+    { "history", NULL, "[--all] [--page N] [SEARCH]",
+      "this workspace's stored tasks, newest first, a page at a time (--all: every "
+      "workspace's, and the probe runs)",
+      interactive_cmd_history },
     { "resume", NULL, "[ID]", "go on with a stored task (default: this workspace's latest)",
       interactive_cmd_resume },
     { "checkpoints", NULL, NULL, "the checkpoints of the task that ended last",

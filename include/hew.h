@@ -351,16 +351,25 @@ HEW_API int hew_options_thinking_supported(const hew_options *o);
  * it, and a front end should not offer to attach them. */
 HEW_API int hew_options_images_supported(const hew_options *o);
 
-/* The models hew's table knows for provider ("anthropic", "openai", "gemini", "deepseek",
- * "xai", "groq"), newest first within a family, as a JSON array of names in *out
- * (hew_free): for a front end that offers a choice of model. [] for a provider whose
- * names hew does not list (openrouter, openai-compatible, an unknown one). */
-HEW_API hew_code hew_models_json(const char *provider, char **out, char *err, size_t errlen);
-
 /* 1 when hew knows the model o names (its table, or o->model_info), else 0: it then
  * assumes a small context window, no images, no thinking and no prices; a front end
  * should say how to describe the model (hew_options.model_info). */
 HEW_API int hew_options_model_known(const hew_options *o);
+
+/* The model a session on o would use, as a JSON object in *out (hew_free it): {"model"
+ * (the name: o->model, or the provider's default resolved, "claude-sonnet-4-5-20250929"),
+ * "provider_default" (true when o names none), "family" (the table's row it matched, ""
+ * unknown), "known", "context_window", "max_output", "images", "thinking", "prices"
+ * (whether hew can put a cost on its requests), "input_price", "output_price" (USD per
+ * million tokens, only with prices)}. An unknown model shows what hew assumes about it.
+ * o->model_info is applied. HEW_E_INVALID for an unknown provider or a bad model_info. */
+HEW_API hew_code hew_model_json(const hew_options *o, char **out, char *err, size_t errlen);
+
+/* The models hew's table lists for o->provider (every vendor's for openrouter and
+ * openai-compatible), as a JSON array in *out (hew_free it) of objects as hew_model_json's
+ * (their "model" the table's family name). Other names work too (dated, vendor-prefixed,
+ * or unknown ones, with the assumptions hew_model_json shows). */
+HEW_API hew_code hew_models_json(const hew_options *o, char **out, char *err, size_t errlen);
 
 /* Check a model description (the JSON of hew_options.model_info): HEW_OK, or
  * HEW_E_INVALID with what is wrong in err (the key and what to write). */

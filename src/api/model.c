@@ -203,6 +203,28 @@ static const api_model *longest_prefix(const char *name)
     return best;
 }
 
+const api_model *api_model_table(size_t *n)
+{
+    *n = sizeof table / sizeof table[0];
+    return table;
+}
+
+const char *api_model_vendor(const api_model *m)
+{
+    static const struct {
+        const char *prefix, *vendor;
+    } vendors[] = {
+        { "claude-", "anthropic" }, { "gpt-5", "openai" },     { "gpt-4", "openai" },
+        { "o1", "openai" },         { "o3", "openai" },        { "o4", "openai" },
+        { "codex", "openai" },      { "gemini-", "gemini" },   { "deepseek-", "deepseek" },
+        { "grok-", "xai" },
+    };
+    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
+        if (strncmp(m->id, vendors[i].prefix, strlen(vendors[i].prefix)) == 0)
+            return vendors[i].vendor;
+    return "groq"; /* the rest of the table: the open models Groq serves */
+}
+
 api_model api_model_lookup(const char *provider, const char *model)
 {
     (void)provider;
@@ -291,27 +313,4 @@ hew_code api_model_from_json(const json_t *desc, api_model *m, hew_err *err)
     m->max_output = (int64_t)mo;
     m->known = true;
     return HEW_OK;
-}
-
-static bool has_prefix(const char *id, const char *const *prefixes)
-{
-    if (!prefixes)
-        return true;
-    for (const char *const *p = prefixes; *p; p++)
-        if (strncmp(id, *p, strlen(*p)) == 0)
-            return true;
-    return false;
-}
-
-size_t api_model_names(const char *const *prefixes, const char **out, size_t cap)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        if (!table[i].id || !*table[i].id || !has_prefix(table[i].id, prefixes))
-            continue;
-        if (n < cap)
-            out[n] = table[i].id;
-        n++;
-    }
-    return n;
 }

@@ -50,6 +50,13 @@ typedef struct api_model {
  * the safe defaults with known = false. provider may be NULL. */
 api_model api_model_lookup(const char *provider, const char *model);
 
+/* The table's rows, in table order: *n gets how many. For listing (hew_models_json). */
+const api_model *api_model_table(size_t *n);
+
+/* The provider profile whose own models a table row is ("anthropic", "openai", "gemini",
+ * "deepseek", "xai", "groq"), from its name's family. */
+const char *api_model_vendor(const api_model *m);
+
 /* A model described in config, on top of the table's entry (or the defaults):
  * {"context_window", "max_output", "input_price", "output_price", "cache_read_price",
  *  "cache_write_price", "images", "thinking", "native_tools", "reasoning_effort",
@@ -57,10 +64,5 @@ api_model api_model_lookup(const char *provider, const char *model);
  * wrong type or is negative, or the key is none of these. */
 hew_code api_model_from_json(const json_t *desc, api_model *m, hew_err *err);
 
-/* The table's model ids (family names such as "claude-sonnet-4-5") that start with one
- * of prefixes (NULL-terminated; NULL: every id), in table order (newest first within a
- * family): up to cap of them into out (static strings); returns how many there are,
- * which may be more than cap. */
-size_t api_model_names(const char *const *prefixes, const char **out, size_t cap);
 
 #endif

@@ -17,7 +17,15 @@
 
 size_t hew_model_names(const char **out, size_t cap)
 {
-    return api_model_names(NULL, out, cap);
+    size_t n = 0, k = 0;
+    const api_model *t = api_model_table(&n);
+    for (size_t i = 0; i < n; i++)
+        if (t[i].id && *t[i].id) {
+            if (k < cap)
+                out[k] = t[i].id;
+            k++;
+        }
+    return k;
 }
 
 /* The clean relative form of path ("./a//b/" → "a/b"), or NULL when it leaves the

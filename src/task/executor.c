@@ -16,6 +16,8 @@
 #include "tools/registry.h"
 
 #define RESULT_MAX ((size_t)8 << 20)
+/* how long an approval waits for its answer's end, to show the request's usage first */
+#define SETTLE_BEFORE_ASK_MS 1000
 
 /* ---- the services tools get (tool_env) ------------------------------------------------ */
 
@@ -145,6 +147,10 @@ static hew_code env_approve(tool_env *env, const char *group, bool outside, cons
             *answer = a;
         return HEW_OK;
     }
+    /* a person answers: the request's usage and cost are shown first, with it, not
+     * after the answer, when the answer's end is there or about to be (one that goes on
+     * streaming is not waited for: its tools run while it streams) */
+    task_request_settle(t, SETTLE_BEFORE_ASK_MS);
     hew_code rc = task_ask(t, type, NULL, data, UIMSG_FINAL, &a);
     if (rc != HEW_OK)
         return rc;

@@ -57,6 +57,8 @@ static void release(hew_task *t)
     json_decref(t->task_captions);
     free(t->resume_id);
     free(t->completed_result);
+    free(t->kept_status);
+    free(t->kept_result);
     free(t->result);
     free(t->successor);
     pthread_cond_destroy(&t->cv);

@@ -297,12 +297,18 @@ void task_persist_row(hew_task *t, const store_task *given, unsigned fields)
     pthread_mutex_lock(&t->mu);
     hew_task_status st = t->status;
     char *result = t->result ? strdup(t->result) : NULL;
+    char *kept = t->kept_status ? strdup(t->kept_status) : NULL;
+    char *kept_result = t->kept_result ? strdup(t->kept_result) : NULL;
     pthread_mutex_unlock(&t->mu);
     row.status = st == HEW_TASK_COMPLETED ? "completed"
                  : st == HEW_TASK_FAILED  ? "failed"
                  : st == HEW_TASK_ABORTED ? "aborted"
                                           : "running";
     row.result = result;
+    if (kept) { /* resumed, not gone on with (yet): the stored row stays as it was */
+        row.status = kept;
+        row.result = kept_result;
+    }
     if (t->completed_result && (st == HEW_TASK_FAILED || st == HEW_TASK_ABORTED)) {
         /* a completed task the user came back to stays completed when going on fails */
         row.status = "completed";
@@ -312,6 +318,8 @@ void task_persist_row(hew_task *t, const store_task *given, unsigned fields)
     if (store_task_update(t->persist.store, &row, fields, &err) != HEW_OK)
         persistence_off(t, err.msg);
     free(result);
+    free(kept);
+    free(kept_result);
 }
 
 void task_persist_close(hew_task *t)

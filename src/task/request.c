@@ -4,6 +4,7 @@
  * attempt and the executor (all three call it; it calls none of them). Only this file
  * touches hew_task.request. Task thread only. */
 #include "task/task.h"
+#include "sys/clock.h"
 
 void task_request_init(hew_task *t)
 {
@@ -102,6 +103,19 @@ void task_request_done(hew_task *t)
     pthread_mutex_lock(&t->mu);
     while (!t->stream.done && !abort_is_set(t->abort))
         pthread_cond_wait(&t->cv, &t->mu);
+    bool ok = t->stream.done && t->stream.rc == HEW_OK;
+    pthread_mutex_unlock(&t->mu);
+    if (ok)
+        task_request_finish(t, NULL, NULL);
+}
+
+void task_request_settle(hew_task *t, long wait_ms)
+{
+    long long deadline = clock_now_ms() + wait_ms;
+    pthread_mutex_lock(&t->mu);
+    while (!t->stream.done && !abort_is_set(t->abort) &&
+           clock_cond_wait_until(&t->cv, &t->mu, deadline)) {
+    }
     bool ok = t->stream.done && t->stream.rc == HEW_OK;
     pthread_mutex_unlock(&t->mu);
     if (ok)

@@ -126,6 +126,12 @@ hew_code task_resume_prepare(hew_task *t)
     }
     task_persist_ui_truncate(t, t->ui.len);
     bool completed = l.task.status && strcmp(l.task.status, "completed") == 0;
+    pthread_mutex_lock(&t->mu);
+    free(t->kept_status);
+    free(t->kept_result);
+    t->kept_status = l.task.status ? strdup(l.task.status) : NULL;
+    t->kept_result = l.task.result ? strdup(l.task.result) : NULL;
+    pthread_mutex_unlock(&t->mu);
     if (completed) {
         /* it stays completed in the store unless this run completes it again */
         free(t->completed_result);
@@ -157,6 +163,9 @@ hew_code task_resume_prepare(hew_task *t)
     }
     pthread_mutex_lock(&t->mu);
     t->status = HEW_TASK_RUNNING;
+    free(t->kept_status); /* the user goes on: from here the run's status is stored */
+    free(t->kept_result);
+    t->kept_status = t->kept_result = NULL;
     pthread_mutex_unlock(&t->mu);
 
     /* A last user message with no answer is taken back and goes again. */

@@ -288,6 +288,10 @@ struct hew_task {
                                           executor_run runs (executor.c) */
     char *completed_result;            /* resumed a completed task: its stored result (it
                                           stays completed unless this run completes it) */
+    char *kept_status, *kept_result;   /* [mu] resumed: the stored status and result, kept in
+                                          the store until the user goes on with the task (a
+                                          resume answered no, stopped or refused at its ask
+                                          leaves the row as it was); NULL after */
     buf event_line;                    /* task_emit: the event's JSON line */
 };
 
@@ -345,6 +349,9 @@ void task_request_failed(hew_task *t, const api_error *e, json_t *retry_status,
 void task_request_streaming(hew_task *t, int failures);
 void task_request_finish(hew_task *t, const char *cancel_reason, const char *failure);
 void task_request_done(hew_task *t);
+/* As task_request_done, waiting at most wait_ms for the stream to end: an answer that
+ * goes on after a tool (the provider still sending) is not waited for. */
+void task_request_settle(hew_task *t, long wait_ms);
 const api_usage *task_request_usage(const hew_task *t);
 
 /* ---- the loop (loop.c, attempt.c, present.c, executor.c) ------------------------------ */

@@ -528,6 +528,7 @@ struct run {
     bool shown;                 /* an update was sent */
     bool interactive;           /* updates are a non-blocking ask */
     long long last_update;
+    int exit_code;              /* the command's, once it exited on its own; -1 before */
 };
 
 static void run_output(void *ud, int stream, const char *data, size_t len)
@@ -544,9 +545,11 @@ static void show(struct run *r, int partial)
     buf view = BUF_INIT(0);
     outcap_render(&r->cap, &view);
     json_t *data = json_pack("{s:s}", "command", r->command);
+    if (partial == 2 && r->exit_code >= 0) /* the end: how it exited */
+        json_object_set_new(data, "exitCode", json_integer(r->exit_code));
     const char *text = view.data ? view.data : "";
     if (partial == 2 && !r->shown) {
-        if (view.len)
+        if (view.len || r->exit_code > 0) /* a failure is shown, output or not */
             r->env->say(r->env, "command_output", text, data, 0);
     } else if (r->interactive) {
         r->env->ask_nowait(r->env, "command_output", text, data, partial, NULL);
@@ -762,7 +765,7 @@ static hew_code exec_once(tool_env *env, const char *command, long timeout_s,
                           proc_status *st, buf *seen, bool *ended, char *why)
 {
     *ended = false;
-    struct run r = { .env = env, .command = command };
+    struct run r = { .env = env, .command = command, .exit_code = -1 };
     outcap_init(&r.cap, lim);
     r.interactive = !env->yolo && env->ask_nowait;
     proc_env penv = PROC_ENV_INIT;
@@ -846,7 +849,9 @@ static hew_code exec_once(tool_env *env, const char *command, long timeout_s,
 
     proc_status_get(p, st);
     proc_free(p);
-    if (r.shown || r.pending)
+    if (st->end == PROC_EXITED)
+        r.exit_code = st->exit_code;
+    if (r.shown || r.pending || r.exit_code > 0)
         show(&r, 2);
     if (st->end == PROC_ABORTED || (env->abort && abort_is_set(env->abort))) {
         tool_answer_release(&ans);

@@ -167,7 +167,17 @@ if command -v tmux >/dev/null; then
     wait_for "^  4  completion" || fail "interactive /checkpoints"
     tmux -L "$sock" send-keys -t t "/diff 1" Enter
     wait_for "^\+edited twice" || fail "interactive /diff"
+    # /restore says what it will change and asks: n leaves everything as it is
     tmux -L "$sock" send-keys -t t "/restore 1" Enter
+    wait_for "Restore\? \[y/n\]" || fail "interactive /restore did not ask"
+    grep -Eq "^  notes.txt  written back \(changed since\)" <<<"$(pane)" ||
+        fail "interactive /restore: no preview of what changes"
+    tmux -L "$sock" send-keys -t t n Enter
+    wait_for "^not restored" || fail "interactive /restore: n"
+    [[ $(<"$work/notes.txt") != "original" ]] || fail "interactive /restore: restored after n"
+    tmux -L "$sock" send-keys -t t "/restore 1" Enter
+    wait_for "Restore\? \[y/n\] › *$" || fail "interactive /restore did not ask again"
+    tmux -L "$sock" send-keys -t t y Enter
     wait_for "written: notes.txt" || fail "interactive /restore"
     [[ $(<"$work/notes.txt") == "original" ]] || fail "interactive /restore: $(cat "$work/notes.txt")"
     [[ $(<"$work/user.txt") == "mine" ]] || fail "interactive: the user's file"

@@ -138,7 +138,8 @@ set -e
 [[ $rc -eq 2 ]] && grep -q "no stored task" "$tmp/err" || fail "continue, none: $rc $(cat "$tmp/err")"
 
 # 7. The interactive session (through tmux, when there is one): /history lists the tasks,
-#    /resume ID replays the conversation, asks how to go on, and new instructions go on.
+#    /resume ID replays the conversation, asks how to go on, and new instructions go on;
+#    then /history's workspace filter, paging and --all (8).
 if command -v tmux >/dev/null; then
     sock=hew-e2e-hist-$$
     trap 'tmux -L "$sock" kill-server 2>/dev/null; fake_stop; rm -rf "$tmp"' EXIT
@@ -165,5 +166,48 @@ if command -v tmux >/dev/null; then
     tmux -L "$sock" send-keys -t t C-d
     wait_for 'EXIT=0' || fail "interactive: Ctrl-D did not leave cleanly"
     fake_stop
+
+    # 8. /history: this workspace's tasks by default, a page the terminal's height
+    #    ("more: /history --page 2"), probe runs (failed at their first request with no
+    #    output) hidden; --all adds the other workspaces' (a WORKSPACE column) and probes.
+    for i in 1 2 3 4 5 6; do
+        fake_start "$here/data/history_done_scenario.json"
+        hew -p "Chore number $i" </dev/null >/dev/null || fail "chore $i"
+        fake_stop
+    done
+    printf '{"responses": [{"status": 400, "body": {"type": "error", "error": {"type": "invalid_request_error", "message": "bad"}}}]}\n' >"$tmp/probe.json"
+    fake_start "$tmp/probe.json"
+    hew -p "Probe the provider" </dev/null >/dev/null 2>&1 && fail "the probe run did not fail"
+    fake_stop
+    n=$("$HEW_BIN" history --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+    tmux -L "$sock" kill-server 2>/dev/null
+    sock=hew-e2e-hist2-$$
+    tmux -L "$sock" -f /dev/null new-session -d -s t -x 120 -y 12 \
+        "env ANTHROPIC_API_KEY=e2e-key XDG_DATA_HOME='$XDG_DATA_HOME' XDG_CONFIG_HOME='$tmp/cfg' \
+         XDG_STATE_HOME='$tmp/state' TERM=xterm-256color NO_COLOR=1 '$HEW_BIN' --provider anthropic \
+         --model claude-e2e --base-url http://127.0.0.1:9 --cwd '$work'; echo EXIT=\$?; sleep 60" ||
+        fail "tmux"
+    wait_for 'Ctrl-D to leave' || fail "paging: no banner"
+    tmux -L "$sock" send-keys -t t "/history" Enter
+    wait_for '^page 1 of [0-9]+ \([0-9]+ tasks\) · more: /history --page 2 · 1 probe run hidden' ||
+        fail "/history: no paging line"
+    p1=$(pane)
+    [[ $(grep -c '^[0-9]\{8\}' <<<"$p1") == 8 ]] || fail "/history: not a page of 8 rows: $p1"
+    grep -q 'Elsewhere' <<<"$p1" && fail "/history listed another workspace's task"
+    grep -q 'WORKSPACE' <<<"$p1" && fail "/history has a workspace column without --all"
+    grep -q 'Chore number 6' <<<"$p1" || fail "/history: the newest task is not on page 1"
+    tmux -L "$sock" send-keys -t t "/history --page 2" Enter
+    wait_for '^page 2 of' || fail "/history --page 2"
+    grep -Eq 'Paint the shed' <<<"$(pane)" || fail "/history --page 2: the oldest task is not there"
+    grep -Eq 'Probe the provider' <<<"$(pane)" && fail "/history: the probe run is listed"
+    tmux -L "$sock" send-keys -t t "/history --all --page 1 Elsewhere" Enter
+    wait_for '/other +Elsewhere' || fail "/history --all: no workspace column with the other task"
+    grep -Eq '^ID .*WORKSPACE +TITLE' <<<"$(pane)" || fail "/history --all: no WORKSPACE header"
+    tmux -L "$sock" send-keys -t t "/history --all Probe" Enter
+    wait_for 'failed .*Probe the provider' || fail "/history --all: the probe run is not listed"
+    [[ $("$HEW_BIN" history --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))') == "$n" ]] ||
+        fail "/history changed the store"
+    tmux -L "$sock" send-keys -t t C-d
+    wait_for 'EXIT=0' || fail "paging: Ctrl-D did not leave cleanly"
 fi
 echo "history: ok"

@@ -1080,18 +1080,17 @@ static void run_phase(seq *s, phase_kind kind, const char *id, const char *text,
                         "the stored %s went from %g to %g over the phase", totals[k], was, is);
         }
         const char *now = json_string_value(json_object_get(after, "status"));
-        const char *expect = status_name(out->status), *also = NULL;
+        const char *expect = status_name(out->status);
         bool was_completed = strcmp(prior, "completed") == 0;
         if (kind != PHASE_START && !p.resumed) {
             /* stopped during the replay or at the resume ask, or declined: nothing was
-             * resumed (declining a task that did not complete may mark it aborted) */
+             * resumed, and the stored status is left as it was */
             expect = prior;
-            also = p.declined && !was_completed ? "aborted" : NULL;
         } else if (kind != PHASE_START && was_completed &&
                    (out->status == HEW_TASK_FAILED || out->status == HEW_TASK_ABORTED)) {
             expect = "completed"; /* man hew: going on with it failed or was abandoned */
         }
-        if (!now || (strcmp(now, expect) != 0 && !(also && strcmp(now, also) == 0)))
+        if (!now || strcmp(now, expect) != 0)
             violate(s, kind != PHASE_START && was_completed ? "store.completed_lost"
                                                              : "store.status",
                     "store", "the task ended %s%s (it was %s before); the store says %s",
