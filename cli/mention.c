@@ -1,13 +1,22 @@
 /* mention — @path mentions attach workspace files to a message (see mention.h). Reads
- * only regular files below the workspace that .clineignore lets through. */
+ * only regular files below the workspace that .clineignore lets through: a path is
+ * resolved (symlinks followed) and must still be below the workspace, and .clineignore is
+ * asked about the path typed and the path it resolves to, so a hostile repository's
+ * symlink ("notes.md" -> ~/.aws/credentials, or -> .env it ignores) attaches nothing.
+ * The file is then opened by its resolved path beneath the workspace with no symlink
+ * allowed (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), so one swapped in meanwhile
+ * is refused too. */
 #include "mention.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "hew.h"
@@ -35,10 +44,34 @@ static int clean(const char *s, size_t n, char *out, size_t cap)
     return 0;
 }
 
-/* Read the file: 0 with its text, or -1 with why in *why. */
+/* The mention's path resolved (symlinks followed) relative to the workspace (real path
+ * wsreal) into out: 0, or -1 when it does not exist or resolves outside. */
+static int resolve(const char *wsreal, const char *rel, char *out, size_t cap)
+{
+    char joined[PATH_MAX * 2], real[PATH_MAX];
+    if ((size_t)snprintf(joined, sizeof joined, "%s/%s", wsreal, rel) >= sizeof joined ||
+        !realpath(joined, real))
+        return -1;
+    size_t w = strlen(wsreal);
+    if (strcmp(wsreal, "/") == 0)
+        w = 0;
+    if (strncmp(real, wsreal, w) != 0 || real[w] != '/' || !real[w + 1])
+        return -1;
+    if ((size_t)snprintf(out, cap, "%s", real + w + 1) >= cap)
+        return -1;
+    return 0;
+}
+
+/* Read the file (rel: resolved, beneath dirfd): 0 with its text, or -1 with why. */
 static int read_text(int dirfd, const char *rel, sbuf *text, const char **why)
 {
-    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    int fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+    if (fd < 0 && errno == ENOSYS) /* before Linux 5.6: the last step at least */
+        fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         if (fd >= 0)
@@ -72,7 +105,10 @@ char *mention_expand(const char *cwd, const char *text, sbuf *notes, int *attach
     if (attached)
         *attached = 0;
     const char *ws = cwd && *cwd ? cwd : ".";
-    int dirfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char wsreal[PATH_MAX];
+    if (!realpath(ws, wsreal))
+        return NULL;
+    int dirfd = open(wsreal, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dirfd < 0)
         return NULL;
     sbuf out = SBUF_INIT, files = SBUF_INIT;
@@ -101,13 +137,18 @@ char *mention_expand(const char *cwd, const char *text, sbuf *notes, int *attach
                 continue;
             found = 1;
             len = l;
-            int ignored = 0;
-            if (hew_path_ignored(ws, rel, &ignored, NULL, 0) != HEW_OK || ignored)
+            char real[1024];
+            int ignored = 0, ignored_real = 0;
+            if (resolve(wsreal, rel, real, sizeof real) != 0)
+                why = "it leads outside the workspace (a symbolic link) — not attached";
+            else if (hew_path_ignored(wsreal, rel, &ignored, NULL, 0) != HEW_OK || ignored ||
+                     hew_path_ignored(wsreal, real, &ignored_real, NULL, 0) != HEW_OK ||
+                     ignored_real)
                 why = ".clineignore hides it — not attached";
             else if (S_ISDIR(st.st_mode))
                 why = "a folder: only files are attached";
             else
-                (void)read_text(dirfd, rel, &content, &why);
+                (void)read_text(dirfd, real, &content, &why);
         }
         if (found < 0) {
             sbuf_release(&content);

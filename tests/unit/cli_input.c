@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "check.h"
@@ -182,6 +183,35 @@ static void test_paths(void)
     CHECK_INT(attached, 0);
     CHECK_INT(notes.len, 0);
     CHECK(mention_expand(ws, "@../etc/passwd", &notes, &attached) == NULL);
+
+    /* a hostile repository's symlinks: one out of the workspace, one onto an ignored
+     * file; neither attaches anything. One that stays inside works. */
+    char outside[1100], link[1100];
+    snprintf(outside, sizeof outside, "%s.outside", ws);
+    FILE *f = fopen(outside, "w");
+    REQUIRE(f);
+    fputs("aws_secret_access_key = OUTSIDE-SECRET\n", f);
+    fclose(f);
+    snprintf(link, sizeof link, "%s/notes.md", ws);
+    REQUIRE(symlink(outside, link) == 0);
+    snprintf(link, sizeof link, "%s/env.txt", ws);
+    REQUIRE(symlink("secret.env", link) == 0);
+    snprintf(link, sizeof link, "%s/main-link.c", ws);
+    REQUIRE(symlink("src/main.c", link) == 0);
+    sbuf_reset(&notes);
+    m = mention_expand(ws, "see @notes.md and @env.txt", &notes, &attached);
+    CHECK(m == NULL);
+    CHECK_INT(attached, 0);
+    CHECK(notes.data && strstr(notes.data, "@notes.md: it leads outside the workspace"));
+    CHECK(notes.data && strstr(notes.data, "@env.txt: .clineignore hides it"));
+    free(m);
+    m = mention_expand(ws, "see @main-link.c", &notes, &attached);
+    REQUIRE(m);
+    CHECK_INT(attached, 1);
+    CHECK(strstr(m, "int main(void)") != NULL);
+    CHECK(strstr(m, "OUTSIDE-SECRET") == NULL);
+    free(m);
+    unlink(outside);
     sbuf_release(&notes);
     complete_release(&c);
     tmpdir_remove(ws);
