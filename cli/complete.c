@@ -12,6 +12,7 @@
 
 #include "sbuf.h"
 #include "slashcmd.h"
+#include "termsafe.h"
 
 #define PATHS_MAX 2000 /* entries of one directory looked at, at most */
 
@@ -83,6 +84,11 @@ size_t complete_paths(complete_ctx *c, const char *dir, const char *prefix, size
             continue; /* hidden: only when asked for */
         if (strncmp(name, prefix, len) != 0)
             continue;
+        char *safe = termsafe_dup(name, 1);
+        int plain = safe && strcmp(safe, name) == 0;
+        free(safe);
+        if (!plain)
+            continue; /* a name with controls (a hostile repository's): never on the screen */
         looked++;
         int is_dir = e->d_type == DT_DIR;
         if (e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) {

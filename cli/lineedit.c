@@ -14,6 +14,7 @@
 
 #include "sbuf.h"
 #include "sigflags.h"
+#include "termsafe.h"
 
 #define PASTE_MAX ((size_t)8 << 20)
 #define PASTES_MAX 64
@@ -276,8 +277,12 @@ static unsigned char complete_fn(EditLine *el, int ch)
         return el_insertstr(el, word) == 0 ? CC_REFRESH : CC_ERROR;
     }
     fputs("\r\n", l->out);
-    for (size_t i = 0; i < n; i++)
-        fprintf(l->out, "%.*s%s%s", (int)start, li->buffer, cand[i], i + 1 < n ? "  " : "\r\n");
+    for (size_t i = 0; i < n; i++) {
+        char *safe = termsafe_dup(cand[i], 1); /* the completer's candidates come from disk */
+        fprintf(l->out, "%.*s%s%s", (int)start, li->buffer, safe ? safe : "",
+                i + 1 < n ? "  " : "\r\n");
+        free(safe);
+    }
     fflush(l->out);
     return CC_REDISPLAY;
 }

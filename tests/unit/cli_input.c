@@ -154,6 +154,17 @@ static void test_paths(void)
     REQUIRE(n == 1);
     CHECK_STR(out[0], ".hidden");
     CHECK_INT(complete_line(&c, "@../", 4, &start, out, 64), 0);
+    {   /* a name with an escape sequence (a hostile repository's) is never offered */
+        char evil[1100];
+        snprintf(evil, sizeof evil, "%s/second\033]52;c;aGk=\007.txt", ws);
+        FILE *ef = fopen(evil, "w");
+        REQUIRE(ef);
+        fclose(ef);
+        n = complete_line(&c, "@sec", 4, &start, out, 64);
+        REQUIRE(n == 1);
+        CHECK_STR(out[0], "second.txt");
+        unlink(evil);
+    }
     int ig = -1;
     CHECK_INT(hew_path_ignored(ws, "secret.env", &ig, NULL, 0), HEW_OK);
     CHECK_INT(ig, 1);
