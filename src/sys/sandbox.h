@@ -17,7 +17,8 @@
  *
  * Backends, tried in this order unless policy.backend names one:
  *   landlock  Landlock file rules (ABI probed at run time) + a seccomp filter, applied in
- *             the child between fork and exec by sys/proc (no extra program);
+ *             the child between clone and exec by sys/proc (no extra program); its mount
+ *             namespace is made once, by sandbox_prepare, and joined by each child;
  *   bwrap     bubblewrap (Debian `bubblewrap`): the command is wrapped in bwrap with
  *             binds that give the same view, plus the same seccomp filter (--seccomp FD).
  * sandbox_prepare fails — never silently runs unconfined — when no backend can enforce
@@ -26,7 +27,8 @@
  *
  * Threads: a prepared sandbox is immutable and may be used by many children at once from
  * any thread (it is prepared once per policy and reused: the per-command cost is what the
- * child does between fork and exec). */
+ * child does between clone and exec). It holds descriptors (the Landlock ruleset, the
+ * namespaces) until sandbox_free. */
 #ifndef HEW_SYS_SANDBOX_H
 #define HEW_SYS_SANDBOX_H
 
