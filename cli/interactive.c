@@ -613,6 +613,12 @@ static char *ask_line(struct ui *u, const char *prompt, int *why)
         sigflags_take(SIGF_INT);
     if (*why == LINED_QUIT)
         u->quit = 1;
+    if (!line && *why != LINED_EOF) {
+        /* the cursor is still at the end of the question: the live region (its spinner)
+         * starts on a line of its own */
+        fputs("\n", stdout);
+        fflush(stdout);
+    }
     return line;
 }
 

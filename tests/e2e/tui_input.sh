@@ -8,7 +8,8 @@
 # text it clears the text; two within 1 s at the empty prompt leave (exit 0). /hlep is
 # caught ("did you mean /help") and never sent. Tab completes /mo, /model claude-so and
 # @paths (a .clineignore'd file is not offered) and /resume's task id; @file in a
-# message attaches its content; an ignored one is refused. Skips without tmux.
+# message attaches its content; an ignored one is refused. Ctrl-C at an approval stops
+# the task without leaving the spinner on the question's line. Skips without tmux.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
 fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t >&2; exit 1; }
@@ -186,5 +187,25 @@ wait_for '^› /resume [0-9]{6,} ?$' 5 || fail "Tab did not complete a task id"
 keys C-u
 keys C-d
 wait_for 'EXIT=0' || fail "Ctrl-D did not leave cleanly"
+stop_hew
+
+# 4. Ctrl-C at an approval: the task stops, and the status line's spinner is not left at
+#    the end of the question (the live region starts on a line of its own)
+cat >"$work/s4.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "text": "I will edit.\n\n<write_to_file>\n<path>new.txt</path>\n<content>\nx\n</content>\n</write_to_file>"}
+]}
+JSON
+start_hew "$work/s4.json"
+keys 'Make a file' Enter
+wait_for 'Allow\?' || fail "4: no approval"
+sleep 0.3
+keys C-c
+wait_for 'stopped' 5 || fail "4: Ctrl-C at the approval did not stop the task"
+grep 'Allow?' <<<"$(screen)" | LC_ALL=C.UTF-8 grep -q '[⠀-⣿]' &&
+    fail "4: a spinner was left on the approval's line"
+[[ ! -e $work/ws/new.txt ]] || fail "4: the file was written after Ctrl-C"
+keys C-d
+wait_for 'EXIT=0' || fail "4: Ctrl-D did not leave cleanly"
 stop_hew
 echo "ok"
