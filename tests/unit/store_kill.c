@@ -1,7 +1,9 @@
 /* Crash test of store/: a child process writes a task in a loop (API messages, final and
  * partial UI messages, messages that grow through several appends, usage, rewrites) and
  * reports through a pipe each write the store said was committed; the parent kills it
- * with SIGKILL at seeded random moments, then reopens the database and checks that it
+ * with SIGKILL at seeded random moments (every other one counted from the moment the
+ * child says it begins writing, so a slow start on a loaded machine still leaves kills in
+ * the middle of writing), then reopens the database and checks that it
  * passes integrity_check, that every reported write is there, byte for byte, that a
  * message killed while it grew loads as the text so far (a prefix of what it would have
  * become, at least as long as the last append reported), that the history has no holes,
@@ -12,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <poll.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -128,6 +131,7 @@ static void child(const char *id, int fd)
         _exit(4);
     long next = t.api_count, ui = t.ui_count;
     store_task_release(&t);
+    report(fd, 'B', next); /* open, locked, about to write */
     for (;;) {
         json_t *m = expected_msg(next);
         if (store_api_put(s, id, (size_t)next, m, &err) != HEW_OK)
@@ -230,12 +234,14 @@ static void test_kill_loop(void)
     long *grew = calloc(ucap, sizeof *grew); /* the length reported grown, by index */
     REQUIRE(ufinal && grew);
     long ngrown = 0, killed_growing = 0;
-    long total_delay_us = 0, mid_run_kills = 0;
-    /* At least `kills` rounds, and more (up to four times as many) until half of the
-     * planned kills landed in the middle of writing: a loaded machine starts the children
-     * slowly, and a kill before the first write proves nothing. */
+    long total_delay_us = 0, mid_run_kills = 0, waited = 0, mid_after_begin = 0;
+    /* Even rounds kill at a random moment from the fork (the child may still be opening
+     * the store); odd rounds first wait for the child to say it is about to write, then
+     * kill at a random moment of its writing, so a loaded machine that starts children
+     * slowly still gets kills in the middle of writing. At least `kills` rounds, and more
+     * (up to four times as many) until half of the odd ones landed mid-write. */
     long round = 0;
-    for (; round < kills || (mid_run_kills < kills / 2 && round < kills * 4); round++) {
+    for (; round < kills || (mid_after_begin < waited / 2 && round < kills * 4); round++) {
         int fds[2];
         REQUIRE(pipe(fds) == 0);
         pid_t pid = fork();
@@ -246,7 +252,15 @@ static void test_kill_loop(void)
             _exit(0);
         }
         close(fds[1]);
-        /* kill somewhere between "still opening" and "deep in the loop" */
+        bool wait_begin = round % 2 == 1;
+        if (wait_begin) { /* the 'B' line, byte by byte (what follows is read below) */
+            char c = 0;
+            struct pollfd pf = { .fd = fds[0], .events = POLLIN };
+            while (c != '\n' && poll(&pf, 1, 30000) == 1 && read(fds[0], &c, 1) == 1)
+                ;
+            waited++;
+        }
+        /* kill somewhere between "still opening" (or "begun") and "deep in the loop" */
         long delay = (long)(lcg(&rng) % 40000);
         total_delay_us += delay;
         usleep((useconds_t)delay);
@@ -286,8 +300,10 @@ static void test_kill_loop(void)
             }
         }
         fclose(in);
-        if (reported_a > before_a)
+        if (reported_a > before_a) {
             mid_run_kills++;
+            mid_after_begin += wait_begin;
+        }
 
         /* the database: readable, complete, exact */
         CHECK(integrity_ok());
@@ -358,13 +374,13 @@ static void test_kill_loop(void)
         if (check_failures)
             break;
     }
-    printf("store_kill: seed %llu, %ld kills (%ld in the middle of writing), %ld API and %ld UI "
-           "messages reported committed, all present; %ld appends reported, %ld messages "
-           "killed while they grew read as their text so far; integrity_check ok every "
-           "time; mean delay %ld us\n",
-           seed, round, mid_run_kills, reported_a + 1, (long)nfinal, ngrown, killed_growing,
-           round ? total_delay_us / round : 0);
-    CHECK(mid_run_kills >= kills / 2);
+    printf("store_kill: seed %llu, %ld kills (%ld in the middle of writing, %ld of the %ld "
+           "after the child began), %ld API and %ld UI messages reported committed, all "
+           "present; %ld appends reported, %ld messages killed while they grew read as their "
+           "text so far; integrity_check ok every time; mean delay %ld us\n",
+           seed, round, mid_run_kills, mid_after_begin, waited, reported_a + 1, (long)nfinal,
+           ngrown, killed_growing, round ? total_delay_us / round : 0);
+    CHECK(mid_after_begin >= waited / 2);
     CHECK(killed_growing > 0); /* the appends were killed in the middle, too */
     free(ufinal);
     free(grew);
