@@ -11,6 +11,7 @@
 # the user chose); an image path dropped into the prompt is attached. Skips without tmux.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
+source "$HEW_E2E_LIB/tmux.sh"
 fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t >&2; exit 1; }
 command -v tmux >/dev/null || { echo "skip: no tmux"; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-tty.XXXXXX")
@@ -33,17 +34,6 @@ start_hew() {
          echo \"EXIT=\$?\"; sleep 60" || fail "tmux"
     wait_for 'Ctrl-D to leave' || fail "no banner"
 }
-screen() { tmux -L "$sock" capture-pane -p -t t -S -200; }
-wait_for() { # wait_for PATTERN [SECONDS]: the pane shows PATTERN (grep -E)
-    local i
-    for ((i = 0; i < ${2:-10} * 20; i++)); do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.05
-    done
-    return 1
-}
-keys() { tmux -L "$sock" send-keys -t t "$@"; }
-stop_hew() { tmux -L "$sock" kill-server 2>/dev/null; fake_stop; }
 
 # 1. streaming + markdown + an approval answered y + one answered with feedback
 cat >"$work/s1.json" <<'JSON'

@@ -8,6 +8,7 @@
 # fake provider. Skips without tmux.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
+source "$HEW_E2E_LIB/tmux.sh"
 src=$(cd "$HEW_E2E_LIB/../../.." && pwd)
 fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t -S -200 >&2; exit 1; }
 command -v tmux >/dev/null || { echo "skip: no tmux"; exit 0; }
@@ -16,15 +17,6 @@ sock=hew-e2e-slash-$$
 cleanup() { tmux -L "$sock" kill-server 2>/dev/null; fake_stop; rm -rf -- "$work"; }
 trap cleanup EXIT
 
-screen() { tmux -L "$sock" capture-pane -p -t t -S -200; }
-wait_for() { # wait_for PATTERN [SECONDS]: the pane shows PATTERN (grep -E)
-    local i
-    for ((i = 0; i < ${2:-10} * 20; i++)); do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.05
-    done
-    return 1
-}
 wait_count() { # wait_count PATTERN N: the pane shows N lines matching PATTERN
     local i
     for ((i = 0; i < 200; i++)); do
@@ -41,7 +33,6 @@ wait_line() { # wait_line PATTERN: the line being edited (the last prompt line) 
     done
     return 1
 }
-keys() { tmux -L "$sock" send-keys -t t "$@"; }
 
 # The table's names and aliases, read from its source: { "name", "alias" or NULL, ...
 mapfile -t rows < <(grep -oE '^    \{ "[a-z?]+", (NULL|"[a-z?]+")' "$src/cli/slashcmd.c")

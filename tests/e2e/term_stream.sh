@@ -8,6 +8,8 @@
 # provider. Skips without tmux.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
+source "$HEW_E2E_LIB/tmux.sh"
+TMUX_SCROLLBACK=2000
 fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t >&2; exit 1; }
 command -v tmux >/dev/null || { echo "skip: no tmux"; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-tstream.XXXXXX")
@@ -31,15 +33,6 @@ tmux -L "$sock" -f /dev/null new-session -d -s t -x 100 -y 40 \
      TERM=xterm-256color '$HEW_BIN' --provider anthropic --model claude-sonnet-4-5 \
      --xml-tools --base-url '$FAKE_URL' --cwd '$work/ws' --retry-delay-ms 10; \
      echo \"EXIT=\$?\"; sleep 60" || fail "tmux"
-screen() { tmux -L "$sock" capture-pane -p -t t -S -2000; }
-wait_for() { # wait_for PATTERN [SECONDS]: the pane shows PATTERN (grep -E)
-    local i
-    for ((i = 0; i < ${2:-10} * 20; i++)); do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.05
-    done
-    return 1
-}
 wait_for 'Ctrl-D to leave' || fail "no banner"
 tmux -L "$sock" send-keys -t t 'Write a lot' Enter
 wait_for 'done streaming' 30 || fail "the answer did not end"

@@ -15,6 +15,8 @@
 #      a message that goes on with the task, /cost gives the sum of both runs.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
+source "$HEW_E2E_LIB/tmux.sh"
+TMUX_WAIT_S=20
 fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-totals.XXXXXX")
 sock=
@@ -175,16 +177,6 @@ start_hew() {
          --retry-delay-ms 10; echo \"EXIT=\$?\"; sleep 60" || fail "tmux"
     wait_for 'Ctrl-D to leave' || fail "no banner"
 }
-screen() { tmux -L "$sock" capture-pane -p -t t -S -200; }
-wait_for() { # wait_for PATTERN [SECONDS]: the pane shows PATTERN (grep -E)
-    local i
-    for ((i = 0; i < ${2:-20} * 20; i++)); do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.05
-    done
-    return 1
-}
-keys() { tmux -L "$sock" send-keys -t t "$@"; }
 
 # 3a. A retried request: its usage line, and /cost.
 start_hew "$work/retry.json"

@@ -12,6 +12,7 @@
 # the task without leaving the spinner on the question's line. Skips without tmux.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
+source "$HEW_E2E_LIB/tmux.sh"
 fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t >&2; exit 1; }
 command -v tmux >/dev/null || { echo "skip: no tmux"; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-tui.XXXXXX")
@@ -37,18 +38,7 @@ start_hew() { # start_hew SCENARIO: the fake provider, then hew in a fresh tmux 
          echo \"EXIT=\$?\"; sleep 60" || fail "tmux"
     wait_for 'Ctrl-D to leave' || fail "no banner"
 }
-screen() { tmux -L "$sock" capture-pane -p -t t -S -200; }
-wait_for() { # wait_for PATTERN [SECONDS]: the pane shows PATTERN (grep -E)
-    local i
-    for ((i = 0; i < ${2:-10} * 20; i++)); do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.05
-    done
-    return 1
-}
-keys() { tmux -L "$sock" send-keys -t t "$@"; }
 nreq() { [[ -s $FAKE_RECORD ]] && wc -l <"$FAKE_RECORD" || echo 0; }
-stop_hew() { tmux -L "$sock" kill-server 2>/dev/null; fake_stop; }
 
 # 1. type-ahead: typed while the answer streams, shown, queued with Enter, sent as the
 #    reply when the task waits at its completion

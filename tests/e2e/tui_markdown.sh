@@ -9,6 +9,8 @@
 # in hew -p --verbose's transcript. Skips without tmux.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
+source "$HEW_E2E_LIB/tmux.sh"
+TMUX_SCROLLBACK=400
 fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t -S -400 >&2; exit 1; }
 command -v tmux >/dev/null || { echo "skip: no tmux"; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-tuimd.XXXXXX")
@@ -32,17 +34,6 @@ start_hew() {
          echo \"EXIT=\$?\"; sleep 60" || fail "tmux"
     wait_for 'Ctrl-D to leave' || fail "no banner"
 }
-screen() { tmux -L "$sock" capture-pane -p -t t -S -400; }
-wait_for() { # wait_for PATTERN [SECONDS]: the pane shows PATTERN (grep -E)
-    local i
-    for ((i = 0; i < ${2:-10} * 20; i++)); do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.05
-    done
-    return 1
-}
-keys() { tmux -L "$sock" send-keys -t t "$@"; }
-stop_hew() { tmux -L "$sock" kill-server 2>/dev/null; fake_stop; }
 
 python3 - "$work/s.json" <<'PY'
 import json, sys

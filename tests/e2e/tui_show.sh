@@ -11,6 +11,8 @@
 # /restore asking first. Skips without tmux.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
+source "$HEW_E2E_LIB/tmux.sh"
+TMUX_SCROLLBACK=300 TMUX_JOIN=1
 fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t -S -300 >&2; exit 1; }
 command -v tmux >/dev/null || { echo "skip: no tmux"; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-tuishow.XXXXXX")
@@ -36,18 +38,7 @@ start_hew() {
          echo \"EXIT=\$?\"; sleep 60" || fail "tmux"
     wait_for 'Ctrl-D to leave' || fail "no banner"
 }
-screen() { tmux -L "$sock" capture-pane -p -J -t t -S -300; }
 visible() { tmux -L "$sock" capture-pane -p -J -t t; } # only the 40 rows on the terminal
-wait_for() { # wait_for PATTERN [SECONDS]: the pane shows PATTERN (grep -E)
-    local i
-    for ((i = 0; i < ${2:-10} * 20; i++)); do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.05
-    done
-    return 1
-}
-keys() { tmux -L "$sock" send-keys -t t "$@"; }
-stop_hew() { tmux -L "$sock" kill-server 2>/dev/null; fake_stop; }
 
 # 1. the model: the provider's default by its name, /model lists, an unknown one warned
 cat >"$work/s1.json" <<'JSON'
