@@ -150,7 +150,8 @@ static hew_code env_approve(tool_env *env, const char *group, bool outside, cons
     /* a person answers: the request's usage and cost are shown first, with it, not
      * after the answer, when the answer's end is there or about to be (one that goes on
      * streaming is not waited for: its tools run while it streams) */
-    task_request_settle(t, SETTLE_BEFORE_ASK_MS);
+    if (!t->settings->unattended) /* a front end's policy answers at once: no wait */
+        task_request_settle(t, SETTLE_BEFORE_ASK_MS);
     hew_code rc = task_ask(t, type, NULL, data, UIMSG_FINAL, &a);
     if (rc != HEW_OK)
         return rc;
