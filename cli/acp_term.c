@@ -33,14 +33,14 @@ static hew_code term_start(void *ud, const char *shell, const char *command, con
     if (acp_session_call(s, "terminal/create", params, &result, err, errlen) != 0)
         return acp_session_cancelled(s) ? HEW_E_ABORTED : HEW_E_IO;
     const char *id = json_string_value(json_object_get(result, "terminalId"));
-    term *t = id && *id && strlen(id) < sizeof t->id ? calloc(1, sizeof *t) : NULL;
+    int id_ok = id && *id && strlen(id) < sizeof ((term *)0)->id;
+    term *t = id_ok ? calloc(1, sizeof *t) : NULL;
     if (!t) {
-        snprintf(err, errlen, "%s", id && *id && strlen(id) < sizeof t->id
-                                        ? "out of memory"
-                                        : "the client's answer to terminal/create has no "
-                                          "\"terminalId\" string (of at most 127 bytes)");
+        snprintf(err, errlen, "%s", id_ok ? "out of memory"
+                                          : "the client's answer to terminal/create has no "
+                                            "\"terminalId\" string (of 1 to 127 bytes)");
         json_decref(result);
-        return id ? HEW_E_NOMEM : HEW_E_PROTOCOL;
+        return id_ok ? HEW_E_NOMEM : HEW_E_PROTOCOL;
     }
     t->s = s;
     snprintf(t->id, sizeof t->id, "%s", id);
