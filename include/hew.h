@@ -177,9 +177,12 @@ typedef struct hew_file_io {
  * front end's terminal is outside hew's sandbox and environment scrubbing, so a command
  * hew would confine always runs in hew's own sandbox. Everything else stays as for a
  * command hew runs: the command rules, the approval, hooks, the timeout, the abort
- * (hew_task_abort: kill), the output's head + tail caps and the secrets kept from the
- * model. A command in the front end's terminal cannot be left running in the background
- * (its output is shown as it comes; no "proceed while running").
+ * (hew_task_abort: kill) and the output's head + tail caps. The front end's terminal has
+ * its own environment, not the scrubbed one hew gives a command: hew redacts the secrets
+ * it knows (the API key, MCP values, vendors' key shapes) from the output before the
+ * model or an event sees it. A command in the front end's terminal cannot be left
+ * running in the background (its output is shown as it comes; no "proceed while
+ * running").
  *
  * hew calls start once; then output again and again (about every 100 ms, on the task's
  * thread) until it says the command ended; kill on the timeout or an abort; and release

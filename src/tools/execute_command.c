@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/redact.h"
 #include "base/utf8.h"
 #include "net/egress.h"
 #include "tools/cmdpolicy.h"
@@ -769,7 +770,10 @@ static void runner_put(void *ud, const char *bytes, size_t n)
 }
 
 /* Ask the runner for the output so far and how the command stands: the capture is rebuilt
- * from it (the runner hands the whole output each time), what grew is pending. */
+ * from it (the runner hands the whole output each time), what grew is pending. The
+ * front end's terminal has its own environment, not hew's scrubbed one: secrets in the
+ * output (the session's key, MCP values, key shapes: base/redact) are redacted before the
+ * model or an event sees them. */
 static hew_code runner_poll(const hew_cmd_runner *cr, void *h, struct run *r, const exec_limits *lim,
                             hew_cmd_state *cs, char *msg, size_t msglen)
 {
@@ -780,6 +784,14 @@ static hew_code runner_poll(const hew_cmd_runner *cr, void *h, struct run *r, co
     hew_code rc = cr->output(cr->ud, h, runner_put, &all, cs, msg, msglen);
     if (rc == HEW_OK && all.err)
         rc = HEW_E_NOMEM;
+    if (rc == HEW_OK && all.len && redact_found(all.data, all.len)) {
+        buf clean = BUF_INIT(0);
+        redact_text(all.data, all.len, &clean);
+        buf_release(&all);
+        all = clean;
+        if (all.err)
+            rc = HEW_E_NOMEM;
+    }
     if (rc == HEW_OK) {
         unsigned long long was = r->cap.total_bytes;
         outcap_release(&r->cap);

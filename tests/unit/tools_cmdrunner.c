@@ -2,7 +2,8 @@
  * cmd_runner): an unconfined command (no sandbox settings, or the user's
  * danger-full-access) runs through the runner — the model gets the runner's output (not
  * what running it would print) with hew's result text and caps, the command_output events
- * name the runner's terminal, the runner is released once; a signal, the timeout (kill), an
+ * name the runner's terminal, the runner is released once, keys in its output are
+ * redacted; a signal, the timeout (kill), an
  * abort (kill, HEW_E_ABORTED), a start that fails, a runner error; and a command hew
  * confines (workspace-write) never reaches the runner. */
 #include <jansson.h>
@@ -133,6 +134,28 @@ static void test_runs_in_the_runner(void)
     toolenv_release(&te);
 }
 
+/* The terminal has the editor's environment, not hew's scrubbed one: keys in its output
+ * never reach the model or an event. */
+static void test_secrets_redacted(void)
+{
+    toolenv te;
+    const char *key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD";
+    char out[256];
+    snprintf(out, sizeof out, "ANTHROPIC_API_KEY=%s\n", key);
+    fake f = { .out = out, .polls_before_end = 0, .exit_code = 0 };
+    hew_cmd_runner cr;
+    setup(&te, &f, &cr);
+    tool_result r;
+    CHECK_INT(run_cmd(&te, &r, "env", NULL), HEW_OK);
+    CHECK(strstr(r.text.data, "ANTHROPIC_API_KEY=") != NULL);
+    CHECK(strstr(r.text.data, "abcdefghijklmnop") == NULL);
+    json_t *o = toolenv_last(&te, "say", "command_output");
+    REQUIRE(o != NULL);
+    CHECK(strstr(json_string_value(json_object_get(o, "text")), "abcdefghijklmnop") == NULL);
+    buf_release(&r.text);
+    toolenv_release(&te);
+}
+
 static void test_caps(void)
 {
     toolenv te;
@@ -250,6 +273,7 @@ int main(void)
         return 1;
     }
     RUN(test_runs_in_the_runner);
+    RUN(test_secrets_redacted);
     RUN(test_caps);
     RUN(test_timeout_abort_errors);
     RUN(test_only_unconfined);
