@@ -21,6 +21,8 @@
  *   acp_image.c    the prompt's image blocks as files for hew_task_start_images;
  *   acp_fs.c       the client's files (fs/read_text_file, fs/write_text_file) as hew's
  *                  file access hook (hew_options.file_io);
+ *   acp_term.c     the client's terminal (terminal/create, output, kill, release) as
+ *                  hew's command runner (hew_options.cmd_runner), for unconfined commands;
  *
  * Threads: the main thread reads stdin and answers requests; each task's events arrive
  * on the task's thread; a waiter thread per task notices its end. The task's thread
@@ -142,6 +144,8 @@ void acp_session_cancel(acp_session *s);
  * the turn was cancelled or the client went away). params stolen. */
 int acp_session_call(acp_session *s, const char *method, json_t *params, json_t **result,
                      char *err, size_t errlen);
+/* 1 when session/cancel came for the running turn (the task's calls are refused). */
+int acp_session_cancelled(acp_session *s);
 /* The session's config options (a new array): "mode" (act, plan) and "model" (the model
  * in use, then hew's table's models of the provider: hew_models_json). */
 json_t *acp_session_config_options(const acp_session *s);
@@ -169,6 +173,7 @@ typedef struct acp_stream {
     char tool_id[32]; /* its toolCallId */
     int tool_failed;  /* it was rejected */
     int any_text;     /* message text was sent since the last tool call */
+    int term_shown;   /* the open tool call's terminal content was sent */
 } acp_stream;
 
 void acp_stream_init(acp_stream *st);
@@ -235,6 +240,14 @@ void acp_images_release(acp_images *im);
  * fs/write_text_file) for session s when the client's capabilities (initialize) offer
  * both; 1 then, else 0 (io untouched: the disk). */
 int acp_fs_hooks(acp_session *s, const json_t *client_caps, hew_file_io *io);
+
+/* ---- acp_term.c: the client's terminal ------------------------------------------------------ */
+
+/* Fill cr with the hooks that run commands in the client's terminal (terminal/create,
+ * terminal/output, terminal/kill, terminal/release) for session s when the client's
+ * capabilities (initialize) say terminal: true; 1 then, else 0 (cr untouched: hew runs
+ * them). hew uses it only for commands it would run without the sandbox. */
+int acp_term_hooks(acp_session *s, const json_t *client_caps, hew_cmd_runner *cr);
 
 /* ---- acp_mcp.c: the client's MCP servers ------------------------------------------------ */
 

@@ -49,6 +49,7 @@ struct acp_session {
     long perm_id;      /* the session/request_permission pending, -1 none */
     long call_id;      /* the task thread's request to the client (fs/...) pending, -1 none */
     hew_file_io fio;   /* the client's files (acp_fs.c), when it offers them */
+    hew_cmd_runner cmdr; /* the client's terminal (acp_term.c), when it offers one */
     char *model;       /* the model the client chose (session/set_config_option), or NULL:
                           --model or the config's */
     char model_now[128]; /* the model in use ("" the provider's default) */
@@ -400,6 +401,8 @@ static int make_hew_session(acp_session *s, int *code, char *err, size_t errlen)
         o.mcp_settings = s->mcp_file;
     if (acp_fs_hooks(s, s->srv->client_caps, &s->fio))
         o.file_io = &s->fio; /* the editor's buffers */
+    if (acp_term_hooks(s, s->srv->client_caps, &s->cmdr))
+        o.cmd_runner = &s->cmdr; /* unconfined commands in the editor's terminal */
     o.on_event = on_event;
     o.event_ud = s;
     o.task_id = s->id; /* the first task of the session is the session */
@@ -722,6 +725,14 @@ int acp_session_call(acp_session *s, const char *method, json_t *params, json_t 
     }
     acp_wait_release(&w);
     return rc;
+}
+
+int acp_session_cancelled(acp_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    int c = s->cancelled;
+    pthread_mutex_unlock(&s->lock);
+    return c;
 }
 
 int acp_session_set_mode(acp_session *s, const char *mode, char *err, size_t errlen)

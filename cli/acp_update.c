@@ -182,6 +182,29 @@ static json_t *output_content(const char *out)
     return c;
 }
 
+/* A command in the client's terminal (its output event's data has "terminal": the
+ * terminalId): the tool call's content is the terminal, which the client shows live; sent
+ * at its first output event and its last. 0 when the command is not in a terminal. */
+static int terminal_event(acp_stream *st, const hew_event *ev, acp_update_fn emit, void *ud)
+{
+    json_t *d = ev->data_json ? json_loads(ev->data_json, 0, NULL) : NULL;
+    const char *id = json_string_value(json_object_get(d, "terminal"));
+    if (!id) {
+        json_decref(d);
+        return 0;
+    }
+    if (!st->term_shown || !ev->partial) {
+        json_t *u = json_pack("{s:s, s:s}", "sessionUpdate", "tool_call_update", "toolCallId",
+                              st->tool_id);
+        json_object_set_new(u, "content",
+                            json_pack("[{s:s, s:s}]", "type", "terminal", "terminalId", id));
+        emit(ud, u);
+        st->term_shown = 1;
+    }
+    json_decref(d);
+    return 1;
+}
+
 /* The fields of the tool call of a tool, command or MCP message (no sessionUpdate, no
  * status). full: add the content (an edit's diff) — only for a final event, a streaming
  * one is still growing. */
@@ -311,6 +334,7 @@ static void tool_event(acp_stream *st, const hew_event *ev, int replay, const ch
     acp_update_tool_id(ev->index, st->tool_id, sizeof st->tool_id);
     st->tool_index = replay ? -1 : ev->index;
     st->tool_failed = 0;
+    st->term_shown = 0;
     st->any_text = 0; /* text after a tool call starts a new block */
 }
 
@@ -375,6 +399,8 @@ void acp_update_event(acp_stream *st, const hew_event *ev, int replay, const cha
         tool_event(st, ev, replay, cwd, emit, ud);
         return;
     case HEW_EV_COMMAND_OUTPUT:
+        if (st->tool_id[0] && terminal_event(st, ev, emit, ud))
+            return;
         if (st->tool_id[0] && ev->text) {
             json_t *u = json_pack("{s:s, s:s}", "sessionUpdate", "tool_call_update",
                                   "toolCallId", st->tool_id);

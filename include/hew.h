@@ -41,7 +41,7 @@ extern "C" {
  * (the same major and minor: while the major is 0, a minor release may change the ABI,
  * and the soname, libhew.so.0, names only the major). */
 #define HEW_VERSION_MAJOR 0
-#define HEW_VERSION_MINOR 4
+#define HEW_VERSION_MINOR 5
 #define HEW_VERSION_PATCH 0
 #define HEW_VERSION_STR2_(x) #x
 #define HEW_VERSION_STR_(a, b, c)                                                          \
@@ -166,6 +166,58 @@ typedef struct hew_file_io {
                       size_t errlen);
     void *ud;
 } hew_file_io;
+
+/* ---- Commands through the front end -------------------------------------------------
+ *
+ * An editor embedding hew (hew acp's client, say) may offer its own terminal, where the
+ * user watches a command run. With a hew_cmd_runner in hew_options.cmd_runner,
+ * execute_command runs a command through it ONLY when hew would run that command without
+ * its sandbox (docs/sandbox.md: the user chose danger-full-access, or a person approved
+ * this very command under "auto", or approved running it again without the sandbox): the
+ * front end's terminal is outside hew's sandbox and environment scrubbing, so a command
+ * hew would confine always runs in hew's own sandbox. Everything else stays as for a
+ * command hew runs: the command rules, the approval, hooks, the timeout, the abort
+ * (hew_task_abort: kill) and the output's head + tail caps. The front end's terminal has
+ * its own environment, not the scrubbed one hew gives a command: hew redacts the secrets
+ * it knows (the API key, MCP values, vendors' key shapes) from the output before the
+ * model or an event sees it. A command in the front end's terminal cannot be left
+ * running in the background (its output is shown as it comes; no "proceed while
+ * running").
+ *
+ * hew calls start once; then output again and again (about every 100 ms, on the task's
+ * thread) until it says the command ended; kill on the timeout or an abort; and release
+ * once at the end, whatever happened, when start succeeded. All may block briefly (a
+ * round trip to the editor) and should return soon after hew_task_abort. */
+
+/* How a command in the front end's terminal stands (output fills it in). */
+typedef struct hew_cmd_state {
+    int done;        /* 1: it ended */
+    int exit_code;   /* its exit code once done, or -1 when a signal ended it */
+    char signal[16]; /* then the signal's name ("SIGTERM"), else "" */
+    int truncated;   /* 1: the output handed over is only its end (the runner's limit) */
+} hew_cmd_state;
+
+typedef struct hew_cmd_runner {
+    /* Start `shell -c command` (shell: the user's $SHELL, as hew would run it) in cwd
+     * (the workspace, absolute). HEW_OK with *run (the runner's handle) and name: what
+     * the front end calls this run (an editor's terminal id; NUL-terminated, "" for none),
+     * passed in the command_output events' data as "terminal". Another code, with why in
+     * err: the command was not run (the model is told). */
+    hew_code (*start)(void *ud, const char *shell, const char *command, const char *cwd,
+                      void **run, char *name, size_t namelen, char *err, size_t errlen);
+    /* The command's whole output so far (stdout and stderr as the terminal shows them),
+     * through put(sink, ...), and *state. Returns at once. HEW_E_ABORTED: the front end
+     * gave up waiting (hew stops the command as on an abort); another code, with why in
+     * err: hew stops the command and tells the model. */
+    hew_code (*output)(void *ud, void *run, hew_file_put_fn put, void *sink,
+                       hew_cmd_state *state, char *err, size_t errlen);
+    /* Stop it (its whole process tree): the timeout or an abort. May be called on a
+     * command that already ended. */
+    void (*kill)(void *ud, void *run);
+    /* Done with run: free what it holds (the editor's terminal). */
+    void (*release)(void *ud, void *run);
+    void *ud;
+} hew_cmd_runner;
 
 typedef struct hew_options {
     const char *provider;   /* "anthropic", "openai", "openai-compatible", "openrouter",
@@ -336,6 +388,10 @@ typedef struct hew_options {
      * through the front end" above; copied by hew_session_new); NULL (default): the
      * disk. Both of read and write must be set. */
     const hew_file_io *file_io;
+    /* Commands hew would run without the sandbox run through the front end ("Commands
+     * through the front end" above; copied by hew_session_new); NULL (default): hew runs
+     * them. All of start, output, kill and release must be set. */
+    const hew_cmd_runner *cmd_runner;
 } hew_options;
 
 /* Fill o with the defaults above. */

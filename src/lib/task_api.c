@@ -258,6 +258,16 @@ hew_code hew_session_new(const hew_options *o, hew_session **out, char *err, siz
     }
     if (o->file_io)
         st->file_io = *o->file_io;
+    if (o->cmd_runner && (!o->cmd_runner->start || !o->cmd_runner->output ||
+                          !o->cmd_runner->kill || !o->cmd_runner->release)) {
+        settings_release(st);
+        free(s);
+        return lib_fail(HEW_E_INVALID, err, errlen,
+                        "hew_options.cmd_runner needs start, output, kill and release (or "
+                        "leave it NULL: hew runs commands)");
+    }
+    if (o->cmd_runner)
+        st->cmd_runner = *o->cmd_runner;
     if (!dup_list(o->env_allow, &st->env_allow) ||
         !dup_list(o->command_allow, &st->command_allow) ||
         !dup_list(o->command_deny, &st->command_deny) ||

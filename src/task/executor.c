@@ -267,6 +267,7 @@ void executor_env_init(hew_task *t)
     e->model = t->session->provider.model;
     e->model_images = t->session->model.images;
     task_file_io_init(t);
+    e->cmd_runner = t->settings->cmd_runner.start ? &t->settings->cmd_runner : NULL;
 }
 
 /* ---- results ----------------------------------------------------------------------------- */

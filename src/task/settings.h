@@ -68,6 +68,8 @@ typedef struct task_settings {
     struct egress *egress;      /* the proxy to sandbox_allow_hosts (net/egress.h) when
                                    the network is off and hosts are listed, else NULL */
     hew_file_io file_io;        /* hew_options.file_io copied; read NULL: the disk */
+    hew_cmd_runner cmd_runner;  /* hew_options.cmd_runner copied; start NULL: hew runs
+                                   commands */
 } task_settings;
 
 struct hew_session {

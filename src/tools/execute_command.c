@@ -1,6 +1,8 @@
 /* execute_command — runs a shell command the model asked for (see execute_command.h for
  * the behaviour): approval, `$SHELL -c` through sys/proc, streamed output, head + tail
- * capture, the result text, and the registry of commands left running in the background.
+ * capture, the result text, the registry of commands left running in the background, and
+ * the front end's runner (hew_options.cmd_runner: an editor's terminal) for a command that
+ * runs without the sandbox.
  * It must never run a command that was not approved, never start a process any other
  * way than through proc, never keep more output than its caps, and never let a command
  * outlive its task. */
@@ -15,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/redact.h"
 #include "base/utf8.h"
 #include "net/egress.h"
 #include "tools/cmdpolicy.h"
@@ -529,6 +532,8 @@ struct run {
     bool interactive;           /* updates are a non-blocking ask */
     long long last_update;
     int exit_code;              /* the command's, once it exited on its own; -1 before */
+    const char *terminal;       /* the front end's name of its run (cmd_runner), or NULL */
+    const char *signame;        /* the signal that ended it, by the runner's name, or NULL */
 };
 
 static void run_output(void *ud, int stream, const char *data, size_t len)
@@ -545,6 +550,8 @@ static void show(struct run *r, int partial)
     buf view = BUF_INIT(0);
     outcap_render(&r->cap, &view);
     json_t *data = json_pack("{s:s}", "command", r->command);
+    if (r->terminal && *r->terminal)
+        json_object_set_new(data, "terminal", json_string(r->terminal));
     if (partial == 2 && r->exit_code >= 0) /* the end: how it exited */
         json_object_set_new(data, "exitCode", json_integer(r->exit_code));
     const char *text = view.data ? view.data : "";
@@ -595,7 +602,8 @@ static void finish_result(struct run *r, const proc_status *st, long timeout_s, 
         put_output(r, t, "Output:");
         break;
     case PROC_SIGNALED:
-        buf_printf(t, "Command terminated by signal %s.", proc_signal_name(st->signal, tmp, sizeof tmp));
+        buf_printf(t, "Command terminated by signal %s.",
+                   r->signame ? r->signame : proc_signal_name(st->signal, tmp, sizeof tmp));
         put_output(r, t, "Output:");
         break;
     case PROC_TIMED_OUT:
@@ -752,6 +760,141 @@ static hew_code ask_unsandboxed(tool_env *env, const char *command, const char *
     return rc;
 }
 
+/* ---- in the front end's terminal ----------------------------------------------------------- */
+
+/* What one call of the runner's output hands over: the whole output so far. */
+static void runner_put(void *ud, const char *bytes, size_t n)
+{
+    if (bytes && n)
+        buf_append(ud, bytes, n);
+}
+
+/* Ask the runner for the output so far and how the command stands: the capture is rebuilt
+ * from it (the runner hands the whole output each time), what grew is pending. The
+ * front end's terminal has its own environment, not hew's scrubbed one: secrets in the
+ * output (the session's key, MCP values, key shapes: base/redact) are redacted before the
+ * model or an event sees them. */
+static hew_code runner_poll(const hew_cmd_runner *cr, void *h, struct run *r, const exec_limits *lim,
+                            hew_cmd_state *cs, char *msg, size_t msglen)
+{
+    buf all = BUF_INIT(0);
+    memset(cs, 0, sizeof *cs);
+    cs->exit_code = -1;
+    *msg = '\0';
+    hew_code rc = cr->output(cr->ud, h, runner_put, &all, cs, msg, msglen);
+    if (rc == HEW_OK && all.err)
+        rc = HEW_E_NOMEM;
+    if (rc == HEW_OK && all.len && redact_found(all.data, all.len)) {
+        buf clean = BUF_INIT(0);
+        redact_text(all.data, all.len, &clean);
+        buf_release(&all);
+        all = clean;
+        if (all.err)
+            rc = HEW_E_NOMEM;
+    }
+    if (rc == HEW_OK) {
+        unsigned long long was = r->cap.total_bytes;
+        outcap_release(&r->cap);
+        outcap_init(&r->cap, lim);
+        outcap_append(&r->cap, all.data ? all.data : "", all.len);
+        if (r->cap.total_bytes != was || cs->truncated)
+            r->pending += r->cap.total_bytes > was ? r->cap.total_bytes - was : 1;
+    }
+    buf_release(&all);
+    return rc;
+}
+
+/* exec_once for a command without the sandbox when the front end runs commands
+ * (env->cmd_runner): started there, its output polled and shown as it comes, stopped
+ * through the runner on the timeout or an abort; the same result for the model. */
+static hew_code exec_runner(tool_env *env, const char *command, long timeout_s,
+                            const exec_limits *lim, tool_result *out, proc_status *st,
+                            bool *ended)
+{
+    const hew_cmd_runner *cr = env->cmd_runner;
+    *ended = false;
+    memset(st, 0, sizeof *st);
+    struct run r = { .env = env, .command = command, .exit_code = -1 };
+    outcap_init(&r.cap, lim);
+    void *h = NULL;
+    char name[128] = "", msg[HEW_ERR_MSG_MAX] = "";
+    hew_code rc = cr->start(cr->ud, shell_path(), command, env->cwd, &h, name, sizeof name, msg,
+                            sizeof msg);
+    if (rc != HEW_OK) {
+        outcap_release(&r.cap);
+        if (rc == HEW_E_ABORTED || (env->abort && abort_is_set(env->abort)))
+            return HEW_E_ABORTED;
+        tool_result_error(out, "The command could not be started in the editor's terminal: %s",
+                          *msg ? msg : hew_strerror(rc));
+        return HEW_OK;
+    }
+    name[sizeof name - 1] = '\0';
+    r.terminal = name;
+    ws_read_cache_forget(env, NULL); /* a command may change any file */
+    if (name[0]) /* the front end's terminal, at once: the editor shows it live */
+        show(&r, 1);
+    long long started = clock_now_ms();
+    r.last_update = started;
+    bool failed = false;
+    hew_cmd_state cs;
+    st->end = PROC_RUNNING;
+    for (;;) {
+        rc = runner_poll(cr, h, &r, lim, &cs, msg, sizeof msg);
+        if (rc == HEW_E_ABORTED || (env->abort && abort_is_set(env->abort))) {
+            cr->kill(cr->ud, h);
+            st->end = PROC_ABORTED;
+            break;
+        }
+        if (rc != HEW_OK) {
+            cr->kill(cr->ud, h);
+            failed = true;
+            break;
+        }
+        if (cs.done) {
+            if (cs.exit_code < 0) {
+                st->end = PROC_SIGNALED;
+                cs.signal[sizeof cs.signal - 1] = '\0';
+                r.signame = cs.signal[0] ? cs.signal : "(unknown)";
+            } else {
+                st->end = PROC_EXITED;
+                st->exit_code = cs.exit_code;
+            }
+            break;
+        }
+        long long now = clock_now_ms();
+        if (now - started >= timeout_s * 1000L) {
+            cr->kill(cr->ud, h);
+            hew_cmd_state last;
+            char m2[HEW_ERR_MSG_MAX];
+            (void)runner_poll(cr, h, &r, lim, &last, m2, sizeof m2); /* the output so far */
+            st->end = PROC_TIMED_OUT;
+            break;
+        }
+        if (r.pending && now - r.last_update >= lim->update_ms)
+            show(&r, 1);
+        abort_sleep(env->abort, lim->update_ms > 0 && lim->update_ms < 100 ? lim->update_ms : 100);
+    }
+    cr->release(cr->ud, h);
+    if (st->end == PROC_EXITED)
+        r.exit_code = st->exit_code;
+    if (r.shown || r.pending || r.exit_code > 0)
+        show(&r, 2);
+    if (st->end == PROC_ABORTED) {
+        outcap_release(&r.cap);
+        return HEW_E_ABORTED;
+    }
+    if (failed) {
+        tool_result_error(out, "The editor's terminal failed while the command ran (hew asked "
+                               "it to stop the command): %s", *msg ? msg : hew_strerror(rc));
+        put_output(&r, &out->text, "Output so far:");
+    } else {
+        finish_result(&r, st, timeout_s, out);
+        *ended = true;
+    }
+    outcap_release(&r.cap);
+    return HEW_OK;
+}
+
 /* ---- one run ---------------------------------------------------------------------------- */
 
 /* Run command once under sb (NULL: unconfined): the output streamed to the user, the
@@ -764,6 +907,8 @@ static hew_code exec_once(tool_env *env, const char *command, long timeout_s,
                           const exec_limits *lim, const sandbox *sb, tool_result *out,
                           proc_status *st, buf *seen, bool *ended, char *why)
 {
+    if (!sb && env->cmd_runner) /* unconfined: the front end's terminal may run it */
+        return exec_runner(env, command, timeout_s, lim, out, st, ended);
     *ended = false;
     struct run r = { .env = env, .command = command, .exit_code = -1 };
     outcap_init(&r.cap, lim);

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "hew.h"
 #include "sys/abort.h"
 #include "base/buf.h"
 #include "base/err.h"
@@ -165,6 +166,10 @@ struct tool_env {
                           hew_err *err);
     hew_code (*file_write)(tool_env *env, const char *abs, const char *data, size_t len,
                            hew_err *err);
+    /* The front end's command runner (hew_options.cmd_runner: an editor's terminal), or
+     * NULL: hew runs commands. execute_command uses it only for a command that runs
+     * without the sandbox. */
+    const hew_cmd_runner *cmd_runner;
 };
 
 typedef hew_code (*tool_run_fn)(tool_env *env, const tool_call *call, tool_result *out);

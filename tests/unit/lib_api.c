@@ -127,6 +127,12 @@ static void test_session_and_task(void)
     CHECK_INT(hew_session_new(&o, &s, err, sizeof err), HEW_E_INVALID);
     CHECK(s == NULL && strstr(err, "file_io") != NULL);
     o.file_io = NULL;
+    hew_cmd_runner part = { NULL }; /* a command runner needs all four hooks */
+    o.cmd_runner = &part;
+    s = (hew_session *)&o;
+    CHECK_INT(hew_session_new(&o, &s, err, sizeof err), HEW_E_INVALID);
+    CHECK(s == NULL && strstr(err, "cmd_runner") != NULL);
+    o.cmd_runner = NULL;
     s = (hew_session *)&o;
     CHECK_INT(hew_session_new(NULL, &s, err, sizeof err), HEW_E_INVALID);
     CHECK(s == NULL);
