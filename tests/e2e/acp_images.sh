@@ -5,20 +5,10 @@
 # image in a later prompt refused with -32602. No image file is left in $TMPDIR.
 set -u
 source "$HEW_E2E_LIB/fakeprov.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-here=$(cd "$(dirname "$0")" && pwd)
-acpdir=$here/../acp
-[[ -f $acpdir/node_modules/@agentclientprotocol/sdk/package.json ]] ||
-    fail "the ACP SDK is not installed in tests/acp: run scripts/install-deps"
-command -v node >/dev/null || fail "no node (run scripts/install-deps)"
+source "$HEW_E2E_LIB/acpsdk.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-acpimg.XXXXXX")
-trap 'fake_stop; rm -rf -- "$work"' EXIT
-mkdir -p "$work/ws" "$work/config" "$work/tmp"
-export XDG_CONFIG_HOME=$work/config
-export XDG_DATA_HOME=$work/data
-export XDG_STATE_HOME=$work/state
-export ANTHROPIC_API_KEY=e2e-test-key
+acp_work acpimg
+mkdir -p "$work/tmp"
 python3 "$HEW_E2E_LIB/mkimage.py" png 40 30 "$work/small.png" || fail "mkimage.py"
 
 jq -n '{responses: [

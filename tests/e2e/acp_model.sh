@@ -5,20 +5,9 @@
 # conversation on. Every request passed the strict fake.
 set -u
 source "$HEW_E2E_LIB/fakeprov.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-here=$(cd "$(dirname "$0")" && pwd)
-acpdir=$here/../acp
-[[ -f $acpdir/node_modules/@agentclientprotocol/sdk/package.json ]] ||
-    fail "the ACP SDK is not installed in tests/acp: run scripts/install-deps"
-command -v node >/dev/null || fail "no node (run scripts/install-deps)"
+source "$HEW_E2E_LIB/acpsdk.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-acpmodel.XXXXXX")
-trap 'fake_stop; rm -rf -- "$work"' EXIT
-mkdir -p "$work/ws" "$work/config"
-export XDG_CONFIG_HOME=$work/config
-export XDG_DATA_HOME=$work/data
-export XDG_STATE_HOME=$work/state
-export ANTHROPIC_API_KEY=e2e-test-key
+acp_work acpmodel
 
 jq -n '{responses: [
   {protocol: "anthropic", tool_calls: [{id: "toolu_m1", name: "attempt_completion",

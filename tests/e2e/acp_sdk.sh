@@ -11,22 +11,11 @@
 # valid through the cancel and the reload).
 set -u
 source "$HEW_E2E_LIB/fakeprov.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-here=$(cd "$(dirname "$0")" && pwd)
-acpdir=$here/../acp
-[[ -f $acpdir/node_modules/@agentclientprotocol/sdk/package.json ]] ||
-    fail "the ACP SDK is not installed in tests/acp: run scripts/install-deps"
-command -v node >/dev/null || fail "no node (run scripts/install-deps)"
+source "$HEW_E2E_LIB/acpsdk.sh"
 everything="$HEW_MCP_SERVERS/../@modelcontextprotocol/server-everything/dist/index.js"
 [[ -f $everything ]] || fail "the MCP test servers are not installed: run scripts/install-deps"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-acp.XXXXXX")
-trap 'fake_stop; rm -rf -- "$work"' EXIT
-mkdir -p "$work/ws" "$work/config"
-export XDG_CONFIG_HOME=$work/config
-export XDG_DATA_HOME=$work/data
-export XDG_STATE_HOME=$work/state
-export ANTHROPIC_API_KEY=e2e-test-key
+acp_work acp
 
 # the long answer: 300 pieces, 100 ms apart (30 s) — a cancel must cut it short
 story=$(python3 -c 'print("Once upon a time " * 300 + "THE END")')

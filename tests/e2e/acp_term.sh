@@ -7,20 +7,9 @@
 # strict fake.
 set -u
 source "$HEW_E2E_LIB/fakeprov.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-here=$(cd "$(dirname "$0")" && pwd)
-acpdir=$here/../acp
-[[ -f $acpdir/node_modules/@agentclientprotocol/sdk/package.json ]] ||
-    fail "the ACP SDK is not installed in tests/acp: run scripts/install-deps"
-command -v node >/dev/null || fail "no node (run scripts/install-deps)"
+source "$HEW_E2E_LIB/acpsdk.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-acpterm.XXXXXX")
-trap 'fake_stop; rm -rf -- "$work"' EXIT
-mkdir -p "$work/ws" "$work/config"
-export XDG_CONFIG_HOME=$work/config
-export XDG_DATA_HOME=$work/data
-export XDG_STATE_HOME=$work/state
-export ANTHROPIC_API_KEY=e2e-test-key
+acp_work acpterm
 
 run() { # the execute_command call: $1 the id, $2 the command
     jq -n --arg id "$1" --arg cmd "$2" '{protocol: "anthropic", tool_calls: [{id: $id,
