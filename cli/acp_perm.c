@@ -134,7 +134,8 @@ void acp_perm_ask(acp_session *s, hew_task *task, const hew_event *ev)
     }
     if (always) { /* chosen before for the rest of the session */
         int allow = strcmp(always, "allow") == 0;
-        hew_task_respond(task, allow ? HEW_ANSWER_YES : HEW_ANSWER_NO, NULL);
+        /* the person's earlier "always", not a yes to this very ask: still sandboxed */
+        hew_task_respond(task, allow ? HEW_ANSWER_YES_BY_RULE : HEW_ANSWER_NO, NULL);
         tell_status(s, ev->index, allow);
         json_decref(fields);
         free(key);

@@ -41,7 +41,7 @@ extern "C" {
  * (the same major and minor: while the major is 0, a minor release may change the ABI,
  * and the soname, libhew.so.0, names only the major). */
 #define HEW_VERSION_MAJOR 0
-#define HEW_VERSION_MINOR 5
+#define HEW_VERSION_MINOR 6
 #define HEW_VERSION_PATCH 0
 #define HEW_VERSION_STR2_(x) #x
 #define HEW_VERSION_STR_(a, b, c)                                                          \
@@ -481,7 +481,17 @@ HEW_API hew_code hew_task_resume(hew_session *s, const char *task_id, hew_task *
  * first event). Valid until hew_task_free. */
 HEW_API const char *hew_task_id(const hew_task *t);
 
-typedef enum hew_answer { HEW_ANSWER_YES, HEW_ANSWER_NO, HEW_ANSWER_MESSAGE } hew_answer;
+/* HEW_ANSWER_YES_BY_RULE: yes, given by the front end on a rule the person set earlier
+ * (an editor's "allow always" for this command line), not by a person to this very ask.
+ * It approves like YES, but never counts as approved by hand: under the sandbox's "auto"
+ * mode the command still runs confined (a person's YES runs it unconfined), since what a
+ * remembered command line runs may have changed since (a script the model edited). */
+typedef enum hew_answer {
+    HEW_ANSWER_YES,
+    HEW_ANSWER_NO,
+    HEW_ANSWER_MESSAGE,
+    HEW_ANSWER_YES_BY_RULE
+} hew_answer;
 
 /* Answer the pending ask: yes / no (with optional text: feedback), or a typed message.
  * HEW_OK, HEW_E_STATE when no ask is pending, HEW_E_INVALID for a NULL task or an

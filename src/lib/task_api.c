@@ -462,12 +462,13 @@ const char *hew_task_id(const hew_task *t)
 hew_code hew_task_respond(hew_task *t, hew_answer answer, const char *text)
 {
     if (!t || (answer != HEW_ANSWER_YES && answer != HEW_ANSWER_NO &&
-               answer != HEW_ANSWER_MESSAGE))
+               answer != HEW_ANSWER_MESSAGE && answer != HEW_ANSWER_YES_BY_RULE))
         return HEW_E_INVALID;
-    tool_answer_kind kind = answer == HEW_ANSWER_YES  ? TOOL_ANSWER_YES
+    tool_answer_kind kind = answer == HEW_ANSWER_YES || answer == HEW_ANSWER_YES_BY_RULE
+                                ? TOOL_ANSWER_YES
                             : answer == HEW_ANSWER_NO ? TOOL_ANSWER_NO
                                                       : TOOL_ANSWER_MESSAGE;
-    return task_ask_respond(t, kind, text);
+    return task_ask_respond(t, kind, text, answer == HEW_ANSWER_YES_BY_RULE);
 }
 
 hew_code hew_task_set_mode(hew_task *t, const char *mode)

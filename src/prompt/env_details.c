@@ -244,7 +244,7 @@ static hew_code quiet_ask(tool_env *env, const char *type, const char *text, jso
 {
     (void)env, (void)type, (void)text, (void)data, (void)partial;
     if (answer)
-        *answer = (tool_answer){ TOOL_ANSWER_YES, NULL, false };
+        *answer = (tool_answer){ .kind = TOOL_ANSWER_YES };
     return HEW_OK;
 }
 
@@ -254,7 +254,7 @@ static hew_code quiet_approve(tool_env *env, const char *group, bool outside, co
     (void)env, (void)group, (void)outside, (void)type, (void)data;
     *approved = true;
     if (answer)
-        *answer = (tool_answer){ TOOL_ANSWER_YES, NULL, false };
+        *answer = (tool_answer){ .kind = TOOL_ANSWER_YES };
     return HEW_OK;
 }
 

@@ -61,7 +61,7 @@ bool task_ask_poll(hew_task *t, bool open, bool close, tool_answer *answer)
     return got;
 }
 
-hew_code task_ask_respond(hew_task *t, tool_answer_kind kind, const char *text)
+hew_code task_ask_respond(hew_task *t, tool_answer_kind kind, const char *text, bool by_rule)
 {
     char *copy = text ? strdup(text) : NULL;
     if (text && !copy)
@@ -75,6 +75,7 @@ hew_code task_ask_respond(hew_task *t, tool_answer_kind kind, const char *text)
     tool_answer_release(&t->ask.answer);
     t->ask.answer.kind = kind;
     t->ask.answer.text = copy;
+    t->ask.answer.by_rule = by_rule && kind == TOOL_ANSWER_YES;
     t->ask.answered = true;
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);

@@ -159,7 +159,7 @@ hew_code attempt_api_request(hew_task *t)
             task_finish(t, HEW_TASK_FAILED, e.message);
             return HEW_E_INVALID;
         }
-        tool_answer answer = { TOOL_ANSWER_NO, NULL, false };
+        tool_answer answer = { .kind = TOOL_ANSWER_NO };
         hew_code rc = task_ask(t, "api_req_failed", e.message, failure, UIMSG_WHOLE, &answer);
         json_decref(failure);
         bool again = rc == HEW_OK && answer.kind == TOOL_ANSWER_YES;

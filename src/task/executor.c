@@ -136,7 +136,7 @@ static hew_code env_approve(tool_env *env, const char *group, bool outside, cons
         *approved = true;
         return HEW_OK;
     }
-    tool_answer a = { TOOL_ANSWER_NO, NULL, false };
+    tool_answer a = { .kind = TOOL_ANSWER_NO };
     if (strcmp(group, "sandbox") == 0 && t->settings->unattended) {
         /* nobody can answer, and an unattended front end's "yes" (yolo) is no person's:
          * said, refused, recorded as denied */
@@ -156,7 +156,7 @@ static hew_code env_approve(tool_env *env, const char *group, bool outside, cons
     if (rc != HEW_OK)
         return rc;
     *approved = a.kind == TOOL_ANSWER_YES;
-    a.by_hand = *approved && !t->settings->unattended;
+    a.by_hand = *approved && !t->settings->unattended && !a.by_rule;
     if (!*approved) {
         t->did_reject_tool = true;
         note_denied(t, group, outside, type, data);

@@ -355,7 +355,7 @@ static hew_code ask_retry(hew_task *t, const char *message, const api_error *e, 
     *again = false;
     if (t->settings->yolo)
         return HEW_OK;
-    tool_answer answer = { TOOL_ANSWER_NO, NULL, false };
+    tool_answer answer = { .kind = TOOL_ANSWER_NO };
     json_t *info = e ? json_pack("{s:s, s:s, s:I, s:b}", "message", message, "category",
                                  api_error_category_name(e->category), "status",
                                  (json_int_t)e->http_status, "retryable", e->retryable)
@@ -391,7 +391,7 @@ static turn_outcome check_mistake_limit(hew_task *t)
         buf_release(&msg);
         return TURN_END;
     }
-    tool_answer answer = { TOOL_ANSWER_NO, NULL, false };
+    tool_answer answer = { .kind = TOOL_ANSWER_NO };
     hew_code rc = task_ask(t, "mistake_limit_reached",
                            "The model seems stuck: it made several mistakes in a row. Tell it "
                            "how to proceed, or let it try again.",

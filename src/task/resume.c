@@ -142,7 +142,7 @@ hew_code task_resume_prepare(hew_task *t)
         task_emit(t, (long)k); /* the front end sees the conversation so far */
 
     /* Ask how to go on. */
-    tool_answer answer = { TOOL_ANSWER_YES, NULL, false };
+    tool_answer answer = { .kind = TOOL_ANSWER_YES };
     hew_code rc = task_ask(t, completed ? "resume_completed_task" : "resume_task", NULL, NULL,
                            UIMSG_WHOLE, &answer);
     if (rc != HEW_OK)

@@ -329,11 +329,12 @@ void task_mode_set(hew_task *t, mode_kind m);
  * non-blocking side (tool_env.ask_nowait): take an answer when there is one (true), else
  * open a pending ask when open is set and none is, close it when close is set; respond:
  * the front end's answer (any thread), HEW_E_STATE when no ask is pending or it was
- * answered already (text is copied). release: at task_free. */
+ * answered already (text is copied); by_rule: a yes the front end gave by a rule, not a
+ * person's (tool_answer.by_rule). release: at task_free. */
 void task_ask_open(hew_task *t);
 hew_code task_ask_wait(hew_task *t, tool_answer *answer);
 bool task_ask_poll(hew_task *t, bool open, bool close, tool_answer *answer);
-hew_code task_ask_respond(hew_task *t, tool_answer_kind kind, const char *text);
+hew_code task_ask_respond(hew_task *t, tool_answer_kind kind, const char *text, bool by_rule);
 void task_ask_release(hew_task *t);
 
 /* ---- the request (request.c): its api_req_started message and usage ---------------------

@@ -36,7 +36,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         return HEW_OK;
     }
     json_t *data = question_data(question ? question : "", tool_call_param(call, "options"));
-    tool_answer answer = { TOOL_ANSWER_YES, NULL, false };
+    tool_answer answer = { .kind = TOOL_ANSWER_YES };
     hew_code rc = env->ask(env, "followup", question, data, 0, &answer);
     json_decref(data);
     if (rc == HEW_OK && answer.text && *answer.text) {

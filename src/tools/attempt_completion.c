@@ -24,7 +24,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         tool_result_printf(out, "The user accepted the result. The task is complete.");
         return HEW_OK;
     }
-    tool_answer answer = { TOOL_ANSWER_YES, NULL, false };
+    tool_answer answer = { .kind = TOOL_ANSWER_YES };
     hew_code rc = env->ask(env, "completion_result", "", NULL, 0, &answer);
     if (rc != HEW_OK) {
         tool_answer_release(&answer);

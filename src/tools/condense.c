@@ -20,7 +20,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     const char *context = tool_call_param(call, "context");
     if (!context)
         context = "";
-    tool_answer answer = { TOOL_ANSWER_YES, NULL, false };
+    tool_answer answer = { .kind = TOOL_ANSWER_YES };
     if (env->yolo) {
         env->say(env, "condense", context, NULL, 0);
     } else {

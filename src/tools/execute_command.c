@@ -751,7 +751,7 @@ static hew_code ask_unsandboxed(tool_env *env, const char *command, const char *
                                 const confine *c, bool *approved)
 {
     json_t *data = sandbox_data(command, reason, c);
-    tool_answer answer = { TOOL_ANSWER_NO, NULL, false };
+    tool_answer answer = { .kind = TOOL_ANSWER_NO };
     *approved = false;
     hew_code rc = env->approve(env, "sandbox", false, "command_unsandboxed", data, approved,
                                &answer);
@@ -950,7 +950,7 @@ static hew_code exec_once(tool_env *env, const char *command, long timeout_s,
     /* a command may change any file: earlier reads are no longer known to be current */
     ws_read_cache_forget(env, NULL);
     r.last_update = clock_now_ms();
-    tool_answer ans = { TOOL_ANSWER_YES, NULL, false };
+    tool_answer ans = { .kind = TOOL_ANSWER_YES };
     bool answered = false;
     while (!proc_pump(p, 50)) {
         long long now = clock_now_ms();
@@ -1162,7 +1162,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     confine_pick(env, asks, &cf);
     json_object_set_new(data, "sandbox", confine_json(&cf));
     bool approved = false;
-    tool_answer answer = { TOOL_ANSWER_YES, NULL, false };
+    tool_answer answer = { .kind = TOOL_ANSWER_YES };
     hew_code rc = env->approve(env, group, outside, "command", data, &approved, &answer);
     json_decref(data);
     if (rc != HEW_OK) {

@@ -17,7 +17,7 @@
 hew_code mcp_tool_approve(tool_env *env, bool listed, json_t *data, tool_result *out,
                           bool *approved)
 {
-    tool_answer answer = { TOOL_ANSWER_NO, NULL, false };
+    tool_answer answer = { .kind = TOOL_ANSWER_NO };
     *approved = false;
     hew_code rc = env->approve(env, listed ? "mcp_listed" : "mcp", false, "use_mcp_server",
                                data, approved, &answer);

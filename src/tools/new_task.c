@@ -44,7 +44,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         hand_over(env, context, out);
         return HEW_OK;
     }
-    tool_answer answer = { TOOL_ANSWER_YES, NULL, false };
+    tool_answer answer = { .kind = TOOL_ANSWER_YES };
     hew_code rc = env->ask(env, "new_task", context, NULL, 0, &answer);
     if (rc != HEW_OK) {
         tool_answer_release(&answer);

@@ -42,7 +42,7 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     if (json_is_array(opts))
         json_object_set(data, "options", opts);
     json_decref(opts);
-    tool_answer answer = { TOOL_ANSWER_YES, NULL, false };
+    tool_answer answer = { .kind = TOOL_ANSWER_YES };
     hew_code rc = env->ask(env, "plan_mode_respond", response, data, 0, &answer);
     json_decref(data);
     if (rc == HEW_OK) {

@@ -55,6 +55,8 @@ typedef enum tool_answer_kind { TOOL_ANSWER_YES, TOOL_ANSWER_NO, TOOL_ANSWER_MES
 typedef struct tool_answer {
     tool_answer_kind kind;
     char *text; /* typed feedback or answer, may be NULL; owned by the answer */
+    bool by_rule; /* a yes the front end gave by a rule the person set earlier (an editor's
+                     "allow always"), not a person's yes to this very ask: never by_hand */
     bool by_hand; /* approve: a person answered yes to this very ask (not the settings,
                      not yolo, not an unattended front end): the sandbox's "auto" mode
                      then runs the command unconfined (sys/sbpolicy.h) */

@@ -645,7 +645,7 @@ static void put_feedback(buf *b, const char *text)
 hew_code ws_approve(tool_env *env, const char *group, bool outside, json_t *data,
                     const char *denied_extra, tool_result *out, bool *approved)
 {
-    tool_answer answer = { TOOL_ANSWER_NO, NULL, false };
+    tool_answer answer = { .kind = TOOL_ANSWER_NO };
     *approved = false;
     hew_code rc = env->approve(env, group, outside, "tool", data, approved, &answer);
     if (rc != HEW_OK) {

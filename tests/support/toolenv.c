@@ -74,7 +74,7 @@ static hew_code te_approve(tool_env *env, const char *group, bool outside, const
         return HEW_OK;
     }
     record_approval(te, "ask", type, data, group, outside);
-    tool_answer a = { TOOL_ANSWER_YES, NULL, false };
+    tool_answer a = { .kind = TOOL_ANSWER_YES };
     take_answer(te, &a);
     *approved = a.kind == TOOL_ANSWER_YES;
     a.by_hand = *approved; /* the test's scripted answers stand for a person's */

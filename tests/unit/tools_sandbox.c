@@ -5,6 +5,8 @@
  *     event says danger-full-access); an auto-approved one runs under workspace-write (not
  *     written, the model told which rule), and the user is asked once to run it again
  *     without the sandbox — yes runs it unconfined, no leaves it;
+ *   - a yes the front end gave by a rule (HEW_ANSWER_YES_BY_RULE, an editor's "allow
+ *     always") is no person's: the command stays confined;
  *   - a mode the user set (sandbox_mode) confines even what a person approved by hand;
  *   - yolo never approves leaving the sandbox: the command_unsandboxed ask is asked;
  *   - unattended: a front end's "yes" is nobody's hand — the command stays confined, and
@@ -180,6 +182,20 @@ static void test_by_hand_runs_unconfined(void)
     CHECK_STR(o.unsandboxed, "");
 }
 
+/* auto: a yes by the front end's rule (an editor's "allow always" for this command line)
+ * is no person's yes to this ask → workspace-write, as an auto-approved one */
+static void test_by_rule_is_confined(void)
+{
+    struct opts f = { .command = HEW_ANSWER_YES_BY_RULE, .unsandboxed = HEW_ANSWER_NO };
+    struct outcome o;
+    REQUIRE(fate(&f, &o));
+    CHECK_STR(o.command_kind, "ask"); /* (its event foretold a person's yes: unconfined) */
+    CHECK(!o.written);
+    CHECK(o.stopped);
+    CHECK(o.told_stopped);
+    CHECK_STR(o.unsandboxed, "ask"); /* leaving the sandbox: a person is asked */
+}
+
 /* auto: auto-approved → workspace-write; the re-run asked once: no, then yes */
 static void test_auto_approved_is_confined(void)
 {
@@ -268,6 +284,7 @@ int main(void)
     mkdir(tmpd, 0700);
     setenv("TMPDIR", tmpd, 1); /* the writable temp dir is not above `outside` */
     RUN(test_by_hand_runs_unconfined);
+    RUN(test_by_rule_is_confined);
     RUN(test_auto_approved_is_confined);
     RUN(test_explicit_mode_confines_by_hand);
     RUN(test_yolo_still_asks_to_leave);
