@@ -39,6 +39,14 @@ start_hew() { # start_hew SCENARIO: the fake provider, then hew in a fresh tmux 
     wait_for 'Ctrl-D to leave' || fail "no banner"
 }
 nreq() { [[ -s $FAKE_RECORD ]] && wc -l <"$FAKE_RECORD" || echo 0; }
+wait_nreq() { # wait_nreq N: the fake has received N requests. The status line shows
+    local i    # before the request leaves; a stop before it arrives sends nothing.
+    for ((i = 0; i < 200; i++)); do
+        (($(nreq) >= $1)) && return 0
+        sleep 0.05
+    done
+    return 1
+}
 
 # 1. type-ahead: typed while the answer streams, shown, queued with Enter, sent as the
 #    reply when the task waits at its completion
@@ -89,6 +97,7 @@ JSON
 start_hew "$work/s2.json"
 keys 'Go slowly' Enter
 wait_for 'Ctrl-C to stop' || fail "no status line (2)"
+wait_nreq 1 || fail "the first request did not reach the fake"
 keys -l 'half typed'
 wait_for '^› half typed' 5 || fail "typed text not shown (2)"
 keys C-c
@@ -96,6 +105,7 @@ wait_for 'stopped' 5 || fail "Ctrl-C did not stop the task"
 wait_for '^› half typed ?$' 5 || fail "the typed text did not come back at the prompt"
 keys ' now' Enter
 wait_for 'Ctrl-C to stop' || fail "the pre-filled message did not start a request"
+wait_nreq 2 || fail "the pre-filled message did not reach the fake"
 keys -l 'esc text'
 wait_for '^› esc text' 5 || fail "typed text not shown (3)"
 keys Escape
