@@ -460,6 +460,23 @@ HEW_API hew_code hew_task_start_images(hew_session *s, const char *text,
                                        const char *const *images, size_t nimages,
                                        hew_task **out, char *err, size_t errlen);
 
+/* An image the user attaches: a file, or its bytes in memory (raw, or in base64 as an
+ * editor or a web client sends them). */
+typedef struct hew_image {
+    const char *path; /* a file (relative to the process's current directory); NULL: data */
+    const char *data; /* without a path: the image's len bytes, or their base64 (the
+                         standard alphabet with padding, no white space) when base64 is 1 */
+    size_t len;
+    int base64;
+    const char *name; /* data's name in the captions (NULL: "image N", N from 1) */
+} hew_image;
+
+/* hew_task_start_images with images given as hew_image (files or bytes). The bytes are
+ * copied: they need to live only for the call. */
+HEW_API hew_code hew_task_start_with_images(hew_session *s, const char *text,
+                                            const hew_image *images, size_t nimages,
+                                            hew_task **out, char *err, size_t errlen);
+
 /* Whether path is an image hew can attach (PNG, JPEG, GIF or WebP, known by its bytes),
  * and its size in pixels, from its header (the file is not decoded: a damaged one is
  * found by hew_task_start_images). HEW_OK; HEW_E_NOTFOUND (no such file, or a
@@ -497,6 +514,22 @@ typedef enum hew_answer {
  * HEW_OK, HEW_E_STATE when no ask is pending, HEW_E_INVALID for a NULL task or an
  * answer outside hew_answer. */
 HEW_API hew_code hew_task_respond(hew_task *t, hew_answer answer, const char *text);
+
+/* hew_task_respond with images attached to the answer (at most HEW_TASK_IMAGES_MAX),
+ * checked and scaled as hew_task_start_images does, before the answer is given. They go
+ * to the model with the answer, as Cline sends them: after the answer in the result of the
+ * question, the completion or the plan it answers (an answer of images alone is an
+ * answer), after the tool's result for feedback on an approval, and in the message that
+ * goes on with a resumed task. The user_feedback event that shows the answer lists them
+ * in its data ({"images": [...]}, docs/events.md), and the stored task keeps them.
+ * HEW_E_INVALID (err says which image and why) for an image that is none, is damaged or
+ * too large, for a model that does not read images, and for images with
+ * HEW_ANSWER_YES_BY_RULE; HEW_E_NOTFOUND for a missing file; HEW_E_STATE when no ask is
+ * pending. nimages 0 is hew_task_respond. Nothing is answered when it fails: the ask
+ * still waits. */
+HEW_API hew_code hew_task_respond_with_images(hew_task *t, hew_answer answer, const char *text,
+                                              const hew_image *images, size_t nimages,
+                                              char *err, size_t errlen);
 
 /* Switch between "act" and "plan" mode; takes effect from the next request. To leave a
  * pending plan_mode_respond for act mode, switch, then answer it (HEW_ANSWER_YES).

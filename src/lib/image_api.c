@@ -1,13 +1,16 @@
-/* image_api — image files the user attaches (see image_api.h and hew.h). */
+/* image_api — the images the user attaches (files or bytes) (see image_api.h and hew.h). */
 #include "lib/image_api.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "api/image.h"
+#include "base/base64.h"
 #include "base/fs.h"
 #include "base/image.h"
 #include "hew.h"
@@ -45,21 +48,63 @@ static hew_code read_image_file(const char *path, char **data, size_t *len, hew_
     return rc;
 }
 
-hew_code lib_image_load(const char *path, json_t *blocks, json_t *captions, hew_err *err)
+/* The bytes of img (its file read, its base64 decoded, or its data as is) in *data (a
+ * new buffer the caller frees), and the name its caption uses in name. */
+static hew_code image_bytes(const hew_image *img, size_t index, char **data, size_t *len,
+                            char *name, size_t namecap, hew_err *err)
 {
-    hew_err local = HEW_ERR_INIT;
-    if (!err)
-        err = &local;
-    if (!path || !*path)
-        return hew_err_set(err, HEW_E_INVALID, "an empty image path was given");
+    if (img->path) {
+        if (!*img->path)
+            return hew_err_set(err, HEW_E_INVALID, "an empty image path was given");
+        snprintf(name, namecap, "%s", base_name(img->path));
+        return read_image_file(img->path, data, len, err);
+    }
+    if (img->name && *img->name)
+        snprintf(name, namecap, "%s", img->name);
+    else
+        snprintf(name, namecap, "image %zu", index + 1);
+    if (!img->data || !img->len)
+        return hew_err_set(err, HEW_E_INVALID, "%s: no path and no data given", name);
+    if (img->base64) {
+        bool bad = false;
+        size_t n = 0;
+        unsigned char *raw = base64_decode(img->data, img->len, &n, &bad);
+        if (!raw)
+            return bad ? hew_err_set(err, HEW_E_INVALID, "%s: the data is not base64 (the "
+                                                         "standard alphabet, padded, no white "
+                                                         "space)", name)
+                       : hew_err_set(err, HEW_E_NOMEM, "out of memory");
+        *data = (char *)raw;
+        *len = n;
+    } else {
+        if (!(*data = malloc(img->len)))
+            return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+        memcpy(*data, img->data, img->len);
+        *len = img->len;
+    }
+    if (*len > IMAGE_FILE_MAX) {
+        free(*data);
+        *data = NULL;
+        return hew_err_set(err, HEW_E_INVALID, "%s: the image is %zu bytes, more than the %zu "
+                                               "hew reads; make it smaller first",
+                           name, *len, IMAGE_FILE_MAX);
+    }
+    return HEW_OK;
+}
+
+/* Prepare one image and append its block and caption. */
+static hew_code image_load(const hew_image *img, size_t index, json_t *blocks,
+                           json_t *captions, hew_err *err)
+{
+    char name[512];
     char *data = NULL;
     size_t len = 0;
-    hew_code rc = read_image_file(path, &data, &len, err);
+    hew_code rc = image_bytes(img, index, &data, &len, name, sizeof name, err);
     if (rc != HEW_OK)
         return rc;
     json_t *block = NULL;
     api_image_info info;
-    rc = api_image_block(data, len, path, &block, &info, err);
+    rc = api_image_block(data, len, img->path ? img->path : name, &block, &info, err);
     free(data);
     if (rc == HEW_E_NOMEM)
         return rc;
@@ -68,10 +113,42 @@ hew_code lib_image_load(const char *path, json_t *blocks, json_t *captions, hew_
         return HEW_E_INVALID;
     }
     char caption[600];
-    api_image_describe(base_name(path), &info, caption, sizeof caption);
+    api_image_describe(name, &info, caption, sizeof caption);
     if (json_array_append_new(blocks, block) != 0 ||
         json_array_append_new(captions, json_string(caption)) != 0)
         return hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    return HEW_OK;
+}
+
+hew_code lib_images_prepare(const hew_image *images, size_t n, bool model_images,
+                            const char *model, json_t **blocks, json_t **captions,
+                            hew_err *err)
+{
+    *blocks = *captions = NULL;
+    if (n == 0)
+        return HEW_OK;
+    if (!images)
+        return hew_err_set(err, HEW_E_INVALID, "no images given (images is NULL)");
+    if (n > HEW_TASK_IMAGES_MAX)
+        return hew_err_set(err, HEW_E_INVALID, "%zu images given; a message takes at most %d",
+                           n, HEW_TASK_IMAGES_MAX);
+    if (!model_images)
+        return hew_err_set(err, HEW_E_INVALID, "the model %s does not read images: choose "
+                                               "one that does (--model), or leave the images "
+                                               "out", model);
+    json_t *b = json_array(), *c = json_array();
+    hew_code rc = b && c ? HEW_OK : hew_err_set(err, HEW_E_NOMEM, "out of memory");
+    for (size_t i = 0; rc == HEW_OK && i < n; i++)
+        rc = image_load(&images[i], i, b, c, err);
+    if (rc != HEW_OK) {
+        json_decref(b);
+        json_decref(c);
+        if (rc == HEW_E_NOMEM && !err->msg[0])
+            hew_err_set(err, HEW_E_NOMEM, "out of memory");
+        return rc;
+    }
+    *blocks = b;
+    *captions = c;
     return HEW_OK;
 }
 

@@ -401,40 +401,33 @@ hew_code hew_task_start(hew_session *s, const char *text, hew_task **out, char *
     return task_launch(s, text, NULL, NULL, NULL, out, err, errlen);
 }
 
-hew_code hew_task_start_images(hew_session *s, const char *text, const char *const *images,
-                               size_t nimages, hew_task **out, char *err, size_t errlen)
+hew_code hew_task_start_with_images(hew_session *s, const char *text,
+                                    const hew_image *images, size_t nimages, hew_task **out,
+                                    char *err, size_t errlen)
 {
     if (!out)
         return lib_fail(HEW_E_INVALID, err, errlen, "no place for the task (out is NULL)");
     *out = NULL;
     if (!s || !text || !*text)
         return lib_fail(HEW_E_INVALID, err, errlen, "no task text given");
-    if (nimages == 0)
-        return task_launch(s, text, NULL, NULL, NULL, out, err, errlen);
-    if (!images)
-        return lib_fail(HEW_E_INVALID, err, errlen, "no image paths given (images is NULL)");
     hew_err e = HEW_ERR_INIT;
-    if (nimages > HEW_TASK_IMAGES_MAX) {
-        hew_err_set(&e, HEW_E_INVALID, "%zu images given; a task takes at most %d",
-                    nimages, HEW_TASK_IMAGES_MAX);
-        return lib_fail(e.code, err, errlen, e.msg);
-    }
-    if (!s->model.images) {
-        hew_err_set(&e, HEW_E_INVALID, "the model %s does not read images: choose one that "
-                                       "does (--model), or leave the images out",
-                    s->provider.model);
-        return lib_fail(e.code, err, errlen, e.msg);
-    }
-    json_t *blocks = json_array(), *captions = json_array();
-    hew_code rc = blocks && captions ? HEW_OK : HEW_E_NOMEM;
-    for (size_t i = 0; rc == HEW_OK && i < nimages; i++)
-        rc = lib_image_load(images[i], blocks, captions, &e);
-    if (rc != HEW_OK) {
-        json_decref(blocks);
-        json_decref(captions);
-        return lib_fail(rc, err, errlen, rc == HEW_E_NOMEM && !e.msg[0] ? "out of memory" : e.msg);
-    }
+    json_t *blocks = NULL, *captions = NULL;
+    hew_code rc = lib_images_prepare(images, nimages, s->model.images, s->provider.model,
+                                     &blocks, &captions, &e);
+    if (rc != HEW_OK)
+        return lib_fail(rc, err, errlen, e.msg);
     return task_launch(s, text, NULL, blocks, captions, out, err, errlen);
+}
+
+hew_code hew_task_start_images(hew_session *s, const char *text, const char *const *images,
+                               size_t nimages, hew_task **out, char *err, size_t errlen)
+{
+    if (nimages > HEW_TASK_IMAGES_MAX || (nimages && !images))
+        return hew_task_start_with_images(s, text, NULL, nimages, out, err, errlen);
+    hew_image files[HEW_TASK_IMAGES_MAX];
+    for (size_t i = 0; i < nimages; i++)
+        files[i] = (hew_image){ .path = images[i] ? images[i] : "" };
+    return hew_task_start_with_images(s, text, files, nimages, out, err, errlen);
 }
 
 hew_code hew_task_resume(hew_session *s, const char *task_id, hew_task **out, char *err,
@@ -459,16 +452,52 @@ const char *hew_task_id(const hew_task *t)
     return t->task_id;
 }
 
+static bool answer_known(hew_answer a)
+{
+    return a == HEW_ANSWER_YES || a == HEW_ANSWER_NO || a == HEW_ANSWER_MESSAGE ||
+           a == HEW_ANSWER_YES_BY_RULE;
+}
+
+static tool_answer_kind answer_kind(hew_answer a)
+{
+    return a == HEW_ANSWER_YES || a == HEW_ANSWER_YES_BY_RULE ? TOOL_ANSWER_YES
+           : a == HEW_ANSWER_NO                               ? TOOL_ANSWER_NO
+                                                              : TOOL_ANSWER_MESSAGE;
+}
+
 hew_code hew_task_respond(hew_task *t, hew_answer answer, const char *text)
 {
-    if (!t || (answer != HEW_ANSWER_YES && answer != HEW_ANSWER_NO &&
-               answer != HEW_ANSWER_MESSAGE && answer != HEW_ANSWER_YES_BY_RULE))
+    if (!t || !answer_known(answer))
         return HEW_E_INVALID;
-    tool_answer_kind kind = answer == HEW_ANSWER_YES || answer == HEW_ANSWER_YES_BY_RULE
-                                ? TOOL_ANSWER_YES
-                            : answer == HEW_ANSWER_NO ? TOOL_ANSWER_NO
-                                                      : TOOL_ANSWER_MESSAGE;
-    return task_ask_respond(t, kind, text, answer == HEW_ANSWER_YES_BY_RULE);
+    return task_ask_respond(t, answer_kind(answer), text, answer == HEW_ANSWER_YES_BY_RULE,
+                            NULL, NULL);
+}
+
+hew_code hew_task_respond_with_images(hew_task *t, hew_answer answer, const char *text,
+                                      const hew_image *images, size_t nimages, char *err,
+                                      size_t errlen)
+{
+    if (!t || !answer_known(answer))
+        return lib_fail(HEW_E_INVALID, err, errlen,
+                        !t ? "no task given" : "the answer is not one of hew_answer");
+    if (nimages && answer == HEW_ANSWER_YES_BY_RULE)
+        return lib_fail(HEW_E_INVALID, err, errlen,
+                        "a yes by a rule carries no images: a person attaches them");
+    if (!task_ask_pending(t)) /* before the images are read: a cheap refusal */
+        return lib_fail(HEW_E_STATE, err, errlen, "the task is not waiting for an answer");
+    hew_err e = HEW_ERR_INIT;
+    json_t *blocks = NULL, *captions = NULL;
+    hew_code rc = lib_images_prepare(images, nimages, t->session->model.images,
+                                     t->session->provider.model, &blocks, &captions, &e);
+    if (rc != HEW_OK)
+        return lib_fail(rc, err, errlen, e.msg);
+    rc = task_ask_respond(t, answer_kind(answer), text, answer == HEW_ANSWER_YES_BY_RULE,
+                          blocks, captions);
+    if (rc != HEW_OK)
+        return lib_fail(rc, err, errlen, rc == HEW_E_STATE
+                                             ? "the task is not waiting for an answer"
+                                             : "out of memory");
+    return HEW_OK;
 }
 
 hew_code hew_task_set_mode(hew_task *t, const char *mode)

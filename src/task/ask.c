@@ -21,6 +21,7 @@ static void take(hew_task *t, tool_answer *answer)
     if (answer) {
         *answer = t->ask.answer;
         t->ask.answer.text = NULL;
+        t->ask.answer.images = t->ask.answer.captions = NULL;
     }
     close_ask(t);
 }
@@ -61,25 +62,45 @@ bool task_ask_poll(hew_task *t, bool open, bool close, tool_answer *answer)
     return got;
 }
 
-hew_code task_ask_respond(hew_task *t, tool_answer_kind kind, const char *text, bool by_rule)
+hew_code task_ask_respond(hew_task *t, tool_answer_kind kind, const char *text, bool by_rule,
+                          json_t *images, json_t *captions)
 {
     char *copy = text ? strdup(text) : NULL;
-    if (text && !copy)
+    if (text && !copy) {
+        json_decref(images);
+        json_decref(captions);
         return HEW_E_NOMEM;
+    }
     pthread_mutex_lock(&t->mu);
     if (!t->ask.waiting || t->ask.answered) {
         pthread_mutex_unlock(&t->mu);
         free(copy);
+        json_decref(images);
+        json_decref(captions);
         return HEW_E_STATE;
     }
     tool_answer_release(&t->ask.answer);
     t->ask.answer.kind = kind;
     t->ask.answer.text = copy;
+    t->ask.answer.images = json_array_size(images) ? images : NULL;
+    t->ask.answer.captions = t->ask.answer.images ? captions : NULL;
+    if (!t->ask.answer.images) {
+        json_decref(images);
+        json_decref(captions);
+    }
     t->ask.answer.by_rule = by_rule && kind == TOOL_ANSWER_YES;
     t->ask.answered = true;
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
     return HEW_OK;
+}
+
+bool task_ask_pending(hew_task *t)
+{
+    pthread_mutex_lock(&t->mu);
+    bool pending = t->ask.waiting && !t->ask.answered;
+    pthread_mutex_unlock(&t->mu);
+    return pending;
 }
 
 void task_ask_release(hew_task *t)

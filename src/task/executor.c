@@ -50,6 +50,22 @@ static void note_denied(hew_task *t, const char *group, bool outside, const char
                                            t->tool_running));
 }
 
+/* The images a person attached to an answer the running tool got: kept for after the
+ * tool's result (executor_run), where Cline puts them too; the answer keeps their
+ * captions, for the tool's user_feedback. */
+static void keep_answer_images(hew_task *t, tool_answer *answer)
+{
+    if (!answer || !answer->images)
+        return;
+    if (!t->answer_images) {
+        t->answer_images = answer->images;
+    } else {
+        json_array_extend(t->answer_images, answer->images);
+        json_decref(answer->images);
+    }
+    answer->images = NULL;
+}
+
 static hew_code env_ask(tool_env *env, const char *type, const char *text, json_t *data,
                         int partial, tool_answer *answer)
 {
@@ -74,6 +90,8 @@ static hew_code env_ask(tool_env *env, const char *type, const char *text, json_
      * the completion are answered with a message or yes */
     if (rc == HEW_OK && partial != 1 && answer && answer->kind == TOOL_ANSWER_NO)
         note_denied(t, NULL, false, type, data);
+    if (rc == HEW_OK)
+        keep_answer_images(t, answer);
     return rc;
 }
 
@@ -85,6 +103,8 @@ static bool env_ask_nowait(tool_env *env, const char *type, const char *text, js
 {
     hew_task *t = task_of(env);
     bool got = task_ask_poll(t, type && partial == 1, type && partial == 2, answer);
+    if (got)
+        keep_answer_images(t, answer);
     if (got || !type)
         return got;
     long i = uimsg_put(&t->ui, UIMSG_ASK, type, text, data, partial_of(partial));
@@ -161,8 +181,12 @@ static hew_code env_approve(tool_env *env, const char *group, bool outside, cons
         t->did_reject_tool = true;
         note_denied(t, group, outside, type, data);
     }
-    if (a.text && *a.text)
-        task_say(t, "user_feedback", a.text, NULL, UIMSG_WHOLE);
+    if (tool_answer_has_message(&a)) {
+        json_t *said = tool_answer_data(&a);
+        task_say(t, "user_feedback", a.text ? a.text : "", said, UIMSG_WHOLE);
+        json_decref(said);
+    }
+    keep_answer_images(t, &a);
     if (answer)
         *answer = a;
     else
@@ -529,10 +553,13 @@ static hew_code executor_run_one(hew_task *t, const tool_call *call)
         else
             push_described(t, def, call, result.text.data, result.is_error);
         push_images(t, call, result.images);
+        push_images(t, call, t->answer_images); /* the person's, after the tool's */
         task_hook_post_tool(t, call, result.text.data ? result.text.data : "",
                             result.is_error, ran_ms);
     }
     json_decref(result.images);
+    json_decref(t->answer_images);
+    t->answer_images = NULL;
     buf_release(&result.text);
 mark_used:
     if (!t->settings->parallel_tool_calls)

@@ -52,6 +52,7 @@ static void release(hew_task *t)
     task_persist_release(t);
     task_totals_release(t);
     free(t->loop_signature);
+    json_decref(t->answer_images);
     free(t->task_text);
     json_decref(t->task_images);
     json_decref(t->task_captions);

@@ -400,19 +400,19 @@ static turn_outcome check_mistake_limit(hew_task *t)
         tool_answer_release(&answer);
         return TURN_END;
     }
-    if (answer.kind == TOOL_ANSWER_NO && !(answer.text && *answer.text)) {
+    if (answer.kind == TOOL_ANSWER_NO && !tool_answer_has_message(&answer)) {
         tool_answer_release(&answer);
         task_finish(t, HEW_TASK_FAILED, "stopped by the user after repeated mistakes");
         return TURN_END;
     }
-    if (answer.text && *answer.text) {
-        task_say(t, "user_feedback", answer.text, NULL, UIMSG_WHOLE);
+    if (tool_answer_has_message(&answer)) {
         buf fb = BUF_INIT(0);
-        resp_mistake_feedback(&fb, answer.text);
+        resp_mistake_feedback(&fb, answer.text ? answer.text : "");
         /* added to the next user message, as Cline does: the tool results it holds
-         * answer the last answer's calls and must go too */
+         * answer the last answer's calls and must go too; the images after it */
         task_push_user_text(t, fb.data);
         buf_release(&fb);
+        task_take_feedback(t, &answer);
     }
     tool_answer_release(&answer);
     t->consecutive_mistakes = 0;

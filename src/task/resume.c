@@ -147,7 +147,7 @@ hew_code task_resume_prepare(hew_task *t)
                            UIMSG_WHOLE, &answer);
     if (rc != HEW_OK)
         return rc;
-    if (answer.kind == TOOL_ANSWER_NO && !(answer.text && *answer.text)) {
+    if (answer.kind == TOOL_ANSWER_NO && !tool_answer_has_message(&answer)) {
         tool_answer_release(&answer);
         task_finish(t, HEW_TASK_ABORTED, "the user did not resume the task");
         return HEW_E_ABORTED;
@@ -196,13 +196,12 @@ hew_code task_resume_prepare(hew_task *t)
                     "on. The workspace may have changed since, so read files again before "
                     "relying on what you saw earlier. If the last tool use was not answered, "
                     "assume it did not happen.");
-    if (answer.text && *answer.text) {
-        task_say(t, "user_feedback", answer.text, NULL, UIMSG_WHOLE);
+    if (tool_answer_has_message(&answer))
         buf_printf(&note, "\n\nNew instructions for the rest of the task:\n<user_message>\n%s\n"
                           "</user_message>",
-                   answer.text);
-    }
+                   answer.text ? answer.text : "");
     task_push_user_text(t, note.data);
+    task_take_feedback(t, &answer); /* said; its images after the note, as Cline sends them */
     if (context.len)
         task_push_user_text(t, context.data);
     buf_release(&context);

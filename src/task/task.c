@@ -113,6 +113,21 @@ long task_say(hew_task *t, const char *type, const char *text, json_t *data,
     return i;
 }
 
+void task_take_feedback(hew_task *t, tool_answer *a)
+{
+    if (!tool_answer_has_message(a))
+        return;
+    json_t *data = tool_answer_data(a);
+    task_say(t, "user_feedback", a->text ? a->text : "", data, UIMSG_WHOLE);
+    json_decref(data);
+    size_t i;
+    json_t *img;
+    json_array_foreach(a->images, i, img)
+        task_push_user_block(t, json_incref(img));
+    json_decref(a->images);
+    a->images = NULL;
+}
+
 void task_say_error_retry(hew_task *t, int attempt, double delay_s, const char *message,
                           bool failed)
 {

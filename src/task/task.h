@@ -286,6 +286,9 @@ struct hew_task {
     const char *tool_running;          /* [task] the tool executor_run runs, or NULL */
     hooks_permission hook_permission;  /* [task] what the PreToolUse hooks said of the tool
                                           executor_run runs (executor.c) */
+    json_t *answer_images;             /* [task] image blocks the person attached to the
+                                          answers the running tool got: after its result
+                                          (executor.c), or NULL */
     char *completed_result;            /* resumed a completed task: its stored result (it
                                           stays completed unless this run completes it) */
     char *kept_status, *kept_result;   /* [mu] resumed: the stored status and result, kept in
@@ -330,11 +333,14 @@ void task_mode_set(hew_task *t, mode_kind m);
  * open a pending ask when open is set and none is, close it when close is set; respond:
  * the front end's answer (any thread), HEW_E_STATE when no ask is pending or it was
  * answered already (text is copied); by_rule: a yes the front end gave by a rule, not a
- * person's (tool_answer.by_rule). release: at task_free. */
+ * person's (tool_answer.by_rule); images and captions (NULL: none) are taken, also when
+ * it fails. pending: an ask waits for its answer. release: at task_free. */
 void task_ask_open(hew_task *t);
 hew_code task_ask_wait(hew_task *t, tool_answer *answer);
 bool task_ask_poll(hew_task *t, bool open, bool close, tool_answer *answer);
-hew_code task_ask_respond(hew_task *t, tool_answer_kind kind, const char *text, bool by_rule);
+hew_code task_ask_respond(hew_task *t, tool_answer_kind kind, const char *text, bool by_rule,
+                          json_t *images, json_t *captions);
+bool task_ask_pending(hew_task *t);
 void task_ask_release(hew_task *t);
 
 /* ---- the request (request.c): its api_req_started message and usage ---------------------
@@ -555,6 +561,10 @@ void task_hook_pre_compact(hew_task *t, bool manual);
 
 long task_say(hew_task *t, const char *type, const char *text, json_t *data,
               uimsg_partial partial);
+/* Say the person's answer as a user_feedback message (its images' captions in its data)
+ * when it has a message (tool_answer_has_message); its images then join the next user
+ * message (after what is there), and leave the answer. */
+void task_take_feedback(hew_task *t, tool_answer *a);
 /* The error_retry message: {attempt, maxAttempts, delaySeconds, errorMessage[, failed]}. */
 void task_say_error_retry(hew_task *t, int attempt, double delay_s, const char *message,
                           bool failed);

@@ -39,9 +39,9 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     tool_answer answer = { .kind = TOOL_ANSWER_YES };
     hew_code rc = env->ask(env, "followup", question, data, 0, &answer);
     json_decref(data);
-    if (rc == HEW_OK && answer.text && *answer.text) {
-        env->say(env, "user_feedback", answer.text, NULL, 0);
-        tool_result_printf(out, "<answer>\n%s\n</answer>", answer.text);
+    if (rc == HEW_OK && tool_answer_has_message(&answer)) {
+        tool_say_feedback(env, &answer);
+        tool_result_printf(out, "<answer>\n%s\n</answer>", answer.text ? answer.text : "");
     } else if (rc == HEW_OK) { /* a yes or no with nothing typed: no empty answer */
         tool_result_printf(out, answer.kind == TOOL_ANSWER_NO
                                     ? "[The user declined to answer this question. Go on "

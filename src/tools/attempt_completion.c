@@ -30,17 +30,17 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         tool_answer_release(&answer);
         return rc;
     }
-    if (answer.kind == TOOL_ANSWER_YES && (!answer.text || !*answer.text)) {
+    if (answer.kind == TOOL_ANSWER_YES && !tool_answer_has_message(&answer)) {
         env->complete(env, result ? result : "");
         tool_result_printf(out, "The user accepted the result. The task is complete.");
-    } else if (answer.text && *answer.text) {
-        env->say(env, "user_feedback", answer.text, NULL, 0);
+    } else if (tool_answer_has_message(&answer)) {
+        tool_say_feedback(env, &answer);
         tool_result_printf(out,
                            "The user is not satisfied yet and sent feedback on the result. "
                            "Take it into account, continue the task, and use "
                            "attempt_completion again when it is done.\n<feedback>\n%s\n"
                            "</feedback>",
-                           answer.text);
+                           answer.text ? answer.text : "");
     } else {
         tool_result_printf(out, "The user did not accept the result and gave no reason. "
                                 "Check the work again, continue the task, and use "

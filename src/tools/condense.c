@@ -30,12 +30,12 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
             return rc;
         }
     }
-    if (answer.text && *answer.text) {
-        env->say(env, "user_feedback", answer.text, NULL, 0);
+    if (tool_answer_has_message(&answer)) {
+        tool_say_feedback(env, &answer);
         tool_result_printf(out, "The user provided feedback on the condensed conversation "
                                 "summary:\n<feedback>\n%s\n</feedback>\nTake it into account "
                                 "and go on with the task.",
-                           answer.text);
+                           answer.text ? answer.text : "");
     } else if (answer.kind == TOOL_ANSWER_YES) {
         size_t dropped = env->condense ? env->condense(env) : 0;
         if (dropped)

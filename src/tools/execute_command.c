@@ -580,13 +580,13 @@ static void put_output(struct run *r, buf *out, const char *label)
     buf_release(&view);
 }
 
-static void put_feedback(tool_env *env, const char *text, buf *out)
+static void put_feedback(tool_env *env, const tool_answer *a, buf *out)
 {
-    if (!text || !*text)
+    if (!tool_answer_has_message(a))
         return;
-    env->say(env, "user_feedback", text, NULL, 0);
+    tool_say_feedback(env, a);
     buf_printf(out, "\n\nThe user provided the following feedback:\n<feedback>\n%s\n</feedback>",
-               text);
+               a->text ? a->text : "");
 }
 
 static void finish_result(struct run *r, const proc_status *st, long timeout_s, tool_result *out)
@@ -973,7 +973,7 @@ static hew_code exec_once(tool_env *env, const char *command, long timeout_s,
             buf_puts(t, "Command is still running in the background (the user answered "
                         "while it ran; hew stops it when the task ends).");
         put_output(&r, t, "Here's the output so far:");
-        put_feedback(env, ans.text, t);
+        put_feedback(env, &ans, t);
         tool_answer_release(&ans);
         if (bg_start(env, command, p, &r.cap)) {
             outcap_release(&r.cap);
@@ -1015,7 +1015,7 @@ static hew_code exec_once(tool_env *env, const char *command, long timeout_s,
         buf_release(&hosts);
     }
     if (answered)
-        put_feedback(env, ans.text, &out->text);
+        put_feedback(env, &ans, &out->text);
     else
         *ended = true;
     if (seen)

@@ -50,11 +50,11 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
         tool_answer_release(&answer);
         return rc;
     }
-    if (answer.text && *answer.text) {
-        env->say(env, "user_feedback", answer.text, NULL, 0);
+    if (tool_answer_has_message(&answer)) {
+        tool_say_feedback(env, &answer);
         tool_result_printf(out, "The user did not create a new task and answered instead:\n"
                                 "<feedback>\n%s\n</feedback>",
-                           answer.text);
+                           answer.text ? answer.text : "");
     } else if (answer.kind == TOOL_ANSWER_YES) {
         hand_over(env, context, out);
     } else {

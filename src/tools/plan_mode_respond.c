@@ -48,9 +48,10 @@ static hew_code run(tool_env *env, const tool_call *call, tool_result *out)
     if (rc == HEW_OK) {
         if (env->mode_now(env) == MODE_ACT) {
             tool_result_printf(out, "[The user switched to ACT MODE: carry out the plan now.]");
-        } else if (answer.text && *answer.text) {
-            env->say(env, "user_feedback", answer.text, NULL, 0);
-            tool_result_printf(out, "<user_message>\n%s\n</user_message>", answer.text);
+        } else if (tool_answer_has_message(&answer)) {
+            tool_say_feedback(env, &answer);
+            tool_result_printf(out, "<user_message>\n%s\n</user_message>",
+                               answer.text ? answer.text : "");
         } else { /* a yes or no with nothing typed: no empty message */
             tool_result_printf(out, answer.kind == TOOL_ANSWER_NO
                                         ? "[The user does not agree with this plan. Ask what "

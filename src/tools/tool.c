@@ -31,6 +31,29 @@ void tool_answer_release(tool_answer *a)
         return;
     free(a->text);
     a->text = NULL;
+    json_decref(a->images);
+    json_decref(a->captions);
+    a->images = a->captions = NULL;
+}
+
+bool tool_answer_has_message(const tool_answer *a)
+{
+    return a && ((a->text && *a->text) || json_array_size(a->captions));
+}
+
+json_t *tool_answer_data(const tool_answer *a)
+{
+    return a && json_array_size(a->captions) ? json_pack("{s:O}", "images", a->captions)
+                                             : NULL;
+}
+
+void tool_say_feedback(tool_env *env, const tool_answer *a)
+{
+    if (!tool_answer_has_message(a))
+        return;
+    json_t *data = tool_answer_data(a);
+    env->say(env, "user_feedback", a->text ? a->text : "", data, 0);
+    json_decref(data);
 }
 
 void tool_describe(const tool_def *def, const tool_call *call, buf *out)

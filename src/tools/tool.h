@@ -55,6 +55,9 @@ typedef enum tool_answer_kind { TOOL_ANSWER_YES, TOOL_ANSWER_NO, TOOL_ANSWER_MES
 typedef struct tool_answer {
     tool_answer_kind kind;
     char *text; /* typed feedback or answer, may be NULL; owned by the answer */
+    json_t *images;   /* image blocks the person attached (api/message.h), or NULL; with
+                         captions, their "NAME, WxH type" lines; both owned by the answer */
+    json_t *captions;
     bool by_rule; /* a yes the front end gave by a rule the person set earlier (an editor's
                      "allow always"), not a person's yes to this very ask: never by_hand */
     bool by_hand; /* approve: a person answered yes to this very ask (not the settings,
@@ -63,6 +66,11 @@ typedef struct tool_answer {
 } tool_answer;
 
 void tool_answer_release(tool_answer *a);
+/* The person typed a message or attached images (captions set). */
+bool tool_answer_has_message(const tool_answer *a);
+/* The user_feedback message's data for an answer with images ({"images": captions}, a
+ * new reference), or NULL. */
+json_t *tool_answer_data(const tool_answer *a);
 
 typedef struct tool_result {
     buf text;       /* for the model */
@@ -173,6 +181,10 @@ struct tool_env {
      * without the sandbox. */
     const hew_cmd_runner *cmd_runner;
 };
+
+/* Say the person's answer a as a user_feedback message (its images' captions in its
+ * data), when it has a message (tool_answer_has_message). */
+void tool_say_feedback(tool_env *env, const tool_answer *a);
 
 typedef hew_code (*tool_run_fn)(tool_env *env, const tool_call *call, tool_result *out);
 /* Show a partial (still streaming) call to the user; optional. */

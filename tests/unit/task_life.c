@@ -219,7 +219,7 @@ static void test_abort_at_an_ask_then_join(void)
     task_join(t);
     CHECK_INT(task_status(t), HEW_TASK_ABORTED);
     CHECK_STR(task_result(t), "the user left");
-    CHECK_INT(task_ask_respond(t, TOOL_ANSWER_YES, NULL, false), HEW_E_STATE);
+    CHECK_INT(task_ask_respond(t, TOOL_ANSWER_YES, NULL, false, NULL, NULL), HEW_E_STATE);
     task_join(t); /* joined already: returns at once */
     task_free(t);
     run_close(&r, true);
