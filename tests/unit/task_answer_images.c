@@ -1,0 +1,522 @@
+/* Images attached to an answer (hew_task_respond_with_images) through the public API
+ * against the strict fake provider: where they reach the model (after the answer in the
+ * question's or the completion's tool result, XML and native; after the tool's result for
+ * feedback on a denied approval; after the resume note), what the user_feedback event
+ * says of them, and each refusal, after which the ask still waits for a good answer. */
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/base64.h"
+#include "check.h"
+#include "evtext.h"
+#include "fakeprov.h"
+#include "hew.h"
+#include "tmpdir.h"
+
+/* A valid 1x1 RGBA PNG: small enough to be sent as it is. */
+static const unsigned char png[] = {
+    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48,
+    0x44, 0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00,
+    0x00, 0x1F, 0x15, 0xC4, 0x89, 0x00, 0x00, 0x00, 0x0A, 0x49, 0x44, 0x41, 0x54, 0x78,
+    0x9C, 0x63, 0x00, 0x01, 0x00, 0x00, 0x05, 0x00, 0x01, 0x0D, 0x0A, 0x2D, 0xB4, 0x00,
+    0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+};
+
+static char *data_dir;
+
+/* ---- harness: the test thread answers the asks ------------------------------------------ */
+
+typedef struct run {
+    fakeprov fp;
+    hew_session *s;
+    hew_task *t;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    json_t *events;
+} run;
+
+static void on_event(void *ud, hew_task *t, const hew_event *ev)
+{
+    (void)t;
+    run *r = ud;
+    json_t *j = evtext_load(r->events, ev);
+    if (!j)
+        abort();
+    pthread_mutex_lock(&r->mu);
+    json_array_append_new(r->events, j);
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static const char *ev_str(const json_t *ev, const char *key)
+{
+    return json_string_value(json_object_get(ev, key));
+}
+
+/* Wait (10 s at most) for the next final ask after the first `seen` events; its type in
+ * *type (static storage of the events: valid while the run lives). The event count after
+ * it, or 0 when none came. */
+static size_t wait_ask(run *r, size_t seen, const char **type)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    pthread_mutex_lock(&r->mu);
+    size_t found = 0;
+    for (;;) {
+        for (size_t i = seen; !found && i < json_array_size(r->events); i++) {
+            json_t *ev = json_array_get(r->events, i);
+            if (strcmp(ev_str(ev, "kind") ? ev_str(ev, "kind") : "", "ask") == 0 &&
+                !json_is_true(json_object_get(ev, "partial"))) {
+                *type = ev_str(ev, "type");
+                found = i + 1;
+            }
+        }
+        if (found || pthread_cond_timedwait(&r->cv, &r->mu, &until) != 0)
+            break;
+    }
+    pthread_mutex_unlock(&r->mu);
+    return found;
+}
+
+static void xml_model(hew_options *o)
+{
+    (void)o;
+}
+
+static void native_model(hew_options *o)
+{
+    o->native_tools = 1;
+}
+
+static void no_images_model(hew_options *o)
+{
+    o->model = "claude-test-model"; /* not in hew's table: assumed to read no images */
+}
+
+static void ask_edits(hew_options *o)
+{
+    o->auto_approve_edit = 0;
+}
+
+static int run_start(run *r, const char *scenario, void (*tweak)(hew_options *))
+{
+    memset(r, 0, sizeof *r);
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->cv, NULL);
+    r->events = json_array();
+    if (fakeprov_start(&r->fp, scenario) != 0)
+        return -1;
+    hew_options o;
+    hew_options_init(&o);
+    o.provider = "anthropic";
+    o.model = "claude-sonnet-4-5";
+    o.api_key = "test-key";
+    o.base_url = r->fp.url;
+    o.native_tools = 0;
+    o.retry_base_delay_ms = 10;
+    o.checkpoints = 0;
+    o.data_dir = data_dir;
+    o.cwd = data_dir;
+    o.sandbox_mode = "danger-full-access";
+    o.on_event = on_event;
+    o.event_ud = r;
+    tweak(&o);
+    char err[512];
+    if (hew_session_new(&o, &r->s, err, sizeof err) != HEW_OK) {
+        fprintf(stderr, "session: %s\n", err);
+        return -1;
+    }
+    if (hew_task_start(r->s, "Pick a colour", &r->t, err, sizeof err) != HEW_OK) {
+        fprintf(stderr, "task: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static void run_free(run *r)
+{
+    hew_task_free(r->t);
+    hew_session_free(r->s);
+    CHECK_INT(fakeprov_stop_status(&r->fp), 0);
+    json_decref(r->events);
+    pthread_cond_destroy(&r->cv);
+    pthread_mutex_destroy(&r->mu);
+}
+
+/* The last user_feedback event's data.images as one comma-joined string in out. */
+static void feedback_captions(run *r, char *out, size_t cap)
+{
+    out[0] = '\0';
+    pthread_mutex_lock(&r->mu);
+    size_t i;
+    json_t *ev;
+    json_array_foreach(r->events, i, ev) {
+        const char *type = ev_str(ev, "type");
+        if (!type || strcmp(type, "user_feedback") != 0)
+            continue;
+        out[0] = '\0';
+        size_t k;
+        json_t *c;
+        json_array_foreach(json_object_get(json_object_get(ev, "data"), "images"), k, c)
+            snprintf(out + strlen(out), cap - strlen(out), "%s%s", k ? "," : "",
+                     json_string_value(c));
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* The content blocks of request i's last message (a new reference; an array). */
+static json_t *last_message_blocks(json_t *reqs, size_t i)
+{
+    json_t *msgs = json_object_get(json_object_get(json_array_get(reqs, i), "body"), "messages");
+    json_t *last = json_array_get(msgs, json_array_size(msgs) - 1);
+    json_t *c = json_object_get(last, "content");
+    return json_is_array(c) ? json_incref(c) : json_array();
+}
+
+/* Whether block b is the PNG above, as an Anthropic image block, byte for byte. */
+static int is_our_png(const json_t *b)
+{
+    json_t *src = json_object_get(b, "source");
+    char *want = base64_encode(png, sizeof png);
+    int ok = strcmp(ev_str(b, "type") ? ev_str(b, "type") : "", "image") == 0 &&
+             strcmp(ev_str(src, "type") ? ev_str(src, "type") : "", "base64") == 0 &&
+             strcmp(ev_str(src, "media_type") ? ev_str(src, "media_type") : "",
+                    "image/png") == 0 &&
+             want && strcmp(ev_str(src, "data") ? ev_str(src, "data") : "", want) == 0;
+    free(want);
+    return ok;
+}
+
+static int no_violations(run *r)
+{
+    char first[512];
+    int n = fakeprov_violations(&r->fp, first, sizeof first);
+    if (n != 0)
+        fprintf(stderr, "strict fake refused %d request(s): %s\n", n, first);
+    return n == 0;
+}
+
+#define FOLLOWUP_XML                                                                       \
+    "{\"protocol\":\"anthropic\",\"text\":\"<ask_followup_question><question>Which colour?"  \
+    "</question></ask_followup_question>\"}"
+#define COMPLETE_XML(res)                                                                  \
+    "{\"protocol\":\"anthropic\",\"text\":\"<attempt_completion><result>" res                \
+    "</result></attempt_completion>\"}"
+
+/* ---- the tests ---------------------------------------------------------------------------- */
+
+/* XML tools: the question's answer, then the image, in the next user message; the
+ * refusals first, each leaving the ask waiting. */
+static void test_followup_answer_with_image_xml(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP_XML "," COMPLETE_XML("blue it is") "]}",
+                      xml_model) == 0);
+    const char *type = NULL;
+    size_t seen = wait_ask(&r, 0, &type);
+    REQUIRE(seen && strcmp(type, "followup") == 0);
+    char err[512] = "";
+    hew_image bad64 = { .data = "not base64!", .len = 11, .base64 = 1 };
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "x", &bad64, 1, err,
+                                           sizeof err), HEW_E_INVALID);
+    CHECK(strstr(err, "image 1") && strstr(err, "base64"));
+    hew_image text = { .data = "hello, not an image", .len = 19, .name = "notes.txt" };
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "x", &text, 1, err,
+                                           sizeof err), HEW_E_INVALID);
+    CHECK(strstr(err, "notes.txt") != NULL);
+    hew_image missing = { .path = "/nonexistent/shot.png" };
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "x", &missing, 1, err,
+                                           sizeof err), HEW_E_NOTFOUND);
+    hew_image raw = { .data = (const char *)png, .len = sizeof png, .name = "swatch.png" };
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_YES_BY_RULE, NULL, &raw, 1, err,
+                                           sizeof err), HEW_E_INVALID);
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "x", &raw,
+                                           HEW_TASK_IMAGES_MAX + 1, err, sizeof err),
+              HEW_E_INVALID);
+    /* after every refusal the question still waits: this answer is taken */
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "this one", &raw, 1, err,
+                                           sizeof err), HEW_OK);
+    seen = wait_ask(&r, seen, &type);
+    REQUIRE(seen && strcmp(type, "completion_result") == 0);
+    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_OK);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    /* not waiting any more */
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "late", &raw, 1, err,
+                                           sizeof err), HEW_E_STATE);
+    char captions[512];
+    feedback_captions(&r, captions, sizeof captions);
+    CHECK_STR(captions, "swatch.png, 1x1 png");
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    json_t *blocks = last_message_blocks(reqs, 1);
+    /* [the tool's result text] [the image] [environment details] */
+    size_t img = (size_t)-1, answer = (size_t)-1, i;
+    json_t *b;
+    json_array_foreach(blocks, i, b) {
+        const char *t = ev_str(b, "text");
+        if (t && strstr(t, "<answer>\nthis one\n</answer>"))
+            answer = i;
+        if (is_our_png(b))
+            img = i;
+    }
+    CHECK(answer != (size_t)-1);
+    CHECK_INT((long)img, (long)answer + 1);
+    CHECK(no_violations(&r));
+    json_decref(blocks);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+/* Native tools: the image inside the question's tool_result, after its text; base64 data
+ * given in base64 is decoded and sent again as the same bytes. */
+static void test_followup_answer_with_image_native(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":["
+                          "{\"protocol\":\"anthropic\",\"tool_calls\":[{\"id\":\"toolu_Q1\","
+                          "\"name\":\"ask_followup_question\",\"arguments\":{\"question\":"
+                          "\"Which colour?\"}}]},"
+                          "{\"protocol\":\"anthropic\",\"tool_calls\":[{\"id\":\"toolu_C2\","
+                          "\"name\":\"attempt_completion\",\"arguments\":{\"result\":\"ok\"}}]}]}",
+                      native_model) == 0);
+    const char *type = NULL;
+    size_t seen = wait_ask(&r, 0, &type);
+    REQUIRE(seen && strcmp(type, "followup") == 0);
+    char *b64 = base64_encode(png, sizeof png);
+    hew_image img = { .data = b64, .len = strlen(b64), .base64 = 1 };
+    char err[512] = "";
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "green", &img, 1, err,
+                                           sizeof err), HEW_OK);
+    free(b64);
+    seen = wait_ask(&r, seen, &type);
+    REQUIRE(seen && strcmp(type, "completion_result") == 0);
+    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_OK);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    char captions[512];
+    feedback_captions(&r, captions, sizeof captions);
+    CHECK_STR(captions, "image 1, 1x1 png");
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    json_t *blocks = last_message_blocks(reqs, 1);
+    json_t *result = json_array_get(blocks, 0);
+    CHECK_STR(ev_str(result, "type"), "tool_result");
+    CHECK_STR(ev_str(result, "tool_use_id"), "toolu_Q1");
+    json_t *inner = json_object_get(result, "content");
+    REQUIRE(json_is_array(inner) && json_array_size(inner) == 2);
+    CHECK(strstr(ev_str(json_array_get(inner, 0), "text"), "<answer>\ngreen\n</answer>"));
+    CHECK(is_our_png(json_array_get(inner, 1)));
+    CHECK(no_violations(&r));
+    json_decref(blocks);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+/* Feedback of images alone on a completion: not an acceptance; the task goes on with the
+ * image after the feedback. */
+static void test_completion_feedback_of_an_image_alone(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" COMPLETE_XML("first try") ","
+                          COMPLETE_XML("second try") "]}", xml_model) == 0);
+    const char *type = NULL;
+    size_t seen = wait_ask(&r, 0, &type);
+    REQUIRE(seen && strcmp(type, "completion_result") == 0);
+    hew_image raw = { .data = (const char *)png, .len = sizeof png, .name = "bug.png" };
+    char err[512] = "";
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, NULL, &raw, 1, err,
+                                           sizeof err), HEW_OK);
+    seen = wait_ask(&r, seen, &type);
+    REQUIRE(seen && strcmp(type, "completion_result") == 0);
+    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_OK);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK_STR(hew_task_result(r.t), "second try");
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    json_t *blocks = last_message_blocks(reqs, 1);
+    size_t fb = (size_t)-1, img = (size_t)-1, i;
+    json_t *b;
+    json_array_foreach(blocks, i, b) {
+        const char *t = ev_str(b, "text");
+        if (t && strstr(t, "not satisfied yet") && strstr(t, "<feedback>"))
+            fb = i;
+        if (is_our_png(b))
+            img = i;
+    }
+    CHECK(fb != (size_t)-1);
+    CHECK_INT((long)img, (long)fb + 1);
+    CHECK(no_violations(&r));
+    json_decref(blocks);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+/* A denied edit with feedback and an image: the image follows the tool's result; the
+ * file is not written. */
+static void test_denied_approval_feedback_with_image(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":["
+                          "{\"protocol\":\"anthropic\",\"text\":\"<write_to_file><path>ui.css"
+                          "</path><content>a{}\\n</content></write_to_file>\"},"
+                          COMPLETE_XML("left alone") "]}",
+                      ask_edits) == 0);
+    const char *type = NULL;
+    size_t seen = wait_ask(&r, 0, &type);
+    REQUIRE(seen && strcmp(type, "tool") == 0);
+    hew_image raw = { .data = (const char *)png, .len = sizeof png, .name = "look.png" };
+    char err[512] = "";
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_NO, "not like this", &raw, 1, err,
+                                           sizeof err), HEW_OK);
+    seen = wait_ask(&r, seen, &type);
+    REQUIRE(seen && strcmp(type, "completion_result") == 0);
+    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_OK);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    char captions[512];
+    feedback_captions(&r, captions, sizeof captions);
+    CHECK_STR(captions, "look.png, 1x1 png");
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 2);
+    json_t *blocks = last_message_blocks(reqs, 1);
+    size_t res = (size_t)-1, img = (size_t)-1, i;
+    json_t *b;
+    json_array_foreach(blocks, i, b) {
+        const char *t = ev_str(b, "text");
+        if (t && strstr(t, "not like this") && res == (size_t)-1)
+            res = i;
+        if (is_our_png(b))
+            img = i;
+    }
+    CHECK(res != (size_t)-1);
+    CHECK(img != (size_t)-1 && img > res);
+    CHECK(no_violations(&r));
+    json_decref(blocks);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+/* A model that reads no images: refused with its name, the ask still waits. */
+static void test_model_without_images_is_refused(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP_XML "," COMPLETE_XML("ok") "]}",
+                      no_images_model) == 0);
+    const char *type = NULL;
+    size_t seen = wait_ask(&r, 0, &type);
+    REQUIRE(seen && strcmp(type, "followup") == 0);
+    hew_image raw = { .data = (const char *)png, .len = sizeof png };
+    char err[512] = "";
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "x", &raw, 1, err,
+                                           sizeof err), HEW_E_INVALID);
+    CHECK(strstr(err, "claude-test-model") && strstr(err, "does not read images"));
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "plain", NULL, 0, err,
+                                           sizeof err), HEW_OK);
+    seen = wait_ask(&r, seen, &type);
+    REQUIRE(seen && strcmp(type, "completion_result") == 0);
+    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_OK);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    run_free(&r);
+}
+
+/* Count the PNG blocks in every message of request i (tool_result contents too). */
+static size_t count_pngs(json_t *reqs, size_t i)
+{
+    json_t *msgs = json_object_get(json_object_get(json_array_get(reqs, i), "body"), "messages");
+    size_t n = 0, k, j;
+    json_t *m, *b;
+    json_array_foreach(msgs, k, m) {
+        json_array_foreach(json_object_get(m, "content"), j, b) {
+            n += (size_t)is_our_png(b);
+            size_t q;
+            json_t *inner;
+            json_array_foreach(json_object_get(b, "content"), q, inner)
+                n += (size_t)is_our_png(inner);
+        }
+    }
+    return n;
+}
+
+/* A stopped task resumed with an answer that holds an image: after the resume note; the
+ * image of an earlier answer is still in the stored conversation. */
+static void test_resume_answer_with_image(void)
+{
+    run r;
+    REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP_XML "," COMPLETE_XML("first") ","
+                          COMPLETE_XML("resumed") "]}", xml_model) == 0);
+    const char *type = NULL;
+    size_t seen = wait_ask(&r, 0, &type);
+    REQUIRE(seen && strcmp(type, "followup") == 0);
+    hew_image raw = { .data = (const char *)png, .len = sizeof png, .name = "then.png" };
+    char err[512] = "";
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "red", &raw, 1, err,
+                                           sizeof err), HEW_OK);
+    seen = wait_ask(&r, seen, &type);
+    REQUIRE(seen && strcmp(type, "completion_result") == 0);
+    hew_task_abort(r.t, "stopped by the test");
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
+    char id[64];
+    snprintf(id, sizeof id, "%s", hew_task_id(r.t));
+    hew_task_free(r.t);
+    r.t = NULL;
+    pthread_mutex_lock(&r.mu);
+    seen = json_array_size(r.events);
+    pthread_mutex_unlock(&r.mu);
+    REQUIRE(hew_task_resume(r.s, id, &r.t, err, sizeof err) == HEW_OK);
+    /* the replayed asks are answered no more: the first waiting one is the resume ask */
+    for (;;) {
+        seen = wait_ask(&r, seen, &type);
+        REQUIRE(seen);
+        if (strncmp(type, "resume_", 7) == 0)
+            break;
+    }
+    raw.name = "now.png";
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "go on, see this", &raw,
+                                           1, err, sizeof err), HEW_OK);
+    seen = wait_ask(&r, seen, &type);
+    REQUIRE(seen && strcmp(type, "completion_result") == 0);
+    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_OK);
+    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    CHECK_STR(hew_task_result(r.t), "resumed");
+    json_t *reqs = fakeprov_requests(&r.fp);
+    REQUIRE(json_array_size(reqs) == 3);
+    CHECK_INT((long)count_pngs(reqs, 2), 2); /* the stored answer's and the new one */
+    json_t *blocks = last_message_blocks(reqs, 2);
+    size_t note = (size_t)-1, img = (size_t)-1, i;
+    json_t *b;
+    json_array_foreach(blocks, i, b) {
+        const char *t = ev_str(b, "text");
+        if (t && strstr(t, "[TASK RESUMPTION]") && strstr(t, "go on, see this"))
+            note = i;
+        if (is_our_png(b))
+            img = i;
+    }
+    CHECK(note != (size_t)-1);
+    CHECK_INT((long)img, (long)note + 1);
+    char captions[512];
+    feedback_captions(&r, captions, sizeof captions);
+    CHECK_STR(captions, "now.png, 1x1 png");
+    CHECK(no_violations(&r));
+    json_decref(blocks);
+    json_decref(reqs);
+    run_free(&r);
+}
+
+int main(void)
+{
+    data_dir = tmpdir_make("answer-images");
+    if (!data_dir)
+        return 1;
+    RUN(test_followup_answer_with_image_xml);
+    RUN(test_followup_answer_with_image_native);
+    RUN(test_completion_feedback_of_an_image_alone);
+    RUN(test_denied_approval_feedback_with_image);
+    RUN(test_model_without_images_is_refused);
+    RUN(test_resume_answer_with_image);
+    tmpdir_remove(data_dir);
+    free(data_dir);
+    return check_report();
+}
