@@ -201,6 +201,33 @@ static int no_violations(run *r)
     return n == 0;
 }
 
+/* Request req (of n recorded) carries, in its last message, the PNG right after the first
+ * text block holding both needles (b may be NULL), and the strict fake refused nothing. */
+static int image_follows(run *r, size_t n, size_t req, const char *a, const char *b)
+{
+    json_t *reqs = fakeprov_requests(&r->fp);
+    if (json_array_size(reqs) != n) {
+        fprintf(stderr, "%zu requests, not %zu\n", json_array_size(reqs), n);
+        json_decref(reqs);
+        return 0;
+    }
+    json_t *blocks = last_message_blocks(reqs, req);
+    size_t text = (size_t)-1, img = (size_t)-1, i;
+    json_t *blk;
+    json_array_foreach(blocks, i, blk) {
+        const char *t = ev_str(blk, "text");
+        if (t && text == (size_t)-1 && strstr(t, a) && (!b || strstr(t, b)))
+            text = i;
+        if (is_our_png(blk) && img == (size_t)-1)
+            img = i;
+    }
+    json_decref(blocks);
+    json_decref(reqs);
+    if (text == (size_t)-1 || img != text + 1)
+        fprintf(stderr, "text block %ld, image block %ld\n", (long)text, (long)img);
+    return text != (size_t)-1 && img == text + 1 && no_violations(r);
+}
+
 #define FOLLOWUP_XML                                                                       \
     "{\"protocol\":\"anthropic\",\"text\":\"<ask_followup_question><question>Which colour?"  \
     "</question></ask_followup_question>\"}"
@@ -251,24 +278,8 @@ static void test_followup_answer_with_image_xml(void)
     char captions[512];
     feedback_captions(&r, captions, sizeof captions);
     CHECK_STR(captions, "swatch.png, 1x1 png");
-    json_t *reqs = fakeprov_requests(&r.fp);
-    REQUIRE(json_array_size(reqs) == 2);
-    json_t *blocks = last_message_blocks(reqs, 1);
     /* [the tool's result text] [the image] [environment details] */
-    size_t img = (size_t)-1, answer = (size_t)-1, i;
-    json_t *b;
-    json_array_foreach(blocks, i, b) {
-        const char *t = ev_str(b, "text");
-        if (t && strstr(t, "<answer>\nthis one\n</answer>"))
-            answer = i;
-        if (is_our_png(b))
-            img = i;
-    }
-    CHECK(answer != (size_t)-1);
-    CHECK_INT((long)img, (long)answer + 1);
-    CHECK(no_violations(&r));
-    json_decref(blocks);
-    json_decref(reqs);
+    CHECK(image_follows(&r, 2, 1, "<answer>\nthis one\n</answer>", NULL));
     run_free(&r);
 }
 
@@ -335,23 +346,7 @@ static void test_completion_feedback_of_an_image_alone(void)
     CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_OK);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     CHECK_STR(hew_task_result(r.t), "second try");
-    json_t *reqs = fakeprov_requests(&r.fp);
-    REQUIRE(json_array_size(reqs) == 2);
-    json_t *blocks = last_message_blocks(reqs, 1);
-    size_t fb = (size_t)-1, img = (size_t)-1, i;
-    json_t *b;
-    json_array_foreach(blocks, i, b) {
-        const char *t = ev_str(b, "text");
-        if (t && strstr(t, "not satisfied yet") && strstr(t, "<feedback>"))
-            fb = i;
-        if (is_our_png(b))
-            img = i;
-    }
-    CHECK(fb != (size_t)-1);
-    CHECK_INT((long)img, (long)fb + 1);
-    CHECK(no_violations(&r));
-    json_decref(blocks);
-    json_decref(reqs);
+    CHECK(image_follows(&r, 2, 1, "not satisfied yet", "<feedback>"));
     run_free(&r);
 }
 
@@ -379,23 +374,7 @@ static void test_denied_approval_feedback_with_image(void)
     char captions[512];
     feedback_captions(&r, captions, sizeof captions);
     CHECK_STR(captions, "look.png, 1x1 png");
-    json_t *reqs = fakeprov_requests(&r.fp);
-    REQUIRE(json_array_size(reqs) == 2);
-    json_t *blocks = last_message_blocks(reqs, 1);
-    size_t res = (size_t)-1, img = (size_t)-1, i;
-    json_t *b;
-    json_array_foreach(blocks, i, b) {
-        const char *t = ev_str(b, "text");
-        if (t && strstr(t, "not like this") && res == (size_t)-1)
-            res = i;
-        if (is_our_png(b))
-            img = i;
-    }
-    CHECK(res != (size_t)-1);
-    CHECK(img != (size_t)-1 && img > res);
-    CHECK(no_violations(&r));
-    json_decref(blocks);
-    json_decref(reqs);
+    CHECK(image_follows(&r, 2, 1, "not like this", NULL));
     run_free(&r);
 }
 
@@ -484,24 +463,11 @@ static void test_resume_answer_with_image(void)
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 3);
     CHECK_INT((long)count_pngs(reqs, 2), 2); /* the stored answer's and the new one */
-    json_t *blocks = last_message_blocks(reqs, 2);
-    size_t note = (size_t)-1, img = (size_t)-1, i;
-    json_t *b;
-    json_array_foreach(blocks, i, b) {
-        const char *t = ev_str(b, "text");
-        if (t && strstr(t, "[TASK RESUMPTION]") && strstr(t, "go on, see this"))
-            note = i;
-        if (is_our_png(b))
-            img = i;
-    }
-    CHECK(note != (size_t)-1);
-    CHECK_INT((long)img, (long)note + 1);
+    json_decref(reqs);
+    CHECK(image_follows(&r, 3, 2, "[TASK RESUMPTION]", "go on, see this"));
     char captions[512];
     feedback_captions(&r, captions, sizeof captions);
     CHECK_STR(captions, "now.png, 1x1 png");
-    CHECK(no_violations(&r));
-    json_decref(blocks);
-    json_decref(reqs);
     run_free(&r);
 }
 
