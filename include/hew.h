@@ -515,6 +515,14 @@ typedef enum hew_answer {
  * answer outside hew_answer. */
 HEW_API hew_code hew_task_respond(hew_task *t, hew_answer answer, const char *text);
 
+/* Whether the images would be taken by hew_task_start_with_images or
+ * hew_task_respond_with_images in session s: each read or decoded, checked and prepared
+ * as they do (the work is done and dropped), the count and the session's model checked.
+ * The same codes and messages. For a front end that must refuse a bad image before it
+ * starts something it cannot take back (resuming a stored task, which marks it resumed). */
+HEW_API hew_code hew_images_check(hew_session *s, const hew_image *images, size_t nimages,
+                                  char *err, size_t errlen);
+
 /* hew_task_respond with images attached to the answer (at most HEW_TASK_IMAGES_MAX),
  * checked and scaled as hew_task_start_images does, before the answer is given. They go
  * to the model with the answer, as Cline sends them: after the answer in the result of the

@@ -419,6 +419,20 @@ hew_code hew_task_start_with_images(hew_session *s, const char *text,
     return task_launch(s, text, NULL, blocks, captions, out, err, errlen);
 }
 
+hew_code hew_images_check(hew_session *s, const hew_image *images, size_t nimages, char *err,
+                          size_t errlen)
+{
+    if (!s)
+        return lib_fail(HEW_E_INVALID, err, errlen, "no session given");
+    hew_err e = HEW_ERR_INIT;
+    json_t *blocks = NULL, *captions = NULL;
+    hew_code rc = lib_images_prepare(images, nimages, s->model.images, s->provider.model,
+                                     &blocks, &captions, &e);
+    json_decref(blocks);
+    json_decref(captions);
+    return rc == HEW_OK ? HEW_OK : lib_fail(rc, err, errlen, e.msg);
+}
+
 hew_code hew_task_start_images(hew_session *s, const char *text, const char *const *images,
                                size_t nimages, hew_task **out, char *err, size_t errlen)
 {

@@ -2,7 +2,8 @@
  * against the strict fake provider: where they reach the model (after the answer in the
  * question's or the completion's tool result, XML and native; after the tool's result for
  * feedback on a denied approval; after the resume note), what the user_feedback event
- * says of them, and each refusal, after which the ask still waits for a good answer. */
+ * says of them, and each refusal, after which the ask still waits for a good answer;
+ * hew_images_check refuses what they refuse. */
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -256,10 +257,14 @@ static void test_followup_answer_with_image_xml(void)
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "x", &text, 1, err,
                                            sizeof err), HEW_E_INVALID);
     CHECK(strstr(err, "notes.txt") != NULL);
+    CHECK_INT(hew_images_check(r.s, &text, 1, err, sizeof err), HEW_E_INVALID);
+    CHECK(strstr(err, "notes.txt") != NULL);
     hew_image missing = { .path = "/nonexistent/shot.png" };
+    CHECK_INT(hew_images_check(r.s, &missing, 1, err, sizeof err), HEW_E_NOTFOUND);
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "x", &missing, 1, err,
                                            sizeof err), HEW_E_NOTFOUND);
     hew_image raw = { .data = (const char *)png, .len = sizeof png, .name = "swatch.png" };
+    CHECK_INT(hew_images_check(r.s, &raw, 1, err, sizeof err), HEW_OK);
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_YES_BY_RULE, NULL, &raw, 1, err,
                                            sizeof err), HEW_E_INVALID);
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "x", &raw,
@@ -392,6 +397,8 @@ static void test_model_without_images_is_refused(void)
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "x", &raw, 1, err,
                                            sizeof err), HEW_E_INVALID);
     CHECK(strstr(err, "claude-test-model") && strstr(err, "does not read images"));
+    CHECK_INT(hew_images_check(r.s, &raw, 1, err, sizeof err), HEW_E_INVALID);
+    CHECK(strstr(err, "does not read images") != NULL);
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "plain", NULL, 0, err,
                                            sizeof err), HEW_OK);
     seen = wait_ask(&r, seen, &type);
