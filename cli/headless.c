@@ -6,8 +6,9 @@
  * its resume ask is answered yes, or with the -p text as new instructions and the -i
  * images after them. An image that cannot be sent stops the run with exit status 2 before
  * any request, as for a new task: checked before the stored task is opened (the model,
- * each file's header), or, for a file damaged past its header, refused at the resume ask,
- * which is then answered no (the task keeps its status, as a resume not gone on with).
+ * that each file is an image), or, for a file only decoding finds bad (damaged, too many
+ * pixels), refused at the resume ask, which is then answered no (the task keeps its
+ * status and conversation, as a resume not gone on with).
  * Nobody approves here (hew_options.unattended): every action refused for want of
  * approval is kept with the narrowest flag that would allow it (the approval words in
  * use plus the one it needs, an --allow-command rule for a command when one suffices,
@@ -484,8 +485,8 @@ static int run_tasks(struct headless *h, hew_session *s)
 
 /* The -i images of a resumed task, checked before the stored task is opened, so that one
  * that cannot be sent leaves it untouched: the model reads images, and each file is an
- * image hew takes by its header (a file damaged past it is refused at the resume ask).
- * 0, or -1 said on standard error. */
+ * image (hew_image_probe: a PNG, JPEG, GIF or WebP by its bytes; what only decoding finds
+ * is refused at the resume ask). 0, or -1 said on standard error. */
 static int resume_images_check(const cli_options *co, const hew_options *o)
 {
     if (!co->nimages)
