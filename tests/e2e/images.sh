@@ -195,6 +195,15 @@ for c in "notes.png|not an image hew can send" "missing.png|no such file" \
             fail "--continue -i $f: the store changed: $(store_dump | diff "$work/store.before" -)"
     fi
 done
+set +e # without -p (the terminal's way is a pasted path): a usage error, nothing sent
+run_hew anthropic --data-dir "$work/data" --continue "and this?" -i "$work/small.png" \
+    >/dev/null 2>"$work/err"
+rc=$?
+set -e
+[[ $rc == 2 ]] || fail "--continue -i without -p: exit $rc, want 2"
+grep -q -- "-i with --continue or --resume goes with -p" "$work/err" ||
+    fail "--continue -i without -p: $(cat "$work/err")"
+[[ $(wc -l <"$FAKE_RECORD") == 1 ]] || fail "--continue -i without -p: a request was sent"
 out=$(run_hew anthropic --data-dir "$work/data" -p --continue "and this?" -i "$work/small.png" \
     2>"$work/err") || fail "--continue -i: exit $?: $(cat "$work/err")"
 [[ $out == second ]] || fail "--continue -i: result '$out'"
