@@ -10,8 +10,9 @@
 #     Enter, a line with an image path is the feedback on the completion, the image after
 #     the tool's result. Feedback instead of an approval carries an image too.
 #  2. Native tools: the question's answer carries the image inside the tool_result; a
-#     task stopped with Ctrl-C and gone on with by a line holding an image path sends the
-#     image after the [TASK RESUMPTION] note.
+#     task stopped with Ctrl-C and gone on with by a line holding a damaged image shows the
+#     error and waits (nothing sent); a line holding a good one sends the image after the
+#     [TASK RESUMPTION] note.
 # Skips without tmux or python3.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
@@ -146,6 +147,11 @@ wait_for 'Ctrl-C to stop' 10 || fail "2: no status line"
 keys C-c
 wait_for 'stopped' 5 || fail "2: Ctrl-C did not stop the task"
 wait_for 'your next message goes on with this task' 5 || fail "2: the task cannot be gone on with"
+keys -l "go on with $work/cut.png"
+keys Enter
+wait_for 'cut.png: the PNG image is damaged' 20 || fail "2: no error for the damaged image"
+wait_for 'the task waits: type your message again' 5 || fail "2: no hint that the task waits"
+[[ $(nreq) == 2 ]] || fail "2: the refused message was sent ($(nreq) requests)"
 keys -l "go on with '$work/shot.png'"
 keys Enter
 wait_for 'went on' 20 || fail "2: the task did not go on"
