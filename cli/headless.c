@@ -582,7 +582,10 @@ int cli_headless(const cli_options *co)
     if (!h.task) {
         fprintf(stderr, "hew: %s\n", err);
         /* an image -i named that cannot be sent is a usage error, as a bad flag is */
-        code = co->nimages && !co->resume_id && (started == HEW_E_INVALID || started == HEW_E_NOTFOUND) ? 2 : 1;
+        code = co->nimages && !co->resume_id &&
+                       (started == HEW_E_INVALID || started == HEW_E_NOTFOUND)
+                   ? 2
+                   : 1;
     } else {
         code = run_tasks(&h, s);
     }

@@ -771,8 +771,7 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
                 free(line);
                 continue;
             }
-            if (scanned)
-                imgpaste_release(&pasted);
+            imgpaste_release(&pasted);
             denied = 2;
         }
         free(line);

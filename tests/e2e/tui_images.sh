@@ -17,7 +17,11 @@
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
 source "$HEW_E2E_LIB/tmux.sh"
-fail() { echo "FAIL: $*" >&2; [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t -S -80 >&2; exit 1; }
+fail() {
+    echo "FAIL: $*" >&2
+    [[ -n ${sock:-} ]] && tmux -L "$sock" capture-pane -p -t t -S -80 >&2
+    exit 1
+}
 command -v tmux >/dev/null || { echo "skip: no tmux"; exit 0; }
 command -v python3 >/dev/null || { echo "skip: no python3"; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/hew-e2e-tuiimg.XXXXXX")
@@ -167,13 +171,15 @@ c = reqs[1]["body"]["messages"][-1]["content"]
 tr = [b for b in c if b["type"] == "tool_result" and b["tool_use_id"] == "toolu_q1"]
 assert len(tr) == 1, json.dumps(c)[:2000]
 inner = tr[0]["content"]
-assert inner[0]["type"] == "text" and "<answer>\n[image: shot.png]\n</answer>" in inner[0]["text"], inner[0]
+assert inner[0]["type"] == "text", inner[0]
+assert "<answer>\n[image: shot.png]\n</answer>" in inner[0]["text"], inner[0]
 imgs = [b for b in inner if b["type"] == "image"]
 assert len(imgs) == 1 and inner.index(imgs[0]) > 0, inner
 assert imgs[0]["source"] == {"type": "base64", "media_type": "image/png", "data": want}
 # the stopped task gone on with: the image after the resumption note
 c = reqs[2]["body"]["messages"][-1]["content"]
-k = [j for j, b in enumerate(c) if b["type"] == "text" and b["text"].startswith("[TASK RESUMPTION]")]
+k = [j for j, b in enumerate(c)
+     if b["type"] == "text" and b["text"].startswith("[TASK RESUMPTION]")]
 assert k, json.dumps(c)[:2000]
 assert "go on with [image: shot.png]" in c[k[0]]["text"], c[k[0]]["text"]
 imgs = [b for b in c[k[0] + 1:] if b["type"] == "image"]
