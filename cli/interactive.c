@@ -933,6 +933,12 @@ static void handle_event(struct ui *u, evq_item *it)
             gap(u, 2);
             screen_commitf(u->scr, "%s›%s %s", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"),
                            it->text);
+            size_t i; /* the images that came with it (data "images": their captions) */
+            json_t *cap;
+            json_array_foreach(json_object_get(d, "images"), i, cap)
+                if (json_string_value(cap))
+                    screen_commitf(u->scr, "  %s[image: %s]%s", sgr(u, "\033[2m"),
+                                   json_string_value(cap), sgr(u, "\033[0m"));
             json_decref(d);
             return;
         }

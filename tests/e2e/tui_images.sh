@@ -12,7 +12,8 @@
 #  2. Native tools: the question's answer carries the image inside the tool_result; a
 #     task stopped with Ctrl-C and gone on with by a line holding a damaged image shows the
 #     error and waits (nothing sent); a line holding a good one sends the image after the
-#     [TASK RESUMPTION] note.
+#     [TASK RESUMPTION] note. /resume of the task lists the images under the replayed
+#     messages that carried them.
 # Skips without tmux or python3.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
@@ -186,6 +187,12 @@ imgs = [b for b in c[k[0] + 1:] if b["type"] == "image"]
 assert len(imgs) == 1 and imgs[0]["source"]["data"] == want, json.dumps(c)[:2000]
 assert not [b for b in c[:k[0]] if b["type"] == "image"], "an image before the note"
 PY
+keys '/new' Enter # the task resumed: its replay lists the images under the messages
+wait_for 'new task' 5 || fail "2: /new did not end the task"
+keys '/resume' Enter
+wait_for 'this task was completed' 20 || fail "2: /resume did not replay the task"
+[[ $(screen | grep -c '\[image: shot.png, 40x30 png\]') == 2 ]] ||
+    fail "2: the replay does not list the answer's and the message's images"
 keys C-d
 wait_for 'EXIT=0' || fail "2: Ctrl-D did not leave cleanly"
 stop_hew
