@@ -14,6 +14,8 @@
 #     error and waits (nothing sent); a line holding a good one sends the image after the
 #     [TASK RESUMPTION] note. /resume of the task lists the images under the replayed
 #     messages that carried them.
+#  3. A model that reads no images: an answer with one is refused naming the model, nothing
+#     is sent, and the question then takes a text answer.
 # Skips without tmux or python3.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
@@ -41,7 +43,7 @@ start_hew() { # start_hew SCENARIO FLAGS...: the fake provider, then hew in a fr
     nsock=$((${nsock:-0} + 1))
     sock=hew-e2e-tuiimg-$$-$nsock
     tmux -L "$sock" -f /dev/null new-session -d -s t -x 120 -y 40 \
-        "env ANTHROPIC_API_KEY=e2e-key XDG_CONFIG_HOME='$work/cfg' XDG_STATE_HOME='$work/state' \
+        "env ANTHROPIC_API_KEY=e2e-key DEEPSEEK_API_KEY=e2e-key XDG_CONFIG_HOME='$work/cfg' XDG_STATE_HOME='$work/state' \
          XDG_DATA_HOME='$work/data$nsock' \
          TERM=xterm-256color '$HEW_BIN' --provider anthropic --model claude-sonnet-4-5 \
          $* --base-url '$FAKE_URL' --cwd '$work/ws' --retry-delay-ms 10; \
@@ -195,5 +197,33 @@ wait_for 'this task was completed' 20 || fail "2: /resume did not replay the tas
     fail "2: the replay does not list the answer's and the message's images"
 keys C-d
 wait_for 'EXIT=0' || fail "2: Ctrl-D did not leave cleanly"
+stop_hew
+
+# 3. a model that reads no images: the answer with an image is refused, nothing is sent,
+#    and the question takes a text answer after
+cat >"$work/s3.json" <<'JSON'
+{"responses": [
+  {"protocol": "openai-chat", "text": "<ask_followup_question>\n<question>Which screen is it?</question>\n</ask_followup_question>"},
+  {"protocol": "openai-chat", "text": "<attempt_completion>\n<result>\ntext it is\n</result>\n</attempt_completion>"}
+]}
+JSON
+start_hew "$work/s3.json" --provider deepseek --model deepseek-chat --xml-tools
+keys 'What is wrong?' Enter
+wait_for 'Which screen is it' || fail "3: no question"
+keys -l "$work/shot.png"
+keys Enter
+wait_for 'the model deepseek-chat does not read images' 10 || fail "3: no refusal naming the model"
+[[ $(nreq) == 1 ]] || fail "3: the refused answer was sent"
+keys 'the login screen' Enter
+wait_for 'text it is' 10 || fail "3: the text answer did not go"
+check textonly <<'PY'
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(reqs) == 2, len(reqs)
+last = json.dumps(reqs[1]["body"]["messages"][-1])
+assert "the login screen" in last and "image_url" not in last and "shot.png" not in last, last
+PY
+keys C-d
+wait_for 'EXIT=0' || fail "3: Ctrl-D did not leave cleanly"
 stop_hew
 echo "ok"
