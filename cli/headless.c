@@ -3,7 +3,12 @@
  * Asks that need a human are answered by policy: --yolo approves everything; otherwise
  * tool approvals are denied with a message and questions get a note that nobody can
  * answer — never a hang. With --resume/--continue (hew resume ID) a stored task goes on:
- * its resume ask is answered yes, or with the -p text as new instructions.
+ * its resume ask is answered yes, or with the -p text as new instructions and the -i
+ * images after them. An image that cannot be sent stops the run with exit status 2 before
+ * any request, as for a new task: checked before the stored task is opened (the model,
+ * that each file is an image), or, for a file only decoding finds bad (damaged, too many
+ * pixels), refused at the resume ask, which is then answered no (the task keeps its
+ * status and conversation, as a resume not gone on with).
  * Nobody approves here (hew_options.unattended): every action refused for want of
  * approval is kept with the narrowest flag that would allow it (the approval words in
  * use plus the one it needs, an --allow-command rule for a command when one suffices,
@@ -47,6 +52,9 @@ struct headless {
     hew_task *task;
     int resuming;            /* a resumed task: asks before the resume ask are replayed */
     const char *resume_text; /* new instructions for the resume ask, or NULL: yes */
+    hew_image resume_images[HEW_TASK_IMAGES_MAX]; /* -i: with the instructions */
+    size_t nresume_images;
+    char refused[512]; /* why the resume ask refused the images ("" they went) */
     char approve_words[128]; /* the --auto-approve words in use ("read"), for the flags */
     pthread_mutex_t lock;
 };
@@ -59,8 +67,23 @@ static void answer_by_policy(struct headless *h, hew_task *task, const hew_event
     const char *type = ev->type;
     hew_event_kind k = ev->kind;
     if (h->resuming) { /* the replayed conversation: only the resume ask is live */
-        if ((k == HEW_EV_RESUME_TASK || k == HEW_EV_RESUME_COMPLETED_TASK) &&
-            hew_task_respond(task, h->resume_text ? HEW_ANSWER_MESSAGE : HEW_ANSWER_YES,
+        if (k != HEW_EV_RESUME_TASK && k != HEW_EV_RESUME_COMPLETED_TASK)
+            return;
+        if (h->nresume_images) {
+            char err[sizeof h->refused] = "";
+            hew_code rc = hew_task_respond_with_images(task, HEW_ANSWER_MESSAGE, h->resume_text,
+                                                       h->resume_images, h->nresume_images,
+                                                       err, sizeof err);
+            if (rc == HEW_E_STATE)
+                return;
+            if (rc != HEW_OK) { /* not gone on with: read after the task ends */
+                snprintf(h->refused, sizeof h->refused, "%s", err[0] ? err : "image refused");
+                hew_task_respond(task, HEW_ANSWER_NO, NULL);
+            }
+            h->resuming = 0;
+            return;
+        }
+        if (hew_task_respond(task, h->resume_text ? HEW_ANSWER_MESSAGE : HEW_ANSWER_YES,
                              h->resume_text) == 0)
             h->resuming = 0;
         return;
@@ -426,7 +449,9 @@ static int run_tasks(struct headless *h, hew_session *s)
         hew_task_status st = hew_task_wait(h->task);
         const char *result = hew_task_result(h->task);
         hew_task *next = start_successor(h, s, h->task, st, started);
-        int code = exit_code_of(h, h->task, st);
+        int code = h->refused[0] ? 2 : exit_code_of(h, h->task, st); /* -i: a usage error */
+        if (h->refused[0])
+            result = h->refused;
         json_t *denied = denied_list(h, h->task);
         if (h->json)
             print_json_end(h->task, st, result, next ? hew_task_id(next) : NULL, denied, code);
@@ -458,6 +483,32 @@ static int run_tasks(struct headless *h, hew_session *s)
     }
 }
 
+/* The -i images of a resumed task, checked before the stored task is opened, so that one
+ * that cannot be sent leaves it untouched: the model reads images, and each file is an
+ * image (hew_image_probe: a PNG, JPEG, GIF or WebP by its bytes; what only decoding finds
+ * is refused at the resume ask). 0, or -1 said on standard error. */
+static int resume_images_check(const cli_options *co, const hew_options *o)
+{
+    if (!co->nimages)
+        return 0;
+    if (!hew_options_images_supported(o)) {
+        fprintf(stderr, "hew: the model %s does not read images: choose one that does "
+                        "(--model), or leave the images (-i) out\n",
+                o->model ? o->model : "(the provider's default)");
+        return -1;
+    }
+    for (int i = 0; i < co->nimages; i++) {
+        char err[512] = "";
+        if (hew_image_probe(co->images[i], NULL, NULL, err, sizeof err) != HEW_OK) {
+            fputs("hew: ", stderr);
+            termsafe_fputs(err, stderr); /* it quotes the name */
+            fputs(" (-i)\n", stderr);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int cli_headless(const cli_options *co)
 {
     struct headless h;
@@ -474,6 +525,8 @@ int cli_headless(const cli_options *co)
     if (co->resume_id) {
         h.resuming = 1;
         h.resume_text = text && *text ? text : NULL;
+        for (int i = 0; i < co->nimages; i++)
+            h.resume_images[h.nresume_images++].path = co->images[i];
     } else if (!(owned = cli_stdin_task(text))) { /* -p TEXT joined with stdin */
         return 2;
     } else {
@@ -508,7 +561,13 @@ int cli_headless(const cli_options *co)
         return 2;
     }
     cli_note_unknown_model(&o);
-    cli_config_release(&cfg);
+    int images_bad = co->resume_id && resume_images_check(co, &o) != 0;
+    cli_config_release(&cfg); /* (o's strings are its) */
+    if (images_bad) {
+        hew_session_free(s);
+        free(owned);
+        return 2;
+    }
 
     sigwatch watch;
     sigwatch_start(&watch, h.timeout_s, true, on_signal, &h);
@@ -523,7 +582,10 @@ int cli_headless(const cli_options *co)
     if (!h.task) {
         fprintf(stderr, "hew: %s\n", err);
         /* an image -i named that cannot be sent is a usage error, as a bad flag is */
-        code = co->nimages && (started == HEW_E_INVALID || started == HEW_E_NOTFOUND) ? 2 : 1;
+        code = co->nimages && !co->resume_id &&
+                       (started == HEW_E_INVALID || started == HEW_E_NOTFOUND)
+                   ? 2
+                   : 1;
     } else {
         code = run_tasks(&h, s);
     }

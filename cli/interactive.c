@@ -113,6 +113,7 @@ struct ui {
     char stopped_id[64]; /* the task Ctrl-C stopped: the next message goes on with it */
     char noted_model[128]; /* the model the unknown-model note was shown for */
     char *continue_text; /* that message, the answer to its resume ask (owned) */
+    imgpaste continue_images; /* the images pasted into it (owned; n 0: none) */
     int quit;
     /* typed while a task runs (typeahead.h): the line being typed, and the messages
      * queued with Enter (owned, joined by blank lines; NULL none) to be sent when the
@@ -653,6 +654,42 @@ static void approval_target(const evq_item *it, const json_t *d, char *out, size
     snprintf(out, n, "%.*s%s", (int)cut, full, cut < len ? "…" : "");
 }
 
+static void error_line(struct ui *u, const char *mark, const char *text);
+
+/* The labels of the images pasted into a message ("[image: shot.png 40x30]"), under it. */
+static void show_pasted(struct ui *u, const imgpaste *p)
+{
+    for (int i = 0; i < p->n; i++)
+        screen_commitf(u->scr, "  %s%s%s", sgr(u, "\033[2m"), p->labels[i], sgr(u, "\033[0m"));
+    if (p->dropped)
+        screen_commitf(u->scr, "  %s(%d more image%s left as text: a message takes at most "
+                               "%d)%s", sgr(u, "\033[2m"), p->dropped,
+                       p->dropped == 1 ? "" : "s", HEW_TASK_IMAGES_MAX, sgr(u, "\033[0m"));
+}
+
+/* Answer the waiting ask with text and the images pasted into the line (p NULL or none:
+ * text only). 0 answered; -1 the images were refused (not an image hew can send, a model
+ * that reads none): said on the screen, and the ask still waits. */
+static int answer_with(struct ui *u, hew_answer a, const char *text, const imgpaste *p)
+{
+    if (!p || p->n == 0) {
+        hew_task_respond(u->task, a, text);
+        return 0;
+    }
+    hew_image images[HEW_TASK_IMAGES_MAX];
+    memset(images, 0, sizeof images);
+    for (int i = 0; i < p->n; i++)
+        images[i].path = p->paths[i];
+    char err[512] = "";
+    if (hew_task_respond_with_images(u->task, a, text, images, (size_t)p->n, err,
+                                     sizeof err) == HEW_OK)
+        return 0;
+    char *safe = termsafe_dup(err, 1); /* it quotes a file name */
+    error_line(u, "✗", safe ? safe : err);
+    free(safe);
+    return -1;
+}
+
 static void approval(struct ui *u, const evq_item *it, const json_t *d)
 {
     const char *kind_name = "", *kind_how = "";
@@ -722,8 +759,19 @@ static void approval(struct ui *u, const evq_item *it, const json_t *d)
                            sgr(u, "\033[2m"), kind_name, sgr(u, "\033[0m"));
             hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
         } else {
+            /* feedback instead: images pasted into it go with it, after the tool's result */
             lined_remember(u->ed, l);
-            hew_task_respond(u->task, HEW_ANSWER_NO, l);
+            imgpaste pasted;
+            int scanned = imgpaste_scan(l, &pasted) == 0;
+            if (scanned)
+                show_pasted(u, &pasted);
+            if (answer_with(u, HEW_ANSWER_NO, scanned ? pasted.text : l,
+                            scanned ? &pasted : NULL) != 0) {
+                imgpaste_release(&pasted); /* refused: the same question again */
+                free(line);
+                continue;
+            }
+            imgpaste_release(&pasted);
             denied = 2;
         }
         free(line);
@@ -849,10 +897,16 @@ static void handle_event(struct ui *u, evq_item *it)
          * /diff): the conversation is already on the screen; the user's message is the
          * new instruction. */
         u->replaying = 0;
-        hew_task_respond(u->task, HEW_ANSWER_MESSAGE, u->continue_text);
+        if (answer_with(u, HEW_ANSWER_MESSAGE, u->continue_text, &u->continue_images) == 0) {
+            set_activity(u, "waiting for the model");
+        } else { /* its images were refused: the task waits at its resume question */
+            snprintf(u->pending, sizeof u->pending, "%s", it->type);
+            u->hint = "the task waits: type your message again (↑ brings it back) · y goes "
+                      "on without it · /new starts another";
+        }
         free(u->continue_text);
         u->continue_text = NULL;
-        set_activity(u, "waiting for the model");
+        imgpaste_release(&u->continue_images);
         json_decref(d);
         return;
     }
@@ -879,6 +933,12 @@ static void handle_event(struct ui *u, evq_item *it)
             gap(u, 2);
             screen_commitf(u->scr, "%s›%s %s", sgr(u, "\033[1;36m"), sgr(u, "\033[0m"),
                            it->text);
+            size_t i; /* the images that came with it (data "images": their captions) */
+            json_t *cap;
+            json_array_foreach(json_object_get(d, "images"), i, cap)
+                if (json_string_value(cap))
+                    screen_commitf(u->scr, "  %s[image: %s]%s", sgr(u, "\033[2m"),
+                                   json_string_value(cap), sgr(u, "\033[0m"));
             json_decref(d);
             return;
         }
@@ -1162,9 +1222,16 @@ static void resume_task(struct ui *u, const char *id)
     enter_live(u);
 }
 
-/* The user's message: an answer to the waiting ask, or a new task. */
-static void submit(struct ui *u, const char *text)
+/* The user's message: an answer to the waiting ask, or a new task. Image files pasted or
+ * dropped into it go with it, whichever it is (imgpaste.h); refused with an answer, the
+ * ask still waits. */
+static void submit(struct ui *u, const char *line)
 {
+    imgpaste pasted;
+    if (imgpaste_scan(line, &pasted) != 0) /* out of memory: the line as typed, no images */
+        memset(&pasted, 0, sizeof pasted);
+    const char *text = pasted.text ? pasted.text : line;
+    show_pasted(u, &pasted);
     if (u->task && u->pending[0]) {
         const char *answer = text;
         char *picked = NULL;
@@ -1180,56 +1247,52 @@ static void submit(struct ui *u, const char *text)
             if (picked)
                 answer = picked;
         }
+        hew_answer a = HEW_ANSWER_MESSAGE;
         if ((strcmp(u->pending, "resume_task") == 0 ||
              strcmp(u->pending, "resume_completed_task") == 0) &&
             (strcmp(text, "y") == 0 || strcmp(text, "yes") == 0))
-            hew_task_respond(u->task, HEW_ANSWER_YES, NULL);
+            a = HEW_ANSWER_YES;
         else if ((strcmp(u->pending, "mistake_limit_reached") == 0 ||
                   strcmp(u->pending, "new_task") == 0) &&
-            (strcmp(text, "y") == 0 || strcmp(text, "n") == 0 || strcmp(text, "yes") == 0 ||
-             strcmp(text, "no") == 0))
-            hew_task_respond(u->task, text[0] == 'y' ? HEW_ANSWER_YES : HEW_ANSWER_NO, NULL);
-        else
-            hew_task_respond(u->task, HEW_ANSWER_MESSAGE, answer);
+                 (strcmp(text, "y") == 0 || strcmp(text, "n") == 0 ||
+                  strcmp(text, "yes") == 0 || strcmp(text, "no") == 0))
+            a = text[0] == 'y' ? HEW_ANSWER_YES : HEW_ANSWER_NO;
+        int refused = answer_with(u, a, a == HEW_ANSWER_MESSAGE ? answer : NULL, &pasted) != 0;
         free(picked);
+        imgpaste_release(&pasted);
+        if (refused) { /* nothing was answered: the prompt again, for the same ask */
+            u->hint = "nothing was sent: answer again (↑ brings the line back)";
+            return;
+        }
         u->pending[0] = '\0';
         u->last_out = 2;
         set_activity(u, "waiting for the model");
         enter_live(u);
         return;
     }
-    if (u->task) /* cannot happen: the prompt shows only when nothing runs */
-        return;
-    /* image files pasted or dropped into the line start a new task with them attached */
-    imgpaste pasted;
-    if (imgpaste_scan(text, &pasted) == 0 && pasted.n > 0) {
-        for (int i = 0; i < pasted.n; i++)
-            screen_commitf(u->scr, "  %s%s%s", sgr(u, "\033[2m"), pasted.labels[i],
-                           sgr(u, "\033[0m"));
-        if (pasted.dropped)
-            screen_commitf(u->scr, "  %s(%d more image%s left as text: a task takes at most "
-                                   "%d)%s", sgr(u, "\033[2m"), pasted.dropped,
-                           pasted.dropped == 1 ? "" : "s", HEW_TASK_IMAGES_MAX,
-                           sgr(u, "\033[0m"));
-        u->stopped_id[0] = '\0'; /* images cannot join a stopped task's conversation */
-        start_task(u, pasted.text, (const char *const *)pasted.paths, pasted.n);
+    if (u->task) { /* cannot happen: the prompt shows only when nothing runs */
         imgpaste_release(&pasted);
         return;
     }
-    imgpaste_release(&pasted);
     if (u->stopped_id[0]) {
+        /* after a stop the message goes on with the task: the answer to its resume ask,
+         * with the images (handle_event) */
         char id[sizeof u->stopped_id];
         memcpy(id, u->stopped_id, sizeof id);
         u->stopped_id[0] = '\0';
         free(u->continue_text);
+        imgpaste_release(&u->continue_images);
         u->continue_text = strdup(text);
-        resume_task(u, id);
-        if (u->task)
+        resume_task(u, id); /* its events are handled later, in pump */
+        if (u->task) {
+            u->continue_images = pasted; /* owned there now */
             return;
+        }
         free(u->continue_text); /* could not go on: a new task instead */
         u->continue_text = NULL;
     }
-    start_task(u, text, NULL, 0);
+    start_task(u, text, (const char *const *)pasted.paths, pasted.n);
+    imgpaste_release(&pasted);
 }
 
 /* A message typed while the task ran (Enter): queued, shown as a dim line, sent when the
@@ -2051,6 +2114,7 @@ out:
     msgtext_release(&u->other);
     free(u->reqs);
     free(u->continue_text);
+    imgpaste_release(&u->continue_images);
     free(u->queued);
     typeahead_release(&u->ta);
     complete_release(&u->cc);

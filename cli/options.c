@@ -200,15 +200,16 @@ int cli_parse_options(int argc, char **argv, cli_options *co)
 
 int cli_options_check(const cli_options *co)
 {
+    if (co->nimages && (co->cont || co->resume_id) && !co->headless) {
+        fprintf(stderr, "hew: -i with --continue or --resume goes with -p (hew -p --continue "
+                        "\"look at this\" -i shot.png); on the terminal, paste the image's "
+                        "path into your message when the task asks how to go on\n");
+        return 2;
+    }
     if (co->nimages && !co->headless && !co->task) {
         fprintf(stderr, "hew: -i attaches images to the task's text: give one (hew \"what "
                         "is wrong here?\" -i shot.png), or paste the image's path into the "
                         "prompt\n");
-        return 2;
-    }
-    if (co->nimages && (co->cont || co->resume_id)) {
-        fprintf(stderr, "hew: -i attaches images to a new task's first message; --continue "
-                        "and --resume go on with a stored one: drop -i, or start a new task\n");
         return 2;
     }
     if (co->ephemeral && (co->cont || co->resume_id)) {

@@ -13,6 +13,13 @@
 #     read_file of an image answers a refusal naming it and sends no image.
 #  4. Crafted files given to -i: a header claiming 100000x100000 pixels, a truncated PNG,
 #     text named .png, a missing file: exit 2 with a clear message, no request sent.
+#  5. -i going on with a stored task: `--continue TEXT -i FILE` sends the image after the
+#     [TASK RESUMPTION] note (its base64 the file's: a small PNG goes as it is), `--resume
+#     ID -i FILE` with no text the image alone. Refused before the stored task is opened
+#     (text named .png, a missing file, a text-only model): exit 2, no request, the store
+#     exactly as it was; refused at the resume question (a truncated PNG, a header that
+#     lies about its size: only decoding finds them): exit 2, no request, the task's row,
+#     status and conversation as they were.
 # The requests are checked by one python at the end (it starts slowly on a loaded machine).
 set -euo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
@@ -130,6 +137,81 @@ done
 [[ ! -s $FAKE_RECORD ]] || fail "crafted: a request was sent"
 fake_stop
 
+# 5. Going on with a stored task with -i.
+cat >"$work/s.json" <<'JSON'
+{"responses": [
+ {"protocol": "anthropic", "tool_calls": [{"name": "attempt_completion", "arguments": {"result": "first"}}]},
+ {"protocol": "anthropic", "tool_calls": [{"name": "attempt_completion", "arguments": {"result": "second"}}]},
+ {"protocol": "anthropic", "tool_calls": [{"name": "attempt_completion", "arguments": {"result": "third"}}]}
+]}
+JSON
+fake_start "$work/s.json"
+out=$(run_hew anthropic --data-dir "$work/data" -p "Remember this" 2>"$work/err") ||
+    fail "stored task: exit $?: $(cat "$work/err")"
+[[ $out == first ]] || fail "stored task: result '$out'"
+id=$("$HEW_BIN" history --data-dir "$work/data" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])') ||
+    fail "no stored task"
+store_dump() { # every row of the store's tables, but the full-text index's own
+    python3 - "$work/data/hew.db" "${1:-}" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+tables = [t for (t,) in db.execute("select name from sqlite_master where type='table' order by name")
+          if not t.startswith("msg_fts")]
+for t in tables:
+    if sys.argv[2] and t not in ("tasks", "api_messages", "api_parts"):
+        continue
+    for row in db.execute(f'select * from "{t}" order by rowid'):
+        row = list(row)
+        if sys.argv[2] and t == "tasks":
+            del row[10] # updated_ms: a resume answered no touches it
+        print(t, row)
+PY
+}
+store_dump >"$work/store.before"
+store_dump api >"$work/api.before"
+for c in "notes.png|not an image hew can send" "missing.png|no such file" \
+    "deepseek|the model deepseek-chat does not read images" \
+    "bomb.png|100000x100000 pixels" "cut.png|PNG image is damaged"; do # (those two last)
+    f=${c%%|*} want=${c#*|}
+    set +e
+    if [[ $f == deepseek ]]; then
+        "$HEW_BIN" --provider deepseek --model deepseek-chat --base-url "$FAKE_URL" \
+            --cwd "$work/ws" --data-dir "$work/data" -p --continue "and this?" \
+            -i "$work/small.png" </dev/null >/dev/null 2>"$work/err"
+    else
+        run_hew anthropic --data-dir "$work/data" -p --continue "and this?" -i "$work/$f" \
+            >/dev/null 2>"$work/err"
+    fi
+    rc=$?
+    set -e
+    [[ $rc == 2 ]] || fail "--continue -i $f: exit $rc, want 2: $(cat "$work/err")"
+    grep -q "$want" "$work/err" || fail "--continue -i $f: message: $(cat "$work/err")"
+    [[ $(wc -l <"$FAKE_RECORD") == 1 ]] || fail "--continue -i $f: a request was sent"
+    if [[ $f == cut.png || $f == bomb.png ]]; then # refused at the resume question, no
+        store_dump api | cmp -s - "$work/api.before" ||
+            fail "--continue -i $f: the stored task changed: $(store_dump api | diff "$work/api.before" -)"
+    else
+        store_dump | cmp -s - "$work/store.before" ||
+            fail "--continue -i $f: the store changed: $(store_dump | diff "$work/store.before" -)"
+    fi
+done
+set +e # without -p (the terminal's way is a pasted path): a usage error, nothing sent
+run_hew anthropic --data-dir "$work/data" --continue "and this?" -i "$work/small.png" \
+    >/dev/null 2>"$work/err"
+rc=$?
+set -e
+[[ $rc == 2 ]] || fail "--continue -i without -p: exit $rc, want 2"
+grep -q -- "-i with --continue or --resume goes with -p" "$work/err" ||
+    fail "--continue -i without -p: $(cat "$work/err")"
+[[ $(wc -l <"$FAKE_RECORD") == 1 ]] || fail "--continue -i without -p: a request was sent"
+out=$(run_hew anthropic --data-dir "$work/data" -p --continue "and this?" -i "$work/small.png" \
+    2>"$work/err") || fail "--continue -i: exit $?: $(cat "$work/err")"
+[[ $out == second ]] || fail "--continue -i: result '$out'"
+out=$(run_hew anthropic --data-dir "$work/data" --resume "$id" -p -i "$work/small.png" \
+    2>"$work/err") || fail "--resume -i: exit $?: $(cat "$work/err")"
+[[ $out == third ]] || fail "--resume -i: result '$out'"
+keep resume
+
 python3 - "$work/rec" <<'PY' || fail "the requests (above)"
 import base64, glob, json, os, struct, sys
 rec = sys.argv[1]
@@ -225,6 +307,19 @@ req = reqs("read-text-only")[1]
 tool = [m for m in req["messages"] if m["role"] == "tool"][0]["content"]
 assert "shot.png is an image, but the model in use (deepseek-chat) does not read images" in tool, tool
 assert "image_url" not in json.dumps(req)
+# 5. going on with -i: the image after the resumption note, as the file is
+want = base64.b64encode(open(os.path.join(os.path.dirname(rec), "small.png"), "rb").read()).decode()
+rs = reqs("resume")
+assert len(rs) == 3, len(rs)
+for k, words in ((1, "<user_message>\nand this?\n</user_message>"), (2, None)):
+    c = rs[k]["messages"][-1]["content"]
+    note = [j for j, b in enumerate(c) if b["type"] == "text" and b["text"].startswith("[TASK RESUMPTION]")]
+    assert note, json.dumps(c)[:2000]
+    if words:
+        assert words in c[note[0]]["text"], c[note[0]]["text"]
+    imgs = [b for b in c if b["type"] == "image"]
+    assert len(imgs) == 1 and c.index(imgs[0]) > note[0], json.dumps(c)[:2000]
+    assert imgs[0]["source"] == {"type": "base64", "media_type": "image/png", "data": want}
 print("requests ok")
 PY
 echo "ok: images"
