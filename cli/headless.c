@@ -5,10 +5,10 @@
  * answer — never a hang. With --resume/--continue (hew resume ID) a stored task goes on:
  * its resume ask is answered yes, or with the -p text as new instructions and the -i
  * images after them. An image that cannot be sent stops the run with exit status 2 before
- * any request, as for a new task: checked before the stored task is opened (the model,
- * that each file is an image), or, for a file only decoding finds bad (damaged, too many
- * pixels), refused at the resume ask, which is then answered no (the task keeps its
- * status and conversation, as a resume not gone on with).
+ * any request, as for a new task: checked whole before the stored task is opened
+ * (hew_images_check), so the store stays as it was; one that changed since is refused at
+ * the resume ask, which is then answered no (the task keeps its status and conversation,
+ * as a resume not gone on with).
  * Nobody approves here (hew_options.unattended): every action refused for want of
  * approval is kept with the narrowest flag that would allow it (the approval words in
  * use plus the one it needs, an --allow-command rule for a command when one suffices,
@@ -483,30 +483,20 @@ static int run_tasks(struct headless *h, hew_session *s)
     }
 }
 
-/* The -i images of a resumed task, checked before the stored task is opened, so that one
- * that cannot be sent leaves it untouched: the model reads images, and each file is an
- * image (hew_image_probe: a PNG, JPEG, GIF or WebP by its bytes; what only decoding finds
- * is refused at the resume ask). 0, or -1 said on standard error. */
-static int resume_images_check(const cli_options *co, const hew_options *o)
+/* The -i images of a resumed task, checked whole before the stored task is opened, so
+ * that one that cannot be sent leaves it untouched (the model, each file read, decoded and
+ * prepared: hew_images_check). 0, or -1 said on standard error. */
+static int resume_images_check(const struct headless *h, hew_session *s)
 {
-    if (!co->nimages)
+    if (!h->nresume_images)
         return 0;
-    if (!hew_options_images_supported(o)) {
-        fprintf(stderr, "hew: the model %s does not read images: choose one that does "
-                        "(--model), or leave the images (-i) out\n",
-                o->model ? o->model : "(the provider's default)");
-        return -1;
-    }
-    for (int i = 0; i < co->nimages; i++) {
-        char err[512] = "";
-        if (hew_image_probe(co->images[i], NULL, NULL, err, sizeof err) != HEW_OK) {
-            fputs("hew: ", stderr);
-            termsafe_fputs(err, stderr); /* it quotes the name */
-            fputs(" (-i)\n", stderr);
-            return -1;
-        }
-    }
-    return 0;
+    char err[512] = "";
+    if (hew_images_check(s, h->resume_images, h->nresume_images, err, sizeof err) == HEW_OK)
+        return 0;
+    fputs("hew: ", stderr);
+    termsafe_fputs(err, stderr); /* it quotes the name */
+    fputs(" (-i)\n", stderr);
+    return -1;
 }
 
 int cli_headless(const cli_options *co)
@@ -561,7 +551,7 @@ int cli_headless(const cli_options *co)
         return 2;
     }
     cli_note_unknown_model(&o);
-    int images_bad = co->resume_id && resume_images_check(co, &o) != 0;
+    int images_bad = resume_images_check(&h, s) != 0;
     cli_config_release(&cfg); /* (o's strings are its) */
     if (images_bad) {
         hew_session_free(s);

@@ -196,10 +196,10 @@ hew_code task_resume_prepare(hew_task *t)
                     "on. The workspace may have changed since, so read files again before "
                     "relying on what you saw earlier. If the last tool use was not answered, "
                     "assume it did not happen.");
-    if (tool_answer_has_message(&answer))
+    if (answer.text && *answer.text) /* images alone follow the note by themselves */
         buf_printf(&note, "\n\nNew instructions for the rest of the task:\n<user_message>\n%s\n"
                           "</user_message>",
-                   answer.text ? answer.text : "");
+                   answer.text);
     task_push_user_text(t, note.data);
     task_take_feedback(t, &answer); /* said; its images after the note, as Cline sends them */
     if (context.len)
