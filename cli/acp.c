@@ -179,7 +179,7 @@ static const char *uri_path(const char *uri)
 
 /* The prompt's content blocks as the task's text: text as is, an embedded resource as
  * the file's content in <file_content path="..."> (Cline's mention form), a resource link
- * as its path, an image as a file in images. 0, or -1 with why in err. */
+ * as its path, an image into images. 0, or -1 with why in err. */
 static int prompt_text(json_t *blocks, sbuf *out, acp_images *images, char *err, size_t errlen)
 {
     size_t i;
@@ -247,12 +247,11 @@ static void m_prompt(acp_call *c)
     char err[512];
     int code = ACP_INVALID_PARAMS;
     if (prompt_text(blocks, &text, &images, err, sizeof err) != 0 ||
-        (!text.len && snprintf(err, sizeof err, "the prompt has no text: %s",
-                               images.n ? "say what to do with the image" : "it is empty")) ||
-        acp_session_prompt(s, c->id, text.data, (const char *const *)images.paths, images.n,
-                           &code, err, sizeof err) != 0)
+        (!text.len && !images.n && snprintf(err, sizeof err, "the prompt is empty")) ||
+        acp_session_prompt(s, c->id, text.len ? text.data : "", &images, &code, err,
+                           sizeof err) != 0)
         acp_rpc_error(c->srv->rpc, c->id, code, err);
-    acp_images_release(&images); /* loaded by the task's start (or refused) */
+    acp_images_release(&images); /* taken by the library (or copied, or refused) */
     sbuf_release(&text);
 }
 

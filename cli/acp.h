@@ -18,7 +18,7 @@
  *   acp_perm.c     approvals -> session/request_permission and the "always" choices;
  *   acp_mcp.c      the client's MCP servers, written into a settings file hew reads.
  *
- *   acp_image.c    the prompt's image blocks as files for hew_task_start_images;
+ *   acp_image.c    the prompt's image blocks as hew_image (base64 in the request's JSON);
  *   acp_fs.c       the client's files (fs/read_text_file, fs/write_text_file) as hew's
  *                  file access hook (hew_options.file_io);
  *   acp_term.c     the client's terminal (terminal/create, output, kill, release) as
@@ -108,6 +108,7 @@ json_t *acp_jstr(const char *s, size_t n);
 /* ---- acp_session.c: sessions ---------------------------------------------------------- */
 
 typedef struct acp_session acp_session;
+typedef struct acp_images acp_images; /* a prompt's images (acp_image.c) */
 
 /* What every session of this `hew acp` shares. */
 typedef struct acp_server {
@@ -131,12 +132,15 @@ const char *acp_session_id(const acp_session *s);
 acp_session *acp_session_find(acp_server *srv, const char *id);
 /* The session's modes as a SessionModeState (a new object). */
 json_t *acp_session_modes(const acp_session *s);
-/* session/prompt with the prompt's text and images (files, loaded before this returns;
- * only a prompt that starts the session's task takes them): the turn starts; its response
- * is sent when the turn ends. 0, or -1 with the error (code, err) to answer at once. */
+/* session/prompt with the prompt's text (may be "" when there are images) and images
+ * (borrowed: used before this returns, or copied): the turn starts; its response is sent
+ * when the turn ends. The prompt starts the session's task (text needed), answers the
+ * task's question (hew_task_respond_with_images: an image the library refuses fails the
+ * prompt, and the question still waits for the next one), or resumes a stopped task (its
+ * resume ask answered by the text and images; a refused image fails the prompt and the
+ * next prompt answers the ask). 0, or -1 with the error (code, err) to answer at once. */
 int acp_session_prompt(acp_session *s, json_t *req_id, const char *text,
-                       const char *const *images, size_t nimages, int *code, char *err,
-                       size_t errlen);
+                       const acp_images *images, int *code, char *err, size_t errlen);
 /* session/cancel: stop the running turn (its prompt answers "cancelled"). */
 void acp_session_cancel(acp_session *s);
 /* A request of the task's thread to the client (fs/...), waited for: 0 with *result (a
@@ -220,18 +224,26 @@ acp_stream *acp_session_stream(acp_session *s);
 
 /* ---- acp_image.c: the prompt's images ---------------------------------------------------- */
 
-/* The images of one prompt, as files for hew_task_start_images. */
-typedef struct acp_images {
-    char *dir;                          /* the private folder holding them, or NULL */
-    char *paths[HEW_TASK_IMAGES_MAX];
+/* The images of one prompt, as the library takes them. An item added from a block points
+ * at the block's base64 string (blocks[i] keeps the block); a kept one points at a copy
+ * of its own (copies[i]). Zero-initialise it ({0}). */
+struct acp_images {
+    hew_image items[HEW_TASK_IMAGES_MAX];
+    json_t *blocks[HEW_TASK_IMAGES_MAX]; /* the block items[i] points into, or NULL */
+    char *copies[HEW_TASK_IMAGES_MAX];   /* items[i]'s data and name when copied, or NULL */
     size_t n;
-} acp_images;
+};
 
-/* Add the prompt's image block (its index in the prompt, for errors): its base64 data
- * decoded into a file. 0, or -1 with why in err (a type hew does not attach, not base64,
- * too many). */
-int acp_images_add(acp_images *im, const json_t *block, size_t index, char *err, size_t errlen);
-/* Remove the files and their folder; im is empty again. */
+/* Add the prompt's image block (its index in the prompt, for errors): a hew_image of its
+ * base64 data (named by the base name of its uri, if it has one), the block referenced.
+ * 0, or -1 with why in err (a type hew does not attach, data that is not a string, too
+ * many). The bytes themselves are checked by the library when it takes them. */
+int acp_images_add(acp_images *im, json_t *block, size_t index, char *err, size_t errlen);
+/* Copy src's images into dst (which owns them then, and shares nothing with src or the
+ * prompt's JSON): for images used after the request, on another thread. 0, or -1 out of
+ * memory (dst empty). */
+int acp_images_keep(acp_images *dst, const acp_images *src);
+/* Drop the references and copies; im is empty again. */
 void acp_images_release(acp_images *im);
 
 /* ---- acp_fs.c: the client's files --------------------------------------------------------- */

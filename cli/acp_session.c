@@ -6,7 +6,10 @@
  * the next prompt is the answer, so the conversation is one task. A task that stopped
  * (session/cancel, a failure) is resumed from the store by the next prompt, its replayed
  * conversation kept from the client, which has it already; session/load sends the stored
- * conversation to the client, and its first prompt resumes the task the same way. Approvals go to acp_perm.c; events are mapped by acp_update.c.
+ * conversation to the client, and its first prompt resumes the task the same way. A
+ * prompt's images go with it wherever it goes: the task's start, the answer
+ * (hew_task_respond_with_images), the resume ask's answer (kept, copied, until the resumed
+ * task asks). Approvals go to acp_perm.c; events are mapped by acp_update.c.
  *
  * State (under lock): prompt_id is the session/prompt being answered (NULL between
  * turns); pending names the ask the next prompt answers; replay says the resumed task is
@@ -43,6 +46,7 @@ struct acp_session {
                             ("max_tokens", "refusal"), "" none */
     enum replay replay;
     char *resume_text; /* the prompt that answers the resume ask (REPLAY_HIDE) */
+    acp_images resume_images; /* its images (copies: answered on the task's thread) */
     char pending[32];  /* the ask the next prompt answers ("" none) */
     acp_stream stream;
     json_t *always;    /* the client's "always" choices: key -> "allow" | "reject" */
@@ -199,17 +203,46 @@ static void fail_turn(acp_session *s, int code, const char *why)
 
 /* ---- the task's events ----------------------------------------------------------------- */
 
-/* A resume ask while the resumed task replays its conversation (locked): the replayed
- * ones (a task resumed before has them in its history) are not waiting — the answer is
- * refused (HEW_E_STATE), and the replay goes on; the live one takes the prompt's text. */
-static void replay_ask(acp_session *s, hew_task *task)
+/* The JSON-RPC error of an answer or a start the library refused: -32602 for the
+ * prompt's images it cannot use (not an image, damaged, a model that reads none). */
+static int refusal_code(hew_code rc, size_t nimages)
 {
-    if (!s->resume_text || hew_task_respond(task, HEW_ANSWER_MESSAGE, s->resume_text) != HEW_OK)
-        return;
-    hew_task_totals(task, &s->turn_start, NULL); /* loaded now: its earlier totals */
+    return nimages && (rc == HEW_E_INVALID || rc == HEW_E_NOTFOUND) ? ACP_INVALID_PARAMS
+                                                                     : ACP_INTERNAL_ERROR;
+}
+
+/* Forget the prompt that resumes the task (locked). */
+static void drop_resume(acp_session *s)
+{
     s->replay = REPLAY_NONE;
     free(s->resume_text);
     s->resume_text = NULL;
+    acp_images_release(&s->resume_images);
+}
+
+/* A resume ask while the resumed task replays its conversation (locked): the replayed
+ * ones (a task resumed before has them in its history) are not waiting — the answer is
+ * refused (HEW_E_STATE), and the replay goes on; the live one takes the prompt's text and
+ * images. Images the library refuses fail the prompt with its message; the live ask
+ * still waits, and the next prompt answers it (pending). */
+static void replay_ask(acp_session *s, hew_task *task, const hew_event *ev)
+{
+    if (!s->resume_text)
+        return;
+    char err[512] = "";
+    hew_code rc = hew_task_respond_with_images(task, HEW_ANSWER_MESSAGE, s->resume_text,
+                                               s->resume_images.items, s->resume_images.n,
+                                               err, sizeof err);
+    if (rc == HEW_E_STATE) /* a replayed ask */
+        return;
+    int code = refusal_code(rc, s->resume_images.n);
+    drop_resume(s);
+    if (rc != HEW_OK) {
+        snprintf(s->pending, sizeof s->pending, "%s", ev->type);
+        fail_turn(s, code, *err ? err : "the task refused the prompt");
+        return;
+    }
+    hew_task_totals(task, &s->turn_start, NULL); /* loaded now: its earlier totals */
 }
 
 /* The ACP stopReason of a request whose answer did not end by itself (its
@@ -247,7 +280,7 @@ static void on_event(void *ud, hew_task *task, const hew_event *ev)
     int final_ask = ev->is_ask && !ev->partial;
     if (s->replay != REPLAY_NONE) { /* the client has the conversation already */
         if (final_ask && (ev->kind == HEW_EV_RESUME_TASK || ev->kind == HEW_EV_RESUME_COMPLETED_TASK))
-            replay_ask(s, task);
+            replay_ask(s, task, ev);
         pthread_mutex_unlock(&s->lock);
         return;
     }
@@ -318,9 +351,7 @@ static void *waiter(void *ud)
     if (s->persist) /* else the next prompt starts afresh: nothing to resume from */
         snprintf(s->task_id, sizeof s->task_id, "%s", hew_task_id(t));
     const char *result = hew_task_result(t);
-    s->replay = REPLAY_NONE; /* (stopped while it replayed: the prompt's text goes too) */
-    free(s->resume_text);
-    s->resume_text = NULL;
+    drop_resume(s); /* (stopped while it replayed: the prompt's text and images go too) */
     if (s->prompt_id) {
         const char *stop = NULL;
         if (s->cancelled)
@@ -467,6 +498,7 @@ static void session_free(acp_session *s)
     json_decref(s->always);
     json_decref(s->prompt_id);
     free(s->resume_text);
+    acp_images_release(&s->resume_images);
     free(s->model);
     free(s->cwd);
     pthread_mutex_destroy(&s->lock);
@@ -594,19 +626,10 @@ int acp_session_open(acp_server *srv, const char *cwd, json_t *mcp_servers, cons
 /* ---- prompts ---------------------------------------------------------------------------- */
 
 int acp_session_prompt(acp_session *s, json_t *req_id, const char *text,
-                       const char *const *images, size_t nimages, int *code, char *err,
-                       size_t errlen)
+                       const acp_images *images, int *code, char *err, size_t errlen)
 {
     *code = ACP_INVALID_REQUEST;
     pthread_mutex_lock(&s->lock);
-    if (nimages && (s->task || s->task_id[0])) { /* hew takes images when a task starts */
-        pthread_mutex_unlock(&s->lock);
-        *code = ACP_INVALID_PARAMS;
-        snprintf(err, errlen, "hew takes images in the first prompt of a session only (they "
-                              "start its task): start a new session with the image, or "
-                              "describe it");
-        return -1;
-    }
     if (s->prompt_id || s->replay != REPLAY_NONE) {
         pthread_mutex_unlock(&s->lock);
         snprintf(err, errlen, "session %s is busy with a prompt: wait for its answer, or send "
@@ -615,22 +638,39 @@ int acp_session_prompt(acp_session *s, json_t *req_id, const char *text,
     }
     int running = s->task && !s->ended;
     if (running && s->pending[0]) { /* the prompt answers the task's question */
-        hew_task_totals(s->task, &s->turn_start, NULL);
+        hew_totals before;
+        hew_task_totals(s->task, &before, NULL);
+        char terr[512] = "";
+        hew_code rc = hew_task_respond_with_images(s->task, HEW_ANSWER_MESSAGE, text,
+                                                   images->items, images->n, terr, sizeof terr);
+        if (rc != HEW_OK) { /* refused: the question still waits (else it is ending) */
+            if (rc == HEW_E_STATE)
+                s->pending[0] = '\0';
+            pthread_mutex_unlock(&s->lock);
+            *code = refusal_code(rc, images->n);
+            snprintf(err, errlen, "%s", *terr ? terr : "the task was not waiting for an answer");
+            return -1;
+        }
+        s->turn_start = before;
         s->prompt_id = json_incref(req_id);
         s->cancelled = 0;
         s->model_stop[0] = '\0';
         s->pending[0] = '\0';
         s->stream.any_text = 0;
-        if (hew_task_respond(s->task, HEW_ANSWER_MESSAGE, text) != HEW_OK) {
-            fail_turn(s, ACP_INTERNAL_ERROR, "the task was not waiting for an answer");
-        }
         pthread_mutex_unlock(&s->lock);
         return 0;
     }
+    int resuming = s->task_id[0] != '\0';
     pthread_mutex_unlock(&s->lock);
     if (running) { /* cannot be: a turn ends only at an ask or the task's end */
         *code = ACP_INTERNAL_ERROR;
         snprintf(err, errlen, "the task is still working on the last prompt");
+        return -1;
+    }
+    if (!resuming && !*text) { /* a task starts with words */
+        *code = ACP_INVALID_PARAMS;
+        snprintf(err, errlen, "the prompt has no text: say what to do with the image (the "
+                              "first prompt starts the task)");
         return -1;
     }
     if (s->task)
@@ -643,28 +683,32 @@ int acp_session_prompt(acp_session *s, json_t *req_id, const char *text,
     s->stream.any_text = 0;
     char terr[512] = "";
     hew_code rc;
-    if (s->task_id[0]) { /* go on with the stopped task: its replay stays here */
+    if (resuming) { /* go on with the stopped task: its replay stays here; the live resume
+                       ask takes the prompt (on the task's thread: the images copied) */
         s->replay = REPLAY_HIDE;
         s->resume_text = strdup(text);
-        rc = hew_task_resume(s->hs, s->task_id, &s->task, terr, sizeof terr);
+        if (!s->resume_text || acp_images_keep(&s->resume_images, images) != 0) {
+            rc = HEW_E_NOMEM;
+            snprintf(terr, sizeof terr, "out of memory");
+        } else {
+            rc = hew_task_resume(s->hs, s->task_id, &s->task, terr, sizeof terr);
+        }
     } else {
-        rc = hew_task_start_images(s->hs, text, images, nimages, &s->task, terr, sizeof terr);
+        rc = hew_task_start_with_images(s->hs, text, images->items, images->n, &s->task, terr,
+                                        sizeof terr);
     }
-    if (rc == HEW_OK && s->task_id[0]) {
+    if (rc == HEW_OK && resuming) {
         (void)hew_task_set_mode(s->task, s->mode); /* a set_mode since it was stored */
     }
     if (rc != HEW_OK || start_waiter(s) != 0) {
-        s->replay = REPLAY_NONE;
-        free(s->resume_text);
-        s->resume_text = NULL;
+        drop_resume(s);
         json_decref(s->prompt_id);
         s->prompt_id = NULL;
         pthread_mutex_unlock(&s->lock);
         if (rc == HEW_OK)
             drop_task(s);
         /* an image the library refused (not an image, damaged, a model without images) */
-        *code = nimages && (rc == HEW_E_INVALID || rc == HEW_E_NOTFOUND) ? ACP_INVALID_PARAMS
-                                                                          : ACP_INTERNAL_ERROR;
+        *code = resuming ? ACP_INTERNAL_ERROR : refusal_code(rc, images->n);
         snprintf(err, errlen, "%s", *terr ? terr : "the task's thread could not start");
         return -1;
     }
