@@ -673,6 +673,14 @@ int acp_session_prompt(acp_session *s, json_t *req_id, const char *text,
                               "first prompt starts the task)");
         return -1;
     }
+    char terr[512] = "";
+    hew_code rc;
+    if (resuming && images->n && /* refused before the stored task is marked resumed */
+        (rc = hew_images_check(s->hs, images->items, images->n, terr, sizeof terr)) != HEW_OK) {
+        *code = refusal_code(rc, images->n);
+        snprintf(err, errlen, "%s", terr);
+        return -1;
+    }
     if (s->task)
         drop_task(s);
     pthread_mutex_lock(&s->lock);
@@ -681,8 +689,6 @@ int acp_session_prompt(acp_session *s, json_t *req_id, const char *text,
     s->cancelled = 0;
     s->model_stop[0] = '\0';
     s->stream.any_text = 0;
-    char terr[512] = "";
-    hew_code rc;
     if (resuming) { /* go on with the stopped task: its replay stays here; the live resume
                        ask takes the prompt (on the task's thread: the images copied) */
         s->replay = REPLAY_HIDE;

@@ -120,8 +120,8 @@ let sessionId;
         assert.match(users, /what is in this picture\?/);
         assert.match(users, /what about this one\?/, "the stored answer with an image was not replayed");
         const prompt = (...blocks) => ctx.request("session/prompt", { sessionId, prompt: blocks });
-        // an image alone may resume the task: this one, damaged, is refused at the resume
-        // ask (by the library, not for want of text); the next prompt answers the ask
+        // an image alone may resume the task: this one, damaged, is refused before the task
+        // is resumed (by the library's check, not for want of text); the next prompt resumes it
         await assert.rejects(prompt({ type: "image", mimeType: "image/png", data: damaged }),
             refused(/image 1/));
         assert.equal(requests().length, 4);
