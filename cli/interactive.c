@@ -690,6 +690,25 @@ static int answer_with(struct ui *u, hew_answer a, const char *text, const imgpa
     return -1;
 }
 
+/* Whether the images pasted into a line can be sent to the session's model (checked
+ * whole: hew_images_check); refused, said on the screen. Before a stopped task is resumed
+ * with them, so that a bad image leaves it untouched. */
+static int images_ok(struct ui *u, const imgpaste *p)
+{
+    hew_image images[HEW_TASK_IMAGES_MAX];
+    memset(images, 0, sizeof images);
+    for (int i = 0; i < p->n; i++)
+        images[i].path = p->paths[i];
+    char err[512] = "";
+    if (!u->session ||
+        hew_images_check(u->session, images, (size_t)p->n, err, sizeof err) == HEW_OK)
+        return 1;
+    char *safe = termsafe_dup(err, 1); /* it quotes a file name */
+    error_line(u, "✗", safe ? safe : err);
+    free(safe);
+    return 0;
+}
+
 static void approval(struct ui *u, const evq_item *it, const json_t *d)
 {
     const char *kind_name = "", *kind_how = "";
@@ -1272,6 +1291,12 @@ static void submit(struct ui *u, const char *line)
     }
     if (u->task) { /* cannot happen: the prompt shows only when nothing runs */
         imgpaste_release(&pasted);
+        return;
+    }
+    if (u->stopped_id[0] && pasted.n && !images_ok(u, &pasted)) {
+        imgpaste_release(&pasted); /* the stopped task stays as it was, to go on with */
+        u->hint = "nothing was sent: type your message again (↑ brings the line back); it "
+                  "goes on with the stopped task";
         return;
     }
     if (u->stopped_id[0]) {

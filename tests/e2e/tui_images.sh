@@ -11,7 +11,8 @@
 #     the tool's result. Feedback instead of an approval carries an image too.
 #  2. Native tools: the question's answer carries the image inside the tool_result; a
 #     task stopped with Ctrl-C and gone on with by a line holding a damaged image shows the
-#     error and waits (nothing sent); a line holding a good one sends the image after the
+#     error before the task is resumed (nothing sent, the task still stopped); a line
+#     holding a good one sends the image after the
 #     [TASK RESUMPTION] note. /resume of the task lists the images under the replayed
 #     messages that carried them.
 #  3. A model that reads no images: an answer with one is refused naming the model, nothing
@@ -157,7 +158,7 @@ wait_for 'your next message goes on with this task' 5 || fail "2: the task canno
 keys -l "go on with $work/cut.png"
 keys Enter
 wait_for 'cut.png: the PNG image is damaged' 20 || fail "2: no error for the damaged image"
-wait_for 'the task waits: type your message again' 5 || fail "2: no hint that the task waits"
+wait_for 'nothing was sent: type your message again' 5 || fail "2: no hint that nothing was sent"
 [[ $(nreq) == 2 ]] || fail "2: the refused message was sent ($(nreq) requests)"
 keys -l "go on with '$work/shot.png'"
 keys Enter
