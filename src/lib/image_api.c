@@ -65,6 +65,10 @@ static hew_code image_bytes(const hew_image *img, size_t index, char **data, siz
         snprintf(name, namecap, "image %zu", index + 1);
     if (!img->data || !img->len)
         return hew_err_set(err, HEW_E_INVALID, "%s: no path and no data given", name);
+    if (img->base64 && img->len / 4 * 3 > IMAGE_FILE_MAX + 3) /* not decoded to know */
+        return hew_err_set(err, HEW_E_INVALID, "%s: the image is about %zu bytes, more than "
+                                               "the %zu hew reads; make it smaller first",
+                           name, img->len / 4 * 3, IMAGE_FILE_MAX);
     if (img->base64) {
         bool bad = false;
         size_t n = 0;

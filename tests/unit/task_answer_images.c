@@ -253,6 +253,15 @@ static void test_followup_answer_with_image_xml(void)
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "x", &bad64, 1, err,
                                            sizeof err), HEW_E_INVALID);
     CHECK(strstr(err, "image 1") && strstr(err, "base64"));
+    size_t big = ((size_t)20 << 20) / 3 * 4 + 4000; /* decoded: over the 20 MiB hew reads */
+    char *huge64 = malloc(big);
+    REQUIRE(huge64 != NULL);
+    memset(huge64, 'A', big);
+    hew_image huge = { .data = huge64, .len = big, .base64 = 1, .name = "huge.png" };
+    CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "x", &huge, 1, err,
+                                           sizeof err), HEW_E_INVALID);
+    CHECK(strstr(err, "huge.png: the image is about") != NULL); /* refused undecoded */
+    free(huge64);
     hew_image text = { .data = "hello, not an image", .len = 19, .name = "notes.txt" };
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "x", &text, 1, err,
                                            sizeof err), HEW_E_INVALID);
