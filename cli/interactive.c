@@ -1241,15 +1241,13 @@ static void resume_task(struct ui *u, const char *id)
     enter_live(u);
 }
 
-/* The user's message: an answer to the waiting ask, or a new task. Image files pasted or
- * dropped into it go with it, whichever it is (imgpaste.h); refused with an answer, the
- * ask still waits. */
-static void submit(struct ui *u, const char *line)
+/* The user's message: an answer to the waiting ask, or a new task. The image files pasted
+ * or dropped into the line the user typed (run_line) go with it, whichever it is; refused
+ * with an answer, the ask still waits. pasted is taken (released here). */
+static void submit(struct ui *u, const char *text, imgpaste *p)
 {
-    imgpaste pasted;
-    if (imgpaste_scan(line, &pasted) != 0) /* out of memory: the line as typed, no images */
-        memset(&pasted, 0, sizeof pasted);
-    const char *text = pasted.text ? pasted.text : line;
+    imgpaste pasted = *p;
+    memset(p, 0, sizeof *p);
     show_pasted(u, &pasted);
     if (u->task && u->pending[0]) {
         const char *answer = text;
@@ -1885,6 +1883,13 @@ static void run_line(struct ui *u, const char *line)
     lined_remember(u->ed, line);
     if (t[0] == '/' && command(u, t))
         return;
+    /* Images only from what the user typed or pasted, before @mentions add files' text: a
+     * path written in a mentioned file (a hostile repository's) attaches nothing. */
+    imgpaste pasted;
+    if (imgpaste_scan(t, &pasted) != 0) /* out of memory: the line as typed, no images */
+        memset(&pasted, 0, sizeof pasted);
+    if (pasted.text)
+        t = pasted.text;
     sbuf notes = SBUF_INIT;
     int attached = 0;
     char *expanded = mention_expand(u->base.cwd, t, &notes, &attached);
@@ -1900,7 +1905,7 @@ static void run_line(struct ui *u, const char *line)
         free(safe);
     }
     sbuf_release(&notes);
-    submit(u, expanded ? expanded : t);
+    submit(u, expanded ? expanded : t, &pasted); /* takes pasted, and t with it */
     free(expanded);
 }
 

@@ -17,6 +17,8 @@
 #     messages that carried them.
 #  3. A model that reads no images: an answer with one is refused naming the model, nothing
 #     is sent, and the question then takes a text answer.
+#  4. An image path written inside a file the user @mentions (a hostile repository's) is
+#     not attached: only what the user typed or pasted is scanned for images.
 # Skips without tmux or python3.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
@@ -226,5 +228,31 @@ assert "the login screen" in last and "image_url" not in last and "shot.png" not
 PY
 keys C-d
 wait_for 'EXIT=0' || fail "3: Ctrl-D did not leave cleanly"
+stop_hew
+
+# 4. a hostile file: an image path written in a file the user @mentions attaches nothing
+#    (only what the user typed or pasted is scanned for images); typed, the same path does
+cat >"$work/s4.json" <<'JSON'
+{"responses": [
+  {"protocol": "anthropic", "text": "<attempt_completion>\n<result>\nread the notes\n</result>\n</attempt_completion>"}
+]}
+JSON
+start_hew "$work/s4.json" --xml-tools
+printf 'see %s for the layout\n' "$work/shot.png" >"$work/ws/notes.md"
+keys -l "explain @notes.md"
+keys Enter
+wait_for 'read the notes' 10 || fail "4: no completion"
+screen | grep -q '\[image:' && fail "4: a path inside the mentioned file was attached"
+check mention <<'PY'
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(reqs) == 1, len(reqs)
+first = reqs[0]["body"]["messages"][0]["content"]
+text = json.dumps(first)
+assert "for the layout" in text, text[:2000] # the file's text went
+assert not [b for b in first if b["type"] == "image"], "an image was attached from the file"
+PY
+keys C-d
+wait_for 'EXIT=0' || fail "4: Ctrl-D did not leave cleanly"
 stop_hew
 echo "ok"
