@@ -9,13 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/base64.h"
 #include "check.h"
-#include "evtext.h"
 #include "fakeprov.h"
 #include "hew.h"
+#include "taskrun.h"
 #include "tmpdir.h"
 
 /* A valid 1x1 RGBA PNG: small enough to be sent as it is. */
@@ -29,59 +28,55 @@ static const unsigned char png[] = {
 
 static char *data_dir;
 
-/* ---- harness: the test thread answers the asks ------------------------------------------ */
-
-typedef struct run {
-    fakeprov fp;
-    hew_session *s;
-    hew_task *t;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    json_t *events;
-} run;
-
-static void on_event(void *ud, hew_task *t, const hew_event *ev)
-{
-    (void)t;
-    run *r = ud;
-    json_t *j = evtext_load(r->events, ev);
-    if (!j)
-        abort();
-    pthread_mutex_lock(&r->mu);
-    json_array_append_new(r->events, j);
-    pthread_cond_broadcast(&r->cv);
-    pthread_mutex_unlock(&r->mu);
-}
+/* ---- harness: taskrun (tests/support/taskrun.h); the test thread answers the asks ------ */
 
 static const char *ev_str(const json_t *ev, const char *key)
 {
     return json_string_value(json_object_get(ev, key));
 }
 
-/* Wait (10 s at most) for the next final ask after the first `seen` events; its type in
- * *type (static storage of the events: valid while the run lives). The event count after
- * it, or 0 when none came. */
-static size_t wait_ask(run *r, size_t seen, const char **type)
+/* Wait for the next final ask after the first `seen` events; its type in *type (the
+ * events' storage: valid while the run lives). The event count after it, or 0 when none
+ * came. */
+static size_t wait_ask(taskrun *r, size_t seen, const char **type)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 10;
-    pthread_mutex_lock(&r->mu);
-    size_t found = 0;
-    for (;;) {
-        for (size_t i = seen; !found && i < json_array_size(r->events); i++) {
-            json_t *ev = json_array_get(r->events, i);
-            if (strcmp(ev_str(ev, "kind") ? ev_str(ev, "kind") : "", "ask") == 0 &&
-                !json_is_true(json_object_get(ev, "partial"))) {
-                *type = ev_str(ev, "type");
-                found = i + 1;
-            }
-        }
-        if (found || pthread_cond_timedwait(&r->cv, &r->mu, &until) != 0)
-            break;
+    size_t found = taskrun_wait(r, seen, &(taskrun_match){ .kind = "ask", .final = 1 });
+    if (found) {
+        pthread_mutex_lock(&r->mu);
+        *type = ev_str(json_array_get(r->events, found - 1), "type");
+        pthread_mutex_unlock(&r->mu);
     }
-    pthread_mutex_unlock(&r->mu);
     return found;
+}
+
+/* wait_ask for an ask of the type want: the event count after it, or 0 when the next ask
+ * did not come or was another. */
+static size_t expect_ask(taskrun *r, size_t seen, const char *want)
+{
+    const char *type = NULL;
+    seen = wait_ask(r, seen, &type);
+    return seen && strcmp(type, want) == 0 ? seen : 0;
+}
+
+/* Accept the completion asked after the first `seen` events and see the task complete;
+ * 0 when that ask did not come (the test stops there). */
+static int accept_completion(taskrun *r, size_t seen)
+{
+    if (!expect_ask(r, seen, "completion_result"))
+        return 0;
+    CHECK_INT(hew_task_respond(r->t, HEW_ANSWER_YES, NULL), HEW_OK);
+    CHECK_INT(hew_task_wait(r->t), HEW_TASK_COMPLETED);
+    return 1;
+}
+
+/* This file's options: a model that reads images, hew's data and workspace in the test's
+ * directory, no sandbox. */
+static void image_options(hew_options *o)
+{
+    o->model = "claude-sonnet-4-5";
+    o->data_dir = data_dir;
+    o->cwd = data_dir;
+    o->sandbox_mode = "danger-full-access";
 }
 
 static void xml_model(hew_options *o)
@@ -104,54 +99,23 @@ static void ask_edits(hew_options *o)
     o->auto_approve_edit = 0;
 }
 
-static int run_start(run *r, const char *scenario, void (*tweak)(hew_options *))
+/* Start the run and wait for its first ask, which must be of the type want: the event
+ * count after it, or 0 when the run did not start or the ask was another. */
+static size_t start_at_ask(taskrun *r, const char *scenario, taskrun_tweak tweak,
+                           const char *want)
 {
-    memset(r, 0, sizeof *r);
-    pthread_mutex_init(&r->mu, NULL);
-    pthread_cond_init(&r->cv, NULL);
-    r->events = json_array();
-    if (fakeprov_start(&r->fp, scenario) != 0)
-        return -1;
-    hew_options o;
-    hew_options_init(&o);
-    o.provider = "anthropic";
-    o.model = "claude-sonnet-4-5";
-    o.api_key = "test-key";
-    o.base_url = r->fp.url;
-    o.native_tools = 0;
-    o.retry_base_delay_ms = 10;
-    o.checkpoints = 0;
-    o.data_dir = data_dir;
-    o.cwd = data_dir;
-    o.sandbox_mode = "danger-full-access";
-    o.on_event = on_event;
-    o.event_ud = r;
-    tweak(&o);
-    char err[512];
-    if (hew_session_new(&o, &r->s, err, sizeof err) != HEW_OK) {
-        fprintf(stderr, "session: %s\n", err);
-        return -1;
-    }
-    if (hew_task_start(r->s, "Pick a colour", &r->t, err, sizeof err) != HEW_OK) {
-        fprintf(stderr, "task: %s\n", err);
-        return -1;
-    }
-    return 0;
+    if (taskrun_start(r, &(taskrun_spec){ .scenario = scenario, .task = "Pick a colour",
+                                          .defaults = image_options, .tweak = tweak }) != 0)
+        return 0;
+    return expect_ask(r, 0, want);
 }
 
-static void run_free(run *r)
+/* The last user_feedback event's data.images as one comma-joined string (static storage:
+ * valid until the next call). */
+static const char *feedback_captions(taskrun *r)
 {
-    hew_task_free(r->t);
-    hew_session_free(r->s);
-    CHECK_INT(fakeprov_stop_status(&r->fp), 0);
-    json_decref(r->events);
-    pthread_cond_destroy(&r->cv);
-    pthread_mutex_destroy(&r->mu);
-}
-
-/* The last user_feedback event's data.images as one comma-joined string in out. */
-static void feedback_captions(run *r, char *out, size_t cap)
-{
+    static char out[512];
+    size_t cap = sizeof out;
     out[0] = '\0';
     pthread_mutex_lock(&r->mu);
     size_t i;
@@ -168,6 +132,7 @@ static void feedback_captions(run *r, char *out, size_t cap)
                      json_string_value(c));
     }
     pthread_mutex_unlock(&r->mu);
+    return out;
 }
 
 /* The content blocks of request i's last message (a new reference; an array). */
@@ -193,7 +158,7 @@ static int is_our_png(const json_t *b)
     return ok;
 }
 
-static int no_violations(run *r)
+static int no_violations(taskrun *r)
 {
     char first[512];
     int n = fakeprov_violations(&r->fp, first, sizeof first);
@@ -204,7 +169,7 @@ static int no_violations(run *r)
 
 /* Request req (of n recorded) carries, in its last message, the PNG right after the first
  * text block holding both needles (b may be NULL), and the strict fake refused nothing. */
-static int image_follows(run *r, size_t n, size_t req, const char *a, const char *b)
+static int image_follows(taskrun *r, size_t n, size_t req, const char *a, const char *b)
 {
     json_t *reqs = fakeprov_requests(&r->fp);
     if (json_array_size(reqs) != n) {
@@ -242,12 +207,10 @@ static int image_follows(run *r, size_t n, size_t req, const char *a, const char
  * refusals first, each leaving the ask waiting. */
 static void test_followup_answer_with_image_xml(void)
 {
-    run r;
-    REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP_XML "," COMPLETE_XML("blue it is") "]}",
-                      xml_model) == 0);
-    const char *type = NULL;
-    size_t seen = wait_ask(&r, 0, &type);
-    REQUIRE(seen && strcmp(type, "followup") == 0);
+    taskrun r;
+    size_t seen = start_at_ask(&r, "{\"responses\":[" FOLLOWUP_XML "," COMPLETE_XML("blue it is")
+                                   "]}", xml_model, "followup");
+    REQUIRE(seen);
     char err[512] = "";
     hew_image bad64 = { .data = "not base64!", .len = 11, .base64 = 1 };
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "x", &bad64, 1, err,
@@ -282,49 +245,38 @@ static void test_followup_answer_with_image_xml(void)
     /* after every refusal the question still waits: this answer is taken */
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "this one", &raw, 1, err,
                                            sizeof err), HEW_OK);
-    seen = wait_ask(&r, seen, &type);
-    REQUIRE(seen && strcmp(type, "completion_result") == 0);
-    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_OK);
-    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    REQUIRE(accept_completion(&r, seen));
     /* not waiting any more */
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "late", &raw, 1, err,
                                            sizeof err), HEW_E_STATE);
-    char captions[512];
-    feedback_captions(&r, captions, sizeof captions);
-    CHECK_STR(captions, "swatch.png, 1x1 png");
+    CHECK_STR(feedback_captions(&r), "swatch.png, 1x1 png");
     /* [the tool's result text] [the image] [environment details] */
     CHECK(image_follows(&r, 2, 1, "<answer>\nthis one\n</answer>", NULL));
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 /* Native tools: the image inside the question's tool_result, after its text; base64 data
  * given in base64 is decoded and sent again as the same bytes. */
 static void test_followup_answer_with_image_native(void)
 {
-    run r;
-    REQUIRE(run_start(&r, "{\"responses\":["
-                          "{\"protocol\":\"anthropic\",\"tool_calls\":[{\"id\":\"toolu_Q1\","
-                          "\"name\":\"ask_followup_question\",\"arguments\":{\"question\":"
-                          "\"Which colour?\"}}]},"
-                          "{\"protocol\":\"anthropic\",\"tool_calls\":[{\"id\":\"toolu_C2\","
-                          "\"name\":\"attempt_completion\",\"arguments\":{\"result\":\"ok\"}}]}]}",
-                      native_model) == 0);
-    const char *type = NULL;
-    size_t seen = wait_ask(&r, 0, &type);
-    REQUIRE(seen && strcmp(type, "followup") == 0);
+    taskrun r;
+    size_t seen = start_at_ask(&r, "{\"responses\":["
+                               "{\"protocol\":\"anthropic\",\"tool_calls\":[{\"id\":\"toolu_Q1\","
+                               "\"name\":\"ask_followup_question\",\"arguments\":{\"question\":"
+                               "\"Which colour?\"}}]},"
+                               "{\"protocol\":\"anthropic\",\"tool_calls\":[{\"id\":\"toolu_C2\","
+                               "\"name\":\"attempt_completion\",\"arguments\":{\"result\":"
+                               "\"ok\"}}]}]}",
+                               native_model, "followup");
+    REQUIRE(seen);
     char *b64 = base64_encode(png, sizeof png);
     hew_image img = { .data = b64, .len = strlen(b64), .base64 = 1 };
     char err[512] = "";
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "green", &img, 1, err,
                                            sizeof err), HEW_OK);
     free(b64);
-    seen = wait_ask(&r, seen, &type);
-    REQUIRE(seen && strcmp(type, "completion_result") == 0);
-    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_OK);
-    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
-    char captions[512];
-    feedback_captions(&r, captions, sizeof captions);
-    CHECK_STR(captions, "image 1, 1x1 png");
+    REQUIRE(accept_completion(&r, seen));
+    CHECK_STR(feedback_captions(&r), "image 1, 1x1 png");
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 2);
     json_t *blocks = last_message_blocks(reqs, 1);
@@ -338,69 +290,54 @@ static void test_followup_answer_with_image_native(void)
     CHECK(no_violations(&r));
     json_decref(blocks);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 /* Feedback of images alone on a completion: not an acceptance; the task goes on with the
  * image after the feedback. */
 static void test_completion_feedback_of_an_image_alone(void)
 {
-    run r;
-    REQUIRE(run_start(&r, "{\"responses\":[" COMPLETE_XML("first try") ","
-                          COMPLETE_XML("second try") "]}", xml_model) == 0);
-    const char *type = NULL;
-    size_t seen = wait_ask(&r, 0, &type);
-    REQUIRE(seen && strcmp(type, "completion_result") == 0);
+    taskrun r;
+    size_t seen = start_at_ask(&r, "{\"responses\":[" COMPLETE_XML("first try") ","
+                               COMPLETE_XML("second try") "]}", xml_model, "completion_result");
+    REQUIRE(seen);
     hew_image raw = { .data = (const char *)png, .len = sizeof png, .name = "bug.png" };
     char err[512] = "";
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, NULL, &raw, 1, err,
                                            sizeof err), HEW_OK);
-    seen = wait_ask(&r, seen, &type);
-    REQUIRE(seen && strcmp(type, "completion_result") == 0);
-    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_OK);
-    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    REQUIRE(accept_completion(&r, seen));
     CHECK_STR(hew_task_result(r.t), "second try");
     CHECK(image_follows(&r, 2, 1, "not satisfied yet", "<feedback>"));
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 /* A denied edit with feedback and an image: the image follows the tool's result; the
  * file is not written. */
 static void test_denied_approval_feedback_with_image(void)
 {
-    run r;
-    REQUIRE(run_start(&r, "{\"responses\":["
-                          "{\"protocol\":\"anthropic\",\"text\":\"<write_to_file><path>ui.css"
-                          "</path><content>a{}\\n</content></write_to_file>\"},"
-                          COMPLETE_XML("left alone") "]}",
-                      ask_edits) == 0);
-    const char *type = NULL;
-    size_t seen = wait_ask(&r, 0, &type);
-    REQUIRE(seen && strcmp(type, "tool") == 0);
+    taskrun r;
+    size_t seen = start_at_ask(&r, "{\"responses\":["
+                               "{\"protocol\":\"anthropic\",\"text\":\"<write_to_file><path>ui.css"
+                               "</path><content>a{}\\n</content></write_to_file>\"},"
+                               COMPLETE_XML("left alone") "]}", ask_edits, "tool");
+    REQUIRE(seen);
     hew_image raw = { .data = (const char *)png, .len = sizeof png, .name = "look.png" };
     char err[512] = "";
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_NO, "not like this", &raw, 1, err,
                                            sizeof err), HEW_OK);
-    seen = wait_ask(&r, seen, &type);
-    REQUIRE(seen && strcmp(type, "completion_result") == 0);
-    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_OK);
-    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
-    char captions[512];
-    feedback_captions(&r, captions, sizeof captions);
-    CHECK_STR(captions, "look.png, 1x1 png");
+    REQUIRE(accept_completion(&r, seen));
+    CHECK_STR(feedback_captions(&r), "look.png, 1x1 png");
     CHECK(image_follows(&r, 2, 1, "not like this", NULL));
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 /* A model that reads no images: refused with its name, the ask still waits. */
 static void test_model_without_images_is_refused(void)
 {
-    run r;
-    REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP_XML "," COMPLETE_XML("ok") "]}",
-                      no_images_model) == 0);
-    const char *type = NULL;
-    size_t seen = wait_ask(&r, 0, &type);
-    REQUIRE(seen && strcmp(type, "followup") == 0);
+    taskrun r;
+    size_t seen = start_at_ask(&r, "{\"responses\":[" FOLLOWUP_XML "," COMPLETE_XML("ok") "]}",
+                               no_images_model, "followup");
+    REQUIRE(seen);
     hew_image raw = { .data = (const char *)png, .len = sizeof png };
     char err[512] = "";
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "x", &raw, 1, err,
@@ -410,11 +347,8 @@ static void test_model_without_images_is_refused(void)
     CHECK(strstr(err, "does not read images") != NULL);
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "plain", NULL, 0, err,
                                            sizeof err), HEW_OK);
-    seen = wait_ask(&r, seen, &type);
-    REQUIRE(seen && strcmp(type, "completion_result") == 0);
-    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_OK);
-    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
-    run_free(&r);
+    REQUIRE(accept_completion(&r, seen));
+    taskrun_free(&r);
 }
 
 /* Count the PNG blocks in every message of request i (tool_result contents too). */
@@ -439,18 +373,16 @@ static size_t count_pngs(json_t *reqs, size_t i)
  * image of an earlier answer is still in the stored conversation. */
 static void test_resume_answer_with_image(void)
 {
-    run r;
-    REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP_XML "," COMPLETE_XML("first") ","
-                          COMPLETE_XML("resumed") "]}", xml_model) == 0);
-    const char *type = NULL;
-    size_t seen = wait_ask(&r, 0, &type);
-    REQUIRE(seen && strcmp(type, "followup") == 0);
+    taskrun r;
+    size_t seen = start_at_ask(&r, "{\"responses\":[" FOLLOWUP_XML "," COMPLETE_XML("first") ","
+                               COMPLETE_XML("resumed") "]}", xml_model, "followup");
+    REQUIRE(seen);
     hew_image raw = { .data = (const char *)png, .len = sizeof png, .name = "then.png" };
     char err[512] = "";
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "red", &raw, 1, err,
                                            sizeof err), HEW_OK);
-    seen = wait_ask(&r, seen, &type);
-    REQUIRE(seen && strcmp(type, "completion_result") == 0);
+    seen = expect_ask(&r, seen, "completion_result");
+    REQUIRE(seen);
     hew_task_abort(r.t, "stopped by the test");
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
     char id[64];
@@ -463,6 +395,7 @@ static void test_resume_answer_with_image(void)
     REQUIRE(hew_task_resume(r.s, id, &r.t, err, sizeof err) == HEW_OK);
     /* the replayed asks are answered no more: the first waiting one is the resume ask */
     for (;;) {
+        const char *type = NULL;
         seen = wait_ask(&r, seen, &type);
         REQUIRE(seen);
         if (strncmp(type, "resume_", 7) == 0)
@@ -471,20 +404,15 @@ static void test_resume_answer_with_image(void)
     raw.name = "now.png";
     CHECK_INT(hew_task_respond_with_images(r.t, HEW_ANSWER_MESSAGE, "go on, see this", &raw,
                                            1, err, sizeof err), HEW_OK);
-    seen = wait_ask(&r, seen, &type);
-    REQUIRE(seen && strcmp(type, "completion_result") == 0);
-    CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_OK);
-    CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
+    REQUIRE(accept_completion(&r, seen));
     CHECK_STR(hew_task_result(r.t), "resumed");
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 3);
     CHECK_INT((long)count_pngs(reqs, 2), 2); /* the stored answer's and the new one */
     json_decref(reqs);
     CHECK(image_follows(&r, 3, 2, "[TASK RESUMPTION]", "go on, see this"));
-    char captions[512];
-    feedback_captions(&r, captions, sizeof captions);
-    CHECK_STR(captions, "now.png, 1x1 png");
-    run_free(&r);
+    CHECK_STR(feedback_captions(&r), "now.png, 1x1 png");
+    taskrun_free(&r);
 }
 
 int main(void)

@@ -3,71 +3,44 @@
  * observed on the events the front end gets and on the request bodies the provider
  * recorded. Also the "Required Files" reader of the summary. */
 #include <jansson.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/buf.h"
 #include "check.h"
-#include "evtext.h"
 #include "fakeprov.h"
 #include "hew.h"
+#include "taskrun.h"
 #include "tmpdir.h"
 #include "tools/summarize_task.h"
 
-/* ---- harness ------------------------------------------------------------------------------ */
-
-typedef struct run {
-    fakeprov fp;
-    hew_session *s;
-    hew_task *t;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    json_t *events;        /* every event, parsed */
-    const char *new_task;  /* the answer to a new_task ask: "yes", "no" or a message */
-    int hold_asks;         /* do not answer asks (abort tests) */
-} run;
+/* ---- harness: taskrun (tests/support/taskrun.h) with this file's answers ------------------ */
 
 static char *workspace;
+
+/* The answer to a new_task ask: "yes", "no" or a message (NULL: yes). */
+static const char *new_task_answer;
 
 static const char *ev_type(const json_t *ev)
 {
     return json_string_value(json_object_get(ev, "type"));
 }
 
-static void answer(run *r, hew_task *t, const json_t *ev)
+static int answer(taskrun *r, hew_task *t, const json_t *ev)
 {
+    (void)r;
     const char *type = ev_type(ev);
+    const char *nt = new_task_answer;
     if (strcmp(type, "followup") == 0)
-        hew_task_respond(t, HEW_ANSWER_MESSAGE, "blue");
-    else if (strcmp(type, "new_task") == 0 && r->new_task && strcmp(r->new_task, "no") == 0)
-        hew_task_respond(t, HEW_ANSWER_NO, NULL);
-    else if (strcmp(type, "new_task") == 0 && r->new_task && strcmp(r->new_task, "yes") != 0)
-        hew_task_respond(t, HEW_ANSWER_MESSAGE, r->new_task);
-    else if (strcmp(type, "api_req_failed") == 0)
-        hew_task_respond(t, HEW_ANSWER_NO, NULL);
-    else
-        hew_task_respond(t, HEW_ANSWER_YES, NULL);
-}
-
-static void on_event(void *ud, hew_task *t, const hew_event *ev)
-{
-    run *r = ud;
-    json_t *j = evtext_load(r->events, ev);
-    if (!j) {
-        fprintf(stderr, "event is not JSON: %s\n", hew_event_json(ev));
-        abort();
-    }
-    pthread_mutex_lock(&r->mu);
-    json_array_append(r->events, j);
-    pthread_cond_broadcast(&r->cv);
-    int hold = r->hold_asks;
-    pthread_mutex_unlock(&r->mu);
-    if (ev->is_ask && !ev->partial && !hold)
-        answer(r, t, j);
-    json_decref(j);
+        return hew_task_respond(t, HEW_ANSWER_MESSAGE, "blue");
+    if (strcmp(type, "new_task") == 0 && nt && strcmp(nt, "no") == 0)
+        return hew_task_respond(t, HEW_ANSWER_NO, NULL);
+    if (strcmp(type, "new_task") == 0 && nt && strcmp(nt, "yes") != 0)
+        return hew_task_respond(t, HEW_ANSWER_MESSAGE, nt);
+    if (strcmp(type, "api_req_failed") == 0)
+        return hew_task_respond(t, HEW_ANSWER_NO, NULL);
+    return hew_task_respond(t, HEW_ANSWER_YES, NULL);
 }
 
 static void condense_on(hew_options *o)
@@ -75,118 +48,33 @@ static void condense_on(hew_options *o)
     o->auto_condense = 1;
 }
 
+/* This file's options: a small context window, the workspace of main. */
+static void condense_options(hew_options *o)
+{
+    o->model_info = "{\"context_window\":32768}"; /* 26 214 tokens usable */
+    o->cwd = workspace;
+}
+
+/* The fake provider and a session on it, and the task when task is set; new_task answers
+ * a new_task ask. */
+static int run_start_answering(taskrun *r, const char *scenario, const char *task,
+                               taskrun_tweak tweak, const char *new_task)
+{
+    new_task_answer = new_task; /* before the task thread starts: it reads it */
+    return taskrun_start(r, &(taskrun_spec){ .scenario = scenario, .task = task,
+                                             .defaults = condense_options, .tweak = tweak,
+                                             .policy = answer });
+}
+
 /* The fake provider and a session on it, no task yet. */
-static int run_session(run *r, const char *scenario, void (*tweak)(hew_options *))
+static int run_session(taskrun *r, const char *scenario, taskrun_tweak tweak)
 {
-    memset(r, 0, sizeof *r);
-    pthread_mutex_init(&r->mu, NULL);
-    pthread_cond_init(&r->cv, NULL);
-    r->events = json_array();
-    if (fakeprov_start(&r->fp, scenario) != 0)
-        return -1;
-    hew_options o;
-    hew_options_init(&o);
-    o.provider = "anthropic";
-    o.model = "claude-test-model";
-    o.model_info = "{\"context_window\":32768}"; /* 26 214 tokens usable */
-    o.api_key = "test-key";
-    o.base_url = r->fp.url;
-    o.cwd = workspace;
-    o.native_tools = 0;
-    o.retry_base_delay_ms = 10;
-    o.checkpoints = 0;
-    o.on_event = on_event;
-    o.event_ud = r;
-    if (tweak)
-        tweak(&o);
-    char err[512];
-    (void)hew_session_new(&o, &r->s, err, sizeof err);
-    if (!r->s) {
-        fprintf(stderr, "session: %s\n", err);
-        return -1;
-    }
-    return 0;
+    return run_start_answering(r, scenario, NULL, tweak, NULL);
 }
 
-static int run_start_answering(run *r, const char *scenario, const char *task,
-                               void (*tweak)(hew_options *), const char *new_task)
-{
-    if (run_session(r, scenario, tweak) != 0)
-        return -1;
-    r->new_task = new_task; /* before the task thread starts: it reads it */
-    char err[512];
-    (void)hew_task_start(r->s, task, &r->t, err, sizeof err);
-    if (!r->t) {
-        fprintf(stderr, "task: %s\n", err);
-        return -1;
-    }
-    return 0;
-}
-
-static int run_start(run *r, const char *scenario, const char *task,
-                     void (*tweak)(hew_options *))
+static int run_start(taskrun *r, const char *scenario, const char *task, taskrun_tweak tweak)
 {
     return run_start_answering(r, scenario, task, tweak, NULL);
-}
-
-static void run_free(run *r)
-{
-    hew_task_free(r->t);
-    hew_session_free(r->s);
-    CHECK_INT(fakeprov_stop_status(&r->fp), 0);
-    json_decref(r->events);
-    pthread_cond_destroy(&r->cv);
-    pthread_mutex_destroy(&r->mu);
-}
-
-/* How many distinct messages of a type (partial updates count once). */
-static size_t count_messages(run *r, const char *type)
-{
-    size_t n = 0, i;
-    long last = -1;
-    json_t *ev;
-    json_array_foreach(r->events, i, ev) {
-        long index = (long)json_integer_value(json_object_get(ev, "index"));
-        if (strcmp(ev_type(ev), type) == 0 && index != last) {
-            n++;
-            last = index;
-        }
-    }
-    return n;
-}
-
-static json_t *last_of(run *r, const char *type)
-{
-    json_t *found = NULL;
-    size_t i;
-    json_t *ev;
-    json_array_foreach(r->events, i, ev)
-        if (strcmp(ev_type(ev), type) == 0 && !json_is_true(json_object_get(ev, "partial")))
-            found = ev;
-    return found;
-}
-
-/* Wait (5 s at most) until a final event of a type whose text contains needle arrives. */
-static int wait_text(run *r, const char *type, const char *needle)
-{
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 5;
-    pthread_mutex_lock(&r->mu);
-    int ok = 0;
-    for (;;) {
-        size_t i;
-        json_t *ev;
-        json_array_foreach(r->events, i, ev) {
-            const char *text = json_string_value(json_object_get(ev, "text"));
-            if (strcmp(ev_type(ev), type) == 0 && text && strstr(text, needle))
-                ok = 1;
-        }
-        if (ok || pthread_cond_timedwait(&r->cv, &r->mu, &until) != 0)
-            break;
-    }
-    pthread_mutex_unlock(&r->mu);
-    return ok;
 }
 
 /* Every text of a message's content joined (text blocks, tool_result contents). */
@@ -278,7 +166,7 @@ static size_t occurrences(const char *s, const char *needle)
 /* The shape of the conversation around an accepted summary: request 2 asks for it,
  * request 3 shows the task, the note and the continuation with the required file,
  * request 4 keeps the summarize pair hidden. */
-static void check_condensed_requests(run *r, json_t *reqs)
+static void check_condensed_requests(taskrun *r, json_t *reqs)
 {
     /* request 2: the instruction instead of the environment details */
     char *ask = request_message_text(reqs, 2, -1);
@@ -324,12 +212,12 @@ static void check_condensed_requests(run *r, json_t *reqs)
     CHECK(strstr(body4, "explicit_instructions") == NULL);
     free(body4);
 
-    CHECK_INT(count_messages(r, "condensing"), 1);
-    CHECK_INT(count_messages(r, "condensed"), 1);
-    json_t *done = last_of(r, "condensed");
+    CHECK_INT(taskrun_count_messages(r, "condensing"), 1);
+    CHECK_INT(taskrun_count_messages(r, "condensed"), 1);
+    json_t *done = taskrun_last(r, "condensed", 1);
     REQUIRE(done != NULL);
     CHECK_INT(json_integer_value(json_object_get(json_object_get(done, "data"), "removed")), 4);
-    json_t *tool = last_of(r, "tool");
+    json_t *tool = taskrun_last(r, "tool", 1);
     REQUIRE(tool != NULL);
     CHECK_STR(json_string_value(json_object_get(json_object_get(tool, "data"), "tool")),
               "summarizeTask");
@@ -337,7 +225,7 @@ static void check_condensed_requests(run *r, json_t *reqs)
 
 static void test_summary_replaces_the_older_messages(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("Which color?", SMALL) ","
                           FOLLOWUP("Which brush?", BIG) "," SUMMARIZE ","
                           FOLLOWUP("Which can?", SMALL) "," COMPLETE("Painted it blue.") "]}",
@@ -348,7 +236,7 @@ static void test_summary_replaces_the_older_messages(void)
     REQUIRE(json_array_size(reqs) == 5);
     check_condensed_requests(&r, reqs);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void native(hew_options *o)
@@ -369,7 +257,7 @@ static void test_native_summary_survives_as_text(void)
 {
     /* With native tool calls the continuation comes as the summarize_task call's result;
      * the call is hidden, so the result must reach the model as text. */
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP_NATIVE("toolu_1", "Which color?", SMALL)
                           "," FOLLOWUP_NATIVE("toolu_2", "Which brush?", BIG) ","
                           SUMMARIZE_NATIVE "," FOLLOWUP_NATIVE("toolu_3", "Which can?", SMALL)
@@ -383,18 +271,18 @@ static void test_native_summary_survives_as_text(void)
     CHECK(strstr(body3, "toolu_sum") == NULL); /* no result for a call the model cannot see */
     free(body3);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_condensing_off_truncates_as_before(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("a?", BIG) "," FOLLOWUP("b?", BIG) ","
                           FOLLOWUP("c?", BIG) "," FOLLOWUP("d?", BIG) "," COMPLETE("done") "]}",
                       "a big task", NULL) == 0); /* an unknown model: off by default */
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
-    CHECK(count_messages(&r, "deleted_api_reqs") >= 1);
-    CHECK_INT(count_messages(&r, "condensing"), 0);
+    CHECK(taskrun_count_messages(&r, "deleted_api_reqs") >= 1);
+    CHECK_INT(taskrun_count_messages(&r, "condensing"), 0);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 5);
     for (size_t i = 0; i < 5; i++) {
@@ -405,7 +293,7 @@ static void test_condensing_off_truncates_as_before(void)
     }
     CHECK(request_message_count(reqs, 4) < 9);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 /* Anthropic's rule: every tool_use answered by its tool_result first in the very next
@@ -455,7 +343,7 @@ static void check_pairs(json_t *reqs, size_t i)
  * tells context/ which tools read files from the registry's flags (TOOL_RESULT_IS_FILE). */
 static void test_repeated_read_is_collapsed(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" READ("big.txt", SMALL) "," READ("big.txt", BIG)
                           "," COMPLETE("done") "]}",
                       "read big.txt twice", NULL) == 0);
@@ -466,11 +354,11 @@ static void test_repeated_read_is_collapsed(void)
     CHECK_INT((int)occurrences(second, "BIG-LINE-0001"), 1); /* the first read only */
     CHECK_INT((int)occurrences(third, "BIG-LINE-0001"), 1);
     CHECK(strstr(third, "This file read was removed to save space") != NULL);
-    CHECK_INT(count_messages(&r, "deleted_api_reqs"), 0);
+    CHECK_INT(taskrun_count_messages(&r, "deleted_api_reqs"), 0);
     free(second);
     free(third);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void native_only(hew_options *o)
@@ -482,21 +370,21 @@ static void test_native_truncation_keeps_pairs(void)
 {
     /* Condensing off: the cut drops older messages; with native tools, the kept messages
      * never hold a result whose call was cut, nor a call without its result. */
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP_NATIVE("toolu_t1", "a?", BIG) ","
                           FOLLOWUP_NATIVE("toolu_t2", "b?", BIG) ","
                           FOLLOWUP_NATIVE("toolu_t3", "c?", BIG) ","
                           FOLLOWUP_NATIVE("toolu_t4", "d?", BIG) "," COMPLETE_NATIVE "]}",
                       "a big task", native_only) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
-    CHECK(count_messages(&r, "deleted_api_reqs") >= 1);
+    CHECK(taskrun_count_messages(&r, "deleted_api_reqs") >= 1);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 5);
     for (size_t i = 0; i < 5; i++)
         check_pairs(reqs, i);
     CHECK(request_message_count(reqs, 4) < 9);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void capable_model(hew_options *o)
@@ -506,7 +394,7 @@ static void capable_model(hew_options *o)
 
 static void test_on_by_default_for_capable_models_and_completion_allowed(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("a?", SMALL) "," FOLLOWUP("b?", "170000")
                           "," COMPLETE("Already done.") "]}",
                       "finish it", capable_model) == 0);
@@ -517,16 +405,16 @@ static void test_on_by_default_for_capable_models_and_completion_allowed(void)
     char *ask = request_message_text(reqs, 2, -1);
     CHECK(strstr(ask, SUMMARIZE_TASK_INSTRUCTION_TAG) != NULL);
     free(ask);
-    CHECK_INT(count_messages(&r, "condensing"), 1);
+    CHECK_INT(taskrun_count_messages(&r, "condensing"), 1);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_no_summary_falls_back_to_truncation(void)
 {
     /* Asked for a summary, the model answers in prose; the next request is cut the old
      * way, and later requests over the threshold are cut too instead of asking again. */
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("a?", SMALL) "," FOLLOWUP("b?", BIG) ","
                           PROSE("I would rather not summarise.", BIG) "," FOLLOWUP("c?", BIG)
                           "," FOLLOWUP("d?", BIG) "," COMPLETE("done anyway") "]}",
@@ -544,12 +432,12 @@ static void test_no_summary_falls_back_to_truncation(void)
     char *after = request_message_text(reqs, 3, -1);
     CHECK(strstr(after, "<environment_details>") != NULL);
     free(after);
-    CHECK(count_messages(&r, "deleted_api_reqs") >= 1);
-    CHECK_INT(count_messages(&r, "condensing"), 1);
-    CHECK_INT(count_messages(&r, "condensed"), 0);
+    CHECK(taskrun_count_messages(&r, "deleted_api_reqs") >= 1);
+    CHECK_INT(taskrun_count_messages(&r, "condensing"), 1);
+    CHECK_INT(taskrun_count_messages(&r, "condensed"), 0);
     CHECK(request_message_count(reqs, 3) < 7); /* cut: 7 messages without it */
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 #define TOO_LONG                                                                           \
@@ -560,7 +448,7 @@ static void test_summary_request_too_long_is_truncated_and_asked_again(void)
 {
     /* The summarize request itself no longer fits: older messages are cut (a quarter
      * kept) and the same request goes again, still asking for the summary. */
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("a?", SMALL) "," FOLLOWUP("b?", SMALL) ","
                           FOLLOWUP("c?", BIG) "," TOO_LONG "," SUMMARIZE ","
                           COMPLETE("Painted it blue.") "]}",
@@ -573,9 +461,9 @@ static void test_summary_request_too_long_is_truncated_and_asked_again(void)
     free(retry);
     CHECK(request_message_count(reqs, 4) < request_message_count(reqs, 3));
     CHECK_INT(request_message_count(reqs, 5), 3);
-    CHECK_INT(count_messages(&r, "condensed"), 1);
+    CHECK_INT(taskrun_count_messages(&r, "condensed"), 1);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 /* ---- resume in the middle of condensing ------------------------------------------------------ */
@@ -585,9 +473,9 @@ static void test_summary_request_too_long_is_truncated_and_asked_again(void)
     "\"stall_after_bytes\":1200,\"stall_ms\":30000}"
 
 /* Abort at the request of stalled text, then resume the task in the same session. */
-static void abort_and_resume(run *r, const char *stalled_text)
+static void abort_and_resume(taskrun *r, const char *stalled_text)
 {
-    REQUIRE(wait_text(r, "text", stalled_text));
+    REQUIRE(taskrun_wait_event(r, "text", stalled_text));
     hew_task_abort(r->t, "the laptop lid closed");
     CHECK_INT(hew_task_wait(r->t), HEW_TASK_ABORTED);
     char id[64];
@@ -600,7 +488,7 @@ static void abort_and_resume(run *r, const char *stalled_text)
 
 static void test_resume_while_the_summary_is_asked_for_asks_again(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("Which color?", SMALL) ","
                           FOLLOWUP("Which brush?", BIG) ","
                           STALLED("Summarising the conversation now, one moment") ","
@@ -623,12 +511,12 @@ static void test_resume_while_the_summary_is_asked_for_asks_again(void)
     CHECK(strstr(cont, "NOTES-CONTENT-42") != NULL);
     free(cont);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_resume_after_the_cut_goes_on_from_the_summary(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("Which color?", SMALL) ","
                           FOLLOWUP("Which brush?", BIG) "," SUMMARIZE ","
                           STALLED("Carrying on from the summary with the paint") ","
@@ -647,9 +535,9 @@ static void test_resume_after_the_cut_goes_on_from_the_summary(void)
     char *last = request_message_text(reqs, 4, -1);
     CHECK(strstr(last, "[TASK RESUMPTION]") != NULL);
     free(last);
-    CHECK_INT(count_messages(&r, "condensed"), 1);
+    CHECK_INT(taskrun_count_messages(&r, "condensed"), 1);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 /* A stored conversation, as a crash left it: the first pair, then the user message that
@@ -696,7 +584,7 @@ static void test_resume_right_after_the_summary_takes_it(void)
 {
     char id[64], err[256];
     REQUIRE(import_stopped_condense(true, id) == 0);
-    run r;
+    taskrun r;
     REQUIRE(run_session(&r, "{\"responses\":[" COMPLETE("Painted it blue.") "]}",
                         condense_on) == 0);
     (void)hew_task_resume(r.s, id, &r.t, err, sizeof err);
@@ -712,9 +600,9 @@ static void test_resume_right_after_the_summary_takes_it(void)
     CHECK(strstr(cont, "NOTES-CONTENT-42") != NULL);
     CHECK(strstr(cont, "[TASK RESUMPTION]") != NULL);
     free(cont);
-    CHECK_INT(count_messages(&r, "condensed"), 1);
+    CHECK_INT(taskrun_count_messages(&r, "condensed"), 1);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
     hew_history_delete(NULL, id, err, sizeof err);
 }
 
@@ -724,7 +612,7 @@ static void test_resume_before_the_answer_asks_again(void)
 {
     char id[64], err[256];
     REQUIRE(import_stopped_condense(false, id) == 0);
-    run r;
+    taskrun r;
     REQUIRE(run_session(&r, "{\"responses\":[" SUMMARIZE "," COMPLETE("Painted it blue.") "]}",
                         condense_on) == 0);
     (void)hew_task_resume(r.s, id, &r.t, err, sizeof err);
@@ -743,7 +631,7 @@ static void test_resume_before_the_answer_asks_again(void)
     CHECK(strstr(cont, "SUMMARY-MARK") != NULL);
     free(cont);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
     hew_history_delete(NULL, id, err, sizeof err);
 }
 
@@ -755,7 +643,7 @@ static void test_resume_before_the_answer_asks_again(void)
 
 static void test_confirmed_new_task_starts_the_successor(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start_answering(&r, "{\"responses\":[" NEW_TASK("CTX-77: paint the second coat.")
                                     "," COMPLETE("Second coat done.") "]}",
                                 "Paint the shed", NULL, "yes") == 0);
@@ -766,7 +654,7 @@ static void test_confirmed_new_task_starts_the_successor(void)
     CHECK_STR(next, "CTX-77: paint the second coat.");
     char first_id[64];
     snprintf(first_id, sizeof first_id, "%s", hew_task_id(r.t));
-    json_t *ask = last_of(&r, "new_task");
+    json_t *ask = taskrun_last(&r, "new_task", 1);
     REQUIRE(ask != NULL);
     CHECK_STR(json_string_value(json_object_get(ask, "task")), first_id);
 
@@ -787,15 +675,15 @@ static void test_confirmed_new_task_starts_the_successor(void)
     char *first = request_message_text(reqs, 1, 0);
     CHECK(strstr(first, "<task>\nCTX-77: paint the second coat.\n</task>") != NULL);
     free(first);
-    json_t *end = last_of(&r, "completion_result");
+    json_t *end = taskrun_last(&r, "completion_result", 1);
     CHECK_STR(json_string_value(json_object_get(end, "task")), hew_task_id(r.t));
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_declined_new_task_goes_on(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start_answering(&r, "{\"responses\":[" NEW_TASK("CTX-78") "," COMPLETE("Stayed.")
                                     "]}",
                                 "Paint the shed", NULL, "no") == 0);
@@ -809,7 +697,7 @@ static void test_declined_new_task_goes_on(void)
     CHECK(strstr(result, "declined") != NULL);
     free(result);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 /* ---- the summary's "Required Files" ------------------------------------------------------- */

@@ -13,47 +13,45 @@
 
 #include "base/buf.h"
 #include "check.h"
-#include "evtext.h"
 #include "fakeprov.h"
 #include "hew.h"
+#include "taskrun.h"
 #include "tmpdir.h"
 
-/* ---- harness ------------------------------------------------------------------------------ */
+/* ---- harness: taskrun (tests/support/taskrun.h) with this file's policy ------------------- */
 
-typedef struct run run;
-typedef int (*policy_fn)(run *r, hew_task *t, const json_t *ev);
+/* What default_policy answers; the test sets them (ANSWERS_SET) while the task may run. */
+static struct {
+    const char *feedback; /* the answer to mistake_limit_reached (NULL: no) */
+    int retry_yes;        /* how many api_req_failed to answer yes */
+    int answered_retry;   /* api_req_failed answered yes so far */
+} answers;
 
-struct run {
-    fakeprov fp;
-    hew_session *s;
-    hew_task *t;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    json_t *events;     /* every event, parsed */
-    policy_fn policy;   /* answers asks; NULL = default_policy */
-    const char *feedback;
-    int answered_retry; /* api_req_failed answered yes so far */
-    int retry_yes;      /* how many api_req_failed to answer yes */
-    int hold_asks;      /* do not answer asks (abort tests) */
-};
+/* Set a field of answers, which the policy reads while the task may be running. */
+#define ANSWERS_SET(r, field, value)                                                       \
+    do {                                                                                   \
+        pthread_mutex_lock(&(r)->mu);                                                      \
+        answers.field = (value);                                                           \
+        pthread_mutex_unlock(&(r)->mu);                                                    \
+    } while (0)
 
 static const char *ev_type(const json_t *ev)
 {
     return json_string_value(json_object_get(ev, "type"));
 }
 
-static int default_policy(run *r, hew_task *t, const json_t *ev)
+static int default_policy(taskrun *r, hew_task *t, const json_t *ev)
 {
     const char *type = ev_type(ev);
     pthread_mutex_lock(&r->mu); /* the test may set them while the task runs */
-    const char *feedback = r->feedback;
-    int retry_yes = r->retry_yes;
+    const char *feedback = answers.feedback;
+    int retry_yes = answers.retry_yes;
     pthread_mutex_unlock(&r->mu);
     if (strcmp(type, "followup") == 0 || strcmp(type, "plan_mode_respond") == 0)
         return hew_task_respond(t, HEW_ANSWER_MESSAGE, "blue");
     if (strcmp(type, "api_req_failed") == 0) {
-        if (r->answered_retry < retry_yes) {
-            r->answered_retry++;
+        if (answers.answered_retry < retry_yes) {
+            answers.answered_retry++;
             return hew_task_respond(t, HEW_ANSWER_YES, NULL);
         }
         return hew_task_respond(t, HEW_ANSWER_NO, NULL);
@@ -64,80 +62,14 @@ static int default_policy(run *r, hew_task *t, const json_t *ev)
     return hew_task_respond(t, HEW_ANSWER_YES, NULL);
 }
 
-static void on_event(void *ud, hew_task *t, const hew_event *ev)
+static int run_start(taskrun *r, const char *scenario, const char *task, taskrun_tweak tweak)
 {
-    run *r = ud;
-    json_t *j = evtext_load(r->events, ev);
-    if (!j) {
-        fprintf(stderr, "event is not JSON: %s\n", hew_event_json(ev));
-        abort();
-    }
-    pthread_mutex_lock(&r->mu);
-    json_array_append(r->events, j);
-    pthread_cond_broadcast(&r->cv);
-    int hold = r->hold_asks;
-    policy_fn policy = r->policy;
-    pthread_mutex_unlock(&r->mu);
-    if (ev->is_ask && !ev->partial && !hold)
-        (policy ? policy : default_policy)(r, t, j);
-    json_decref(j);
+    memset(&answers, 0, sizeof answers);
+    return taskrun_start(r, &(taskrun_spec){ .scenario = scenario, .task = task,
+                                             .tweak = tweak, .policy = default_policy });
 }
 
-/* Set a field the event callback reads, while the task may be running. */
-#define RUN_SET(r, field, value)                                                           \
-    do {                                                                                   \
-        pthread_mutex_lock(&(r)->mu);                                                      \
-        (r)->field = (value);                                                              \
-        pthread_mutex_unlock(&(r)->mu);                                                    \
-    } while (0)
-
-static int run_start(run *r, const char *scenario, const char *task,
-                     void (*tweak)(hew_options *))
-{
-    memset(r, 0, sizeof *r);
-    pthread_mutex_init(&r->mu, NULL);
-    pthread_cond_init(&r->cv, NULL);
-    r->events = json_array();
-    if (fakeprov_start(&r->fp, scenario) != 0)
-        return -1;
-    hew_options o;
-    hew_options_init(&o);
-    o.provider = "anthropic";
-    o.model = "claude-test-model";
-    o.api_key = "test-key";
-    o.base_url = r->fp.url;
-    o.native_tools = 0;
-    o.retry_base_delay_ms = 10;
-    o.checkpoints = 0; /* the tests of checkpoints turn them on in a workspace of their own */
-    o.on_event = on_event;
-    o.event_ud = r;
-    if (tweak)
-        tweak(&o);
-    char err[512];
-    (void)hew_session_new(&o, &r->s, err, sizeof err);
-    if (!r->s) {
-        fprintf(stderr, "session: %s\n", err);
-        return -1;
-    }
-    (void)hew_task_start(r->s, task, &r->t, err, sizeof err);
-    if (!r->t) {
-        fprintf(stderr, "task: %s\n", err);
-        return -1;
-    }
-    return 0;
-}
-
-static void run_free(run *r)
-{
-    hew_task_free(r->t);
-    hew_session_free(r->s);
-    CHECK_INT(fakeprov_stop_status(&r->fp), 0);
-    json_decref(r->events);
-    pthread_cond_destroy(&r->cv);
-    pthread_mutex_destroy(&r->mu);
-}
-
-static size_t count_type(run *r, const char *type)
+static size_t count_type(taskrun *r, const char *type)
 {
     size_t n = 0, i;
     json_t *ev;
@@ -145,67 +77,6 @@ static size_t count_type(run *r, const char *type)
         if (strcmp(ev_type(ev), type) == 0)
             n++;
     return n;
-}
-
-/* How many distinct messages of a type (a partial update or a re-sent update of the same
- * message counts once). */
-static size_t count_messages(run *r, const char *type)
-{
-    size_t n = 0, i;
-    long last = -1;
-    json_t *ev;
-    json_array_foreach(r->events, i, ev) {
-        long index = (long)json_integer_value(json_object_get(ev, "index"));
-        if (strcmp(ev_type(ev), type) == 0 && index > last) {
-            n++;
-            last = index;
-        }
-    }
-    return n;
-}
-
-/* The last event of a type (final, i.e. not partial, when final is set). */
-static json_t *last_of(run *r, const char *type, int final)
-{
-    json_t *found = NULL;
-    size_t i;
-    json_t *ev;
-    json_array_foreach(r->events, i, ev)
-        if (strcmp(ev_type(ev), type) == 0 &&
-            (!final || !json_is_true(json_object_get(ev, "partial"))))
-            found = ev;
-    return found;
-}
-
-/* Wait until an event of a type arrives whose "text" holds needle (any text when needle
- * is NULL); 5 s at most. */
-static int wait_event_with(run *r, const char *type, const char *needle)
-{
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 5;
-    pthread_mutex_lock(&r->mu);
-    int ok = 0;
-    for (;;) {
-        size_t i;
-        json_t *ev;
-        json_array_foreach(r->events, i, ev)
-            if (strcmp(ev_type(ev), type) == 0 &&
-                (!needle || strstr(json_string_value(json_object_get(ev, "text")) ?
-                                       json_string_value(json_object_get(ev, "text")) : "",
-                                   needle)))
-                ok = 1;
-        if (ok || pthread_cond_timedwait(&r->cv, &r->mu, &until) != 0)
-            break;
-    }
-    pthread_mutex_unlock(&r->mu);
-    return ok;
-}
-
-/* Wait until an event of a type arrives (5 s at most). */
-static int wait_event(run *r, const char *type)
-{
-    return wait_event_with(r, type, NULL);
 }
 
 /* Every text of a message's content joined (text blocks, tool_result contents). */
@@ -268,7 +139,7 @@ static void yolo(hew_options *o)
 
 static void test_three_turn_task_completes(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("Which color?") "," FOLLOWUP("Which size?")
                           "," COMPLETE("Painted it blue.") "]}",
                       "Paint the shed", NULL) == 0);
@@ -294,10 +165,10 @@ static void test_three_turn_task_completes(void)
     CHECK_INT(request_message_count(reqs, 2), 5);
     json_t *body = json_object_get(json_array_get(reqs, 2), "body");
     CHECK(json_is_array(json_object_get(body, "system"))); /* a system prompt went along */
-    CHECK_INT(count_messages(&r, "api_req_started"), 3);
+    CHECK_INT(taskrun_count_messages(&r, "api_req_started"), 3);
     CHECK_INT(count_type(&r, "user_feedback"), 2);
     CHECK_INT(count_type(&r, "completion_result"), 2); /* the say and the ask */
-    json_t *req = last_of(&r, "api_req_started", 1);
+    json_t *req = taskrun_last(&r, "api_req_started", 1);
     json_t *data = json_object_get(req, "data");
     CHECK_INT(json_integer_value(json_object_get(data, "tokensOut")), 40);
     /* The last request's usage reaches the front end before the completion ask. */
@@ -315,12 +186,12 @@ static void test_three_turn_task_completes(void)
     }
     CHECK(usage_at >= 0 && ask_at >= 0 && usage_at < ask_at);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_partial_text_streams_then_completes(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"Streaming a "
                           "longer sentence word by word so the screen can follow it.\\n"
                           "<attempt_completion><result>ok</result></attempt_completion>\","
@@ -340,14 +211,14 @@ static void test_partial_text_streams_then_completes(void)
             partials++;
     }
     CHECK(partials >= 3);
-    CHECK_STR(json_string_value(json_object_get(last_of(&r, "text", 1), "text")),
+    CHECK_STR(json_string_value(json_object_get(taskrun_last(&r, "text", 1), "text")),
               "Streaming a longer sentence word by word so the screen can follow it.");
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_no_tool_answer_gets_nudge(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" PROSE("I think the answer is 42.") "," COMPLETE("42")
                           "]}", "What is the answer?", NULL) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
@@ -358,12 +229,12 @@ static void test_no_tool_answer_gets_nudge(void)
     CHECK(strstr(nudge, "attempt_completion") != NULL);
     free(nudge);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_mistake_limit_fails_in_yolo(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" PROSE("one") "," PROSE("two") "," PROSE("three")
                           "," COMPLETE("never") "]}", "Do it", yolo) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_FAILED);
@@ -371,15 +242,15 @@ static void test_mistake_limit_fails_in_yolo(void)
     json_t *reqs = fakeprov_requests(&r.fp);
     CHECK_INT(json_array_size(reqs), 3);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_mistake_limit_asks_for_feedback(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" PROSE("one") "," PROSE("two") "," PROSE("three")
                           "," COMPLETE("finally") "]}", "Do it", NULL) == 0);
-    RUN_SET(&r, feedback, "Just call attempt_completion.");
+    ANSWERS_SET(&r, feedback, "Just call attempt_completion.");
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     CHECK_INT(count_type(&r, "mistake_limit_reached"), 1);
     json_t *reqs = fakeprov_requests(&r.fp);
@@ -388,12 +259,12 @@ static void test_mistake_limit_asks_for_feedback(void)
     CHECK(strstr(fb, "<feedback>\nJust call attempt_completion.\n</feedback>") != NULL);
     free(fb);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_identical_calls_warn_then_hit_the_limit(void)
 {
-    run r;
+    taskrun r;
     /* The same listing five times (in yolo: approved without asking). */
     REQUIRE(run_start(&r, "{\"responses\":[" LIST_DOT "," LIST_DOT "," LIST_DOT "," LIST_DOT ","
                           LIST_DOT "," COMPLETE("never") "]}", "loop", yolo) == 0);
@@ -408,12 +279,12 @@ static void test_identical_calls_warn_then_hit_the_limit(void)
     CHECK(strstr(third, "3 times") != NULL);
     free(third);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_empty_answer_is_retried(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" PROSE("") "," COMPLETE("fine") "]}", "x", NULL) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     CHECK_INT(count_type(&r, "error_retry"), 1);
@@ -423,7 +294,7 @@ static void test_empty_answer_is_retried(void)
     CHECK(strstr(placeholder, "did not give an answer") != NULL);
     free(placeholder);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void patient(hew_options *o)
@@ -433,22 +304,22 @@ static void patient(hew_options *o)
 
 static void test_empty_answers_exhaust_retries_then_ask(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" PROSE("") "," PROSE("") "," PROSE("") "," PROSE("")
                           "]}", "x", patient) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_FAILED);
     CHECK_INT(count_type(&r, "api_req_failed"), 1);
-    json_t *last = last_of(&r, "error_retry", 1);
+    json_t *last = taskrun_last(&r, "error_retry", 1);
     CHECK(json_is_true(json_object_get(json_object_get(last, "data"), "failed")));
     json_t *reqs = fakeprov_requests(&r.fp);
     CHECK_INT(json_array_size(reqs), 4);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_midstream_drop_is_retried_with_marker(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"Working on "
                           "it, reading everything carefully before I change anything at "
                           "all.\",\"delta_size\":8,\"close_after_bytes\":900},"
@@ -465,20 +336,20 @@ static void test_midstream_drop_is_retried_with_marker(void)
     CHECK(strstr(note, "cut off") != NULL);
     free(note);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 /* ---- attempt_api_request (seed 003) --------------------------------------------------- */
 
 static void test_429_retry_after_wins_over_backoff(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"status\":429,\"headers\":{\"retry-after\":\"1\"},"
                           "\"body\":{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\","
                           "\"message\":\"Number of request tokens has exceeded your per-minute "
                           "rate limit\"}}}," COMPLETE("ok") "]}", "x", NULL) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
-    json_t *retry = last_of(&r, "error_retry", 1);
+    json_t *retry = taskrun_last(&r, "error_retry", 1);
     REQUIRE(retry != NULL);
     double delay = json_number_value(json_object_get(json_object_get(retry, "data"), "delaySeconds"));
     CHECK(delay > 0.99 && delay < 1.01);
@@ -493,7 +364,7 @@ static void test_429_retry_after_wins_over_backoff(void)
             json_object_get(json_object_get(e, "data"), "retryStatus"))
             had_retry_status = 1;
     CHECK(had_retry_status);
-    json_t *req = json_object_get(last_of(&r, "api_req_started", 1), "data");
+    json_t *req = json_object_get(taskrun_last(&r, "api_req_started", 1), "data");
     CHECK(json_object_get(req, "streamingFailedMessage") == NULL);
     CHECK(json_object_get(req, "retryStatus") == NULL);
     CHECK(json_object_get(req, "cancelReason") == NULL);
@@ -501,19 +372,19 @@ static void test_429_retry_after_wins_over_backoff(void)
     json_t *reqs = fakeprov_requests(&r.fp);
     CHECK_INT(json_array_size(reqs), 2);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_backoff_doubles_then_asks_and_user_retry_resets(void)
 {
-    run r;
+    taskrun r;
     const char *err500 = "{\"status\":500,\"body\":{\"type\":\"error\",\"error\":{\"type\":"
                          "\"api_error\",\"message\":\"Internal server error\"}}}";
     char scenario[2048];
     snprintf(scenario, sizeof scenario, "{\"responses\":[%s,%s,%s,%s,%s,%s]}", err500, err500,
              err500, err500, err500, COMPLETE("ok"));
     REQUIRE(run_start(&r, scenario, "x", NULL) == 0);
-    RUN_SET(&r, retry_yes, 1);
+    ANSWERS_SET(&r, retry_yes, 1);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     /* 3 automatic retries at 10, 20, 40 ms, a failed notice, the ask, then the user's
      * retry opens a new round (the 5th request fails, the 6th succeeds). */
@@ -532,10 +403,10 @@ static void test_backoff_doubles_then_asks_and_user_retry_resets(void)
     json_t *reqs = fakeprov_requests(&r.fp);
     CHECK_INT(json_array_size(reqs), 6);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
-static int plan_then_retry(run *r, hew_task *t, const json_t *ev)
+static int plan_then_retry(taskrun *r, hew_task *t, const json_t *ev)
 {
     if (strcmp(ev_type(ev), "api_req_failed") == 0) {
         hew_task_set_mode(t, "plan"); /* /plan while the failed request waits */
@@ -548,14 +419,14 @@ static int plan_then_retry(run *r, hew_task *t, const json_t *ev)
  * (the retried request's environment details are made anew), in the store too. */
 static void test_mode_chosen_at_a_failed_request_reaches_the_retry(void)
 {
-    run r;
+    taskrun r;
     const char *err500 = "{\"status\":500,\"body\":{\"type\":\"error\",\"error\":{\"type\":"
                          "\"api_error\",\"message\":\"Internal server error\"}}}";
     char scenario[2048];
     snprintf(scenario, sizeof scenario, "{\"responses\":[%s,%s,%s,%s,%s]}", err500, err500,
              err500, err500, COMPLETE("ok"));
     REQUIRE(run_start(&r, scenario, "x", NULL) == 0);
-    RUN_SET(&r, policy, plan_then_retry);
+    taskrun_set_policy(&r, plan_then_retry);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 5);
@@ -566,25 +437,25 @@ static void test_mode_chosen_at_a_failed_request_reaches_the_retry(void)
     free(first);
     free(retried);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_401_is_not_retried_and_explained(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"status\":401,\"body\":{\"type\":\"error\",\"error\":"
                           "{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}}]}",
                       "x", NULL) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_FAILED);
     CHECK_INT(count_type(&r, "error_retry"), 0);
-    json_t *ask = last_of(&r, "api_req_failed", 1);
+    json_t *ask = taskrun_last(&r, "api_req_failed", 1);
     REQUIRE(ask != NULL);
     const char *text = json_string_value(json_object_get(ask, "text"));
     CHECK(text && (strstr(text, "key") || strstr(text, "Key")));
     json_t *reqs = fakeprov_requests(&r.fp);
     CHECK_INT(json_array_size(reqs), 1);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 #define TOO_LONG                                                                           \
@@ -593,7 +464,7 @@ static void test_401_is_not_retried_and_explained(void)
 
 static void test_context_window_error_truncates_once_and_succeeds(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("a?") "," FOLLOWUP("b?") "," FOLLOWUP("c?")
                           "," FOLLOWUP("d?") "," TOO_LONG "," COMPLETE("fits now") "]}",
                       "long task", NULL) == 0);
@@ -611,7 +482,7 @@ static void test_context_window_error_truncates_once_and_succeeds(void)
     CHECK(strstr(task, "<task>\nlong task\n</task>") != NULL); /* the task is kept */
     free(task);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 #define BIG_FOLLOWUP(q)                                                                    \
@@ -628,12 +499,12 @@ static void test_usage_over_the_window_truncates_and_goes_on(void)
 {
     /* A 32k window: 30k tokens per request crosses its threshold, so the history is cut
      * (half kept) while the task goes on. */
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" BIG_FOLLOWUP("a?") "," BIG_FOLLOWUP("b?") ","
                           BIG_FOLLOWUP("c?") "," BIG_FOLLOWUP("d?") "," COMPLETE("done") "]}",
                       "a big task", window_32k) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
-    CHECK(count_messages(&r, "deleted_api_reqs") >= 1);
+    CHECK(taskrun_count_messages(&r, "deleted_api_reqs") >= 1);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 5);
     /* Without the cut the last request would hold 9 messages. */
@@ -642,19 +513,19 @@ static void test_usage_over_the_window_truncates_and_goes_on(void)
     CHECK(strstr(task, "<task>\na big task\n</task>") != NULL);
     free(task);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_condense_drops_the_older_messages(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" LIST_DOT "," LIST_DOT ","
                           "{\"protocol\":\"anthropic\",\"text\":\"<condense><context>"
                           "SUMMARY-XYZ: listed the files twice.</context></condense>\"},"
                           COMPLETE("condensed and done") "]}",
                       "condense me", yolo) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
-    CHECK_INT(count_messages(&r, "deleted_api_reqs"), 1);
+    CHECK_INT(taskrun_count_messages(&r, "deleted_api_reqs"), 1);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 4);
     /* Without the condense the last request would hold 7 messages. */
@@ -666,28 +537,28 @@ static void test_condense_drops_the_older_messages(void)
     CHECK(strstr(result, "condensed") != NULL);
     free(result);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_bricked_conversation_is_explained(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" TOO_LONG "," TOO_LONG "]}", "huge", NULL) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_FAILED);
-    json_t *ask = last_of(&r, "api_req_failed", 1);
+    json_t *ask = taskrun_last(&r, "api_req_failed", 1);
     REQUIRE(ask != NULL);
     CHECK(strstr(json_string_value(json_object_get(ask, "text")), "no longer fits") != NULL);
     json_t *reqs = fakeprov_requests(&r.fp);
     CHECK_INT(json_array_size(reqs), 2);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 /* ---- present_assistant_message (seed 000) ------------------------------------------------ */
 
 static void test_thinking_tags_and_partial_tags_are_not_shown(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"deltas\":["
                           "\"<thinking>I plan\", \" things</thinking> Hello <thi\", "
                           "\"nking>more</thinking> world.\\nHere:\\n```bash\\n"
@@ -709,10 +580,10 @@ static void test_thinking_tags_and_partial_tags_are_not_shown(void)
             saw_trimmed_partial = 1;
     }
     CHECK(saw_trimmed_partial);
-    CHECK_STR(json_string_value(json_object_get(last_of(&r, "text", 1), "text")),
+    CHECK_STR(json_string_value(json_object_get(taskrun_last(&r, "text", 1), "text")),
               "I plan things Hello more world.\nHere:\n"); /* the fence's line end stays,
                                                                 as Cline leaves it */
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void no_parallel(hew_options *o)
@@ -727,11 +598,11 @@ static void no_parallel(hew_options *o)
 
 static void test_one_tool_per_message_when_parallel_is_off(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" TWO_QUESTIONS "," COMPLETE("ok") "]}", "x",
                       no_parallel) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
-    CHECK_INT(count_messages(&r, "followup"), 1);
+    CHECK_INT(taskrun_count_messages(&r, "followup"), 1);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 2);
     char *results = request_message_text(reqs, 1, 2);
@@ -749,15 +620,15 @@ static void test_one_tool_per_message_when_parallel_is_off(void)
     CHECK(strstr(answer, "[Answer interrupted after a tool use") != NULL);
     free(answer);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_every_tool_runs_in_order_when_parallel_is_on(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" TWO_QUESTIONS "," COMPLETE("ok") "]}", "x", NULL) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
-    CHECK_INT(count_messages(&r, "followup"), 2);
+    CHECK_INT(taskrun_count_messages(&r, "followup"), 2);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 2);
     char *results = request_message_text(reqs, 1, 2);
@@ -766,7 +637,7 @@ static void test_every_tool_runs_in_order_when_parallel_is_on(void)
     CHECK(first && second && first < second);
     free(results);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void native(hew_options *o)
@@ -778,7 +649,7 @@ static void native(hew_options *o)
 
 static void test_native_tool_results_are_paired_by_id(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"openai-chat\",\"text\":\"Asking.\","
                           "\"tool_calls\":[{\"id\":\"call_A1\",\"name\":\"ask_followup_question\","
                           "\"arguments\":{\"question\":\"Tabs or spaces?\"}}]},"
@@ -805,23 +676,23 @@ static void test_native_tool_results_are_paired_by_id(void)
     }
     CHECK(found);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_reasoning_is_shown_and_sent_back_signed(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"reasoning\":\"The user "
                           "wants a color. I should ask.\",\"signature\":\"sig-abc\",\"delta_size\":6,"
                           "\"delay_ms\":50,\"text\":\"<ask_followup_question><question>Color?</question>"
                           "</ask_followup_question>\"}," COMPLETE("ok") "]}",
                       "x", NULL) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
-    json_t *last = last_of(&r, "reasoning", 1);
+    json_t *last = taskrun_last(&r, "reasoning", 1);
     REQUIRE(last != NULL);
     CHECK_STR(json_string_value(json_object_get(last, "text")),
               "The user wants a color. I should ask.");
-    CHECK(count_type(&r, "reasoning") > count_messages(&r, "reasoning")); /* it streamed */
+    CHECK(count_type(&r, "reasoning") > taskrun_count_messages(&r, "reasoning")); /* it streamed */
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 2);
     json_t *answer = json_array_get(
@@ -830,10 +701,10 @@ static void test_reasoning_is_shown_and_sent_back_signed(void)
     CHECK_STR(json_string_value(json_object_get(first, "type")), "thinking");
     CHECK_STR(json_string_value(json_object_get(first, "signature")), "sig-abc");
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
-static int reject_edits_policy(run *r, hew_task *t, const json_t *ev)
+static int reject_edits_policy(taskrun *r, hew_task *t, const json_t *ev)
 {
     if (strcmp(ev_type(ev), "tool") == 0)
         return hew_task_respond(t, HEW_ANSWER_NO, "Use b.txt instead.");
@@ -851,19 +722,19 @@ static void test_rejection_with_feedback_skips_the_rest(void)
 {
     snprintf(workspace, sizeof workspace, "/tmp/hew-task-loop-XXXXXX");
     REQUIRE(mkdtemp(workspace) != NULL);
-    run r;
+    taskrun r;
     /* One chunk: the question is there before the rejection (deterministic). */
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"deltas\":[\"I will create "
                           "it.\\n<write_to_file><path>a.txt</path><content>hi</content>"
                           "</write_to_file>\\nAnd then more words.\\n<ask_followup_question><question>"
                           "Next?</question></ask_followup_question>\"]}," COMPLETE("b.txt it is") "]}",
                       "create a file", in_workspace) == 0);
-    RUN_SET(&r, policy, reject_edits_policy);
+    taskrun_set_policy(&r, reject_edits_policy);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     char path[300];
     snprintf(path, sizeof path, "%s/a.txt", workspace);
     CHECK(access(path, F_OK) != 0); /* rejected: nothing written */
-    CHECK_INT(count_messages(&r, "followup"), 0);
+    CHECK_INT(taskrun_count_messages(&r, "followup"), 0);
     size_t i;
     json_t *ev;
     json_array_foreach(r.events, i, ev) {
@@ -871,7 +742,7 @@ static void test_rejection_with_feedback_skips_the_rest(void)
         if (strcmp(ev_type(ev), "text") == 0)
             CHECK(!strstr(text, "more words")); /* text after a rejected tool is skipped */
     }
-    CHECK(last_of(&r, "user_feedback", 1) != NULL);
+    CHECK(taskrun_last(&r, "user_feedback", 1) != NULL);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 2);
     char *results = request_message_text(reqs, 1, 2);
@@ -884,7 +755,7 @@ static void test_rejection_with_feedback_skips_the_rest(void)
     CHECK(strstr(answer, "[Answer interrupted by the user's feedback]") != NULL);
     free(answer);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
     rmdir(workspace);
 }
 
@@ -914,15 +785,15 @@ static void test_checkpoints_follow_the_task(void)
     REQUIRE(f != NULL);
     fputs("first\n", f);
     fclose(f);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"<write_to_file>"
                           "<path>notes.txt</path><content>second</content></write_to_file>\"},"
                           COMPLETE("edited") "]}",
                       "edit the notes", with_checkpoints) == 0);
-    RUN_SET(&r, policy, NULL);
+    taskrun_set_policy(&r, default_policy);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     /* initial, after the edit, at completion: each with its commit */
-    CHECK_INT(count_messages(&r, "checkpoint_created"), 3);
+    CHECK_INT(taskrun_count_messages(&r, "checkpoint_created"), 3);
     size_t with_hash = 0, i;
     json_t *ev;
     json_array_foreach(r.events, i, ev)
@@ -933,21 +804,21 @@ static void test_checkpoints_follow_the_task(void)
     /* the shadow repository lives in hew's data folder, never in the workspace */
     snprintf(path, sizeof path, "%s/.git", workspace);
     CHECK(access(path, F_OK) != 0);
-    run_free(&r);
+    taskrun_free(&r);
     tmpdir_remove(workspace);
     tmpdir_remove(ckpt_data);
 }
 
 static void test_interrupted_task_resumes_with_its_history(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"Reading the "
                           "whole thing carefully first, this takes a while\",\"delta_size\":4,"
                           "\"stall_after_bytes\":700,\"stall_ms\":30000},"
                           COMPLETE("finished after the resume") "]}",
                       "a long job", NULL) == 0);
     /* the text streams 4 bytes at a time: the first text event may be only "Read" */
-    CHECK(wait_event_with(&r, "text", "Reading"));
+    CHECK(taskrun_wait_event(&r, "text", "Reading"));
     hew_task_abort(r.t, "the laptop lid closed");
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
     char id[64];
@@ -957,8 +828,8 @@ static void test_interrupted_task_resumes_with_its_history(void)
 
     /* The same session resumes it: the history is replayed, the user is asked, and the
      * model gets the conversation so far plus the resumption note. */
-    RUN_SET(&r, feedback, NULL);
-    RUN_SET(&r, policy, NULL);
+    ANSWERS_SET(&r, feedback, NULL);
+    taskrun_set_policy(&r, default_policy);
     char err[256];
     (void)hew_task_resume(r.s, id, &r.t, err, sizeof err);
     REQUIRE(r.t != NULL);
@@ -987,7 +858,7 @@ static void test_interrupted_task_resumes_with_its_history(void)
     CHECK(strstr(note, "[TASK RESUMPTION]") != NULL);
     free(note);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 /* A `git` first on PATH that makes the shadow repository's write-tree slow and writes the
@@ -1014,7 +885,7 @@ static void install_slow_git(const char *dir, const char *done)
     chmod(path, 0755);
 }
 
-static long long event_ts(run *r, const char *tool)
+static long long event_ts(taskrun *r, const char *tool)
 {
     size_t i;
     json_t *ev;
@@ -1053,7 +924,7 @@ static void test_changing_tools_wait_for_the_initial_checkpoint(void)
     char new_path[1200];
     snprintf(new_path, sizeof new_path, "%s:%s", bin, saved);
     setenv("PATH", new_path, 1);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\""
                           "<read_file><path>notes.txt</path></read_file>\\n"
                           "<write_to_file><path>new.txt</path><content>x</content>"
@@ -1075,7 +946,7 @@ static void test_changing_tools_wait_for_the_initial_checkpoint(void)
     CHECK(done_ms > 0 && read_ms > 0 && write_ms > 0);
     CHECK(read_ms < done_ms);   /* the read-only tool did not wait */
     CHECK(write_ms >= done_ms); /* the changing one waited for the commit */
-    run_free(&r);
+    taskrun_free(&r);
     tmpdir_remove(workspace);
     tmpdir_remove(ckpt_data);
 }
@@ -1092,7 +963,7 @@ static void test_strict_plan_refuses_edits(void)
 {
     snprintf(workspace, sizeof workspace, "/tmp/hew-task-strict-XXXXXX");
     REQUIRE(mkdtemp(workspace) != NULL);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\""
                           "<write_to_file><path>plan.txt</path><content>x</content>"
                           "</write_to_file>\"}," COMPLETE("planned") "]}",
@@ -1107,7 +978,7 @@ static void test_strict_plan_refuses_edits(void)
     CHECK(strstr(results, "not available in PLAN MODE") != NULL);
     free(results);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
     tmpdir_remove(workspace);
 }
 
@@ -1115,7 +986,7 @@ static void test_strict_plan_refuses_edits(void)
  * counts as the required `result`: no missing-parameter retry, the task completes with it. */
 static void test_completion_result_by_alias(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\""
                           "<attempt_completion><response>Said as response.</response>"
                           "</attempt_completion>\"}]}",
@@ -1125,10 +996,10 @@ static void test_completion_result_by_alias(void)
     json_t *reqs = fakeprov_requests(&r.fp);
     CHECK_INT((int)json_array_size(reqs), 1);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
-static int system_prompt_has(run *r, const char *needle)
+static int system_prompt_has(taskrun *r, const char *needle)
 {
     json_t *reqs = fakeprov_requests(&r->fp);
     json_t *system = json_object_get(json_object_get(json_array_get(reqs, 0), "body"), "system");
@@ -1146,11 +1017,11 @@ static void in_german(hew_options *o)
 
 static void test_preferred_language_reaches_the_prompt(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" COMPLETE("ok") "]}", "x", in_german) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     CHECK(system_prompt_has(&r, "German"));
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void no_agents_rules(hew_options *o)
@@ -1170,15 +1041,15 @@ static void test_rule_sources_can_be_turned_off(void)
     REQUIRE(f != NULL);
     fputs("Always name variables in snake_case.\n", f);
     fclose(f);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" COMPLETE("ok") "]}", "x", in_workspace) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     CHECK(system_prompt_has(&r, "Always name variables in snake_case."));
-    run_free(&r);
+    taskrun_free(&r);
     REQUIRE(run_start(&r, "{\"responses\":[" COMPLETE("ok") "]}", "x", no_agents_rules) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     CHECK(!system_prompt_has(&r, "Always name variables in snake_case."));
-    run_free(&r);
+    taskrun_free(&r);
     tmpdir_remove(workspace);
 }
 
@@ -1196,7 +1067,7 @@ static void test_workflow_reaches_the_request(void)
     REQUIRE(f != NULL);
     fputs("Bump the version number, then tag the release.\n", f);
     fclose(f);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" COMPLETE("released") "]}", "/release v2.1",
                       in_workspace) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
@@ -1208,11 +1079,11 @@ static void test_workflow_reaches_the_request(void)
     CHECK(strstr(first, "v2.1") != NULL);
     free(first);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
     tmpdir_remove(workspace);
 }
 
-static int edit_outside_policy(run *r, hew_task *t, const json_t *ev)
+static int edit_outside_policy(taskrun *r, hew_task *t, const json_t *ev)
 {
     if (strcmp(ev_type(ev), "followup") == 0) { /* the user edits the file meanwhile */
         char path[400];
@@ -1236,13 +1107,13 @@ static void test_files_changed_outside_are_reported(void)
     REQUIRE(f != NULL);
     fputs("original\n", f);
     fclose(f);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\""
                           "<read_file><path>notes.txt</path></read_file>\\n"
                           "<ask_followup_question><question>Edit it?</question>"
                           "</ask_followup_question>\"}," COMPLETE("ok") "]}",
                       "look at the notes", in_workspace) == 0);
-    RUN_SET(&r, policy, edit_outside_policy);
+    taskrun_set_policy(&r, edit_outside_policy);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 2);
@@ -1254,11 +1125,11 @@ static void test_files_changed_outside_are_reported(void)
     CHECK(strstr(first, "Recently Modified") == NULL);
     free(first);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
     tmpdir_remove(workspace);
 }
 
-static int plan_then_act_policy(run *r, hew_task *t, const json_t *ev)
+static int plan_then_act_policy(taskrun *r, hew_task *t, const json_t *ev)
 {
     if (strcmp(ev_type(ev), "plan_mode_respond") == 0) {
         hew_task_set_mode(t, "act"); /* the user switches, then lets the plan go ahead */
@@ -1274,12 +1145,12 @@ static void plan_mode(hew_options *o)
 
 static void test_plan_mode_then_act(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\""
                           "<plan_mode_respond><response>Plan: 1. read 2. fix</response>"
                           "</plan_mode_respond>\"}," COMPLETE("fixed") "]}",
                       "fix the bug", plan_mode) == 0);
-    RUN_SET(&r, policy, plan_then_act_policy);
+    taskrun_set_policy(&r, plan_then_act_policy);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 2);
@@ -1291,7 +1162,7 @@ static void test_plan_mode_then_act(void)
     CHECK(strstr(second, "ACT MODE: carry out the plan") != NULL);
     free(second);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 /* ---- abort -------------------------------------------------------------------------------- */
@@ -1305,12 +1176,12 @@ static long now_ms(void)
 
 static void test_abort_during_stream(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"Thinking very "
                           "hard about this for a long while\",\"delta_size\":4,"
                           "\"stall_after_bytes\":700,\"stall_ms\":30000}]}",
                       "x", NULL) == 0);
-    CHECK(wait_event(&r, "text"));
+    CHECK(taskrun_wait_event(&r, "text", NULL));
     long t0 = now_ms();
     hew_task_abort(r.t, "stop now");
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
@@ -1318,17 +1189,17 @@ static void test_abort_during_stream(void)
     fprintf(stderr, "abort during stream took %ld ms\n", took);
     CHECK(took < 1000);
     CHECK_STR(hew_task_result(r.t), "stop now");
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_abort_during_a_command(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\""
                           "<execute_command><command>sleep 30</command><requires_approval>false"
                           "</requires_approval></execute_command>\"}]}",
                       "wait", auto_commands) == 0);
-    CHECK(wait_event(&r, "command"));
+    CHECK(taskrun_wait_event(&r, "command", NULL));
     struct timespec d = { 0, 200 * 1000000L };
     nanosleep(&d, NULL);
     long t0 = now_ms();
@@ -1337,23 +1208,21 @@ static void test_abort_during_a_command(void)
     long took = now_ms() - t0;
     fprintf(stderr, "abort during a command took %ld ms\n", took);
     CHECK(took < 1000);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_abort_during_ask(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("Are you there?") "]}", "x", NULL) == 0);
-    pthread_mutex_lock(&r.mu);
-    r.hold_asks = 1;
-    pthread_mutex_unlock(&r.mu);
-    CHECK(wait_event(&r, "followup"));
+    taskrun_hold_asks(&r, 1);
+    CHECK(taskrun_wait_event(&r, "followup", NULL));
     long t0 = now_ms();
     hew_task_abort(r.t, NULL);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
     CHECK(now_ms() - t0 < 1000);
     CHECK_INT(hew_task_respond(r.t, HEW_ANSWER_YES, NULL), HEW_E_STATE); /* nothing pending now */
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 int main(void)

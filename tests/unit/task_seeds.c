@@ -17,9 +17,9 @@
 
 #include "base/buf.h"
 #include "check.h"
-#include "evtext.h"
 #include "fakeprov.h"
 #include "hew.h"
+#include "taskrun.h"
 #include "tmpdir.h"
 
 /* A stall no passing test waits out: only the client closing (or the provider stopping)
@@ -28,22 +28,14 @@
 /* Safety nets for waits on events (never reached when the behaviour is right). */
 #define SAFETY_S 30
 
-/* ---- harness (as task_loop.c's) ----------------------------------------------------------- */
+/* ---- harness: taskrun (tests/support/taskrun.h) with this file's policy ------------------- */
 
-typedef struct run run;
-typedef int (*policy_fn)(run *r, hew_task *t, const json_t *ev);
-
-struct run {
-    fakeprov fp;
-    hew_session *s;
-    hew_task *t;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    json_t *events;   /* every event, parsed */
-    policy_fn policy; /* answers asks; NULL = default_policy */
-    int retry_yes;    /* how many api_req_failed to answer yes */
+/* How many api_req_failed default_policy answers yes (under the run's mu: the test sets
+ * it while the task runs), and how many it has. */
+static struct {
+    int retry_yes;
     int answered_retry;
-};
+} retries;
 
 static const char *ev_type(const json_t *ev)
 {
@@ -56,111 +48,43 @@ static const char *ev_text(const json_t *ev)
     return s ? s : "";
 }
 
-static int default_policy(run *r, hew_task *t, const json_t *ev)
+static int default_policy(taskrun *r, hew_task *t, const json_t *ev)
 {
     const char *type = ev_type(ev);
     if (strcmp(type, "followup") == 0)
         return hew_task_respond(t, HEW_ANSWER_MESSAGE, "blue");
     if (strcmp(type, "api_req_failed") == 0) {
         pthread_mutex_lock(&r->mu);
-        int yes = r->answered_retry < r->retry_yes;
+        int yes = retries.answered_retry < retries.retry_yes;
         if (yes)
-            r->answered_retry++;
+            retries.answered_retry++;
         pthread_mutex_unlock(&r->mu);
         return hew_task_respond(t, yes ? HEW_ANSWER_YES : HEW_ANSWER_NO, NULL);
     }
     return hew_task_respond(t, HEW_ANSWER_YES, NULL);
 }
 
-static void on_event(void *ud, hew_task *t, const hew_event *ev)
-{
-    run *r = ud;
-    json_t *j = evtext_load(r->events, ev);
-    if (!j) {
-        fprintf(stderr, "event is not JSON: %s\n", hew_event_json(ev));
-        abort();
-    }
-    pthread_mutex_lock(&r->mu);
-    json_array_append(r->events, j);
-    pthread_cond_broadcast(&r->cv);
-    policy_fn policy = r->policy;
-    pthread_mutex_unlock(&r->mu);
-    if (ev->is_ask && !ev->partial)
-        (policy ? policy : default_policy)(r, t, j);
-    json_decref(j);
-}
-
 static char workspace[256];
 
-static int run_start(run *r, const char *scenario, const char *task,
-                     void (*tweak)(hew_options *))
+/* This file's options: no store, no MCP, the workspace of the test. */
+static void seeds_options(hew_options *o)
 {
-    memset(r, 0, sizeof *r);
-    pthread_mutex_init(&r->mu, NULL);
-    pthread_cond_init(&r->cv, NULL);
-    r->events = json_array();
-    if (fakeprov_start(&r->fp, scenario) != 0)
-        return -1;
-    hew_options o;
-    hew_options_init(&o);
-    o.provider = "anthropic";
-    o.model = "claude-test-model";
-    o.api_key = "test-key";
-    o.base_url = r->fp.url;
-    o.native_tools = 0;
-    o.retry_base_delay_ms = 10;
-    o.idle_timeout_ms = 600000; /* never shorter than a held response (HOLD_MS) */
-    o.checkpoints = 0;
-    o.persist = 0;
-    o.mcp = 0;
-    o.cwd = workspace;
-    o.on_event = on_event;
-    o.event_ud = r;
-    if (tweak)
-        tweak(&o);
-    char err[512];
-    (void)hew_session_new(&o, &r->s, err, sizeof err);
-    if (!r->s) {
-        fprintf(stderr, "session: %s\n", err);
-        return -1;
-    }
-    (void)hew_task_start(r->s, task, &r->t, err, sizeof err);
-    if (!r->t) {
-        fprintf(stderr, "task: %s\n", err);
-        return -1;
-    }
-    return 0;
+    o->idle_timeout_ms = 600000; /* never shorter than a held response (HOLD_MS) */
+    o->persist = 0;
+    o->mcp = 0;
+    o->cwd = workspace;
 }
 
-static void run_free(run *r)
+static int run_start(taskrun *r, const char *scenario, const char *task, taskrun_tweak tweak)
 {
-    hew_task_free(r->t);
-    hew_session_free(r->s);
-    CHECK_INT(fakeprov_stop_status(&r->fp), 0);
-    json_decref(r->events);
-    pthread_cond_destroy(&r->cv);
-    pthread_mutex_destroy(&r->mu);
-}
-
-static size_t count_messages(run *r, const char *type)
-{
-    size_t n = 0, i;
-    long last = -1;
-    json_t *ev;
-    pthread_mutex_lock(&r->mu);
-    json_array_foreach(r->events, i, ev) {
-        long index = (long)json_integer_value(json_object_get(ev, "index"));
-        if (strcmp(ev_type(ev), type) == 0 && index > last) {
-            n++;
-            last = index;
-        }
-    }
-    pthread_mutex_unlock(&r->mu);
-    return n;
+    memset(&retries, 0, sizeof retries);
+    return taskrun_start(r, &(taskrun_spec){ .scenario = scenario, .task = task,
+                                             .defaults = seeds_options, .tweak = tweak,
+                                             .policy = default_policy });
 }
 
 /* Has any event (partial or not) of a type whose text holds needle arrived? */
-static bool has_event_with(run *r, const char *type, const char *needle)
+static bool has_event_with(taskrun *r, const char *type, const char *needle)
 {
     bool found = false;
     size_t i;
@@ -173,33 +97,12 @@ static bool has_event_with(run *r, const char *type, const char *needle)
     return found;
 }
 
-/* Wait until an event of a type whose text holds needle has arrived — a final one unless
- * partial_ok (safety net SAFETY_S). */
-static int wait_event_as(run *r, const char *type, const char *needle, bool partial_ok)
+/* Wait until a final event of a type whose text holds needle has arrived (safety net
+ * TASKRUN_WAIT_S, as SAFETY_S). */
+static int wait_final_with(taskrun *r, const char *type, const char *needle)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += SAFETY_S;
-    pthread_mutex_lock(&r->mu);
-    int ok = 0;
-    for (;;) {
-        size_t i;
-        json_t *ev;
-        json_array_foreach(r->events, i, ev)
-            if (strcmp(ev_type(ev), type) == 0 &&
-                (partial_ok || !json_is_true(json_object_get(ev, "partial"))) &&
-                strstr(ev_text(ev), needle))
-                ok = 1;
-        if (ok || pthread_cond_timedwait(&r->cv, &r->mu, &until) != 0)
-            break;
-    }
-    pthread_mutex_unlock(&r->mu);
-    return ok;
-}
-
-static int wait_event_with(run *r, const char *type, const char *needle)
-{
-    return wait_event_as(r, type, needle, false);
+    return taskrun_wait(r, 0, &(taskrun_match){ .type = type, .needle = needle, .final = 1 }) !=
+           0;
 }
 
 /* The recorded request i's message m as text (text blocks and tool_result contents). */
@@ -228,7 +131,7 @@ static size_t request_message_count(json_t *reqs, size_t i)
 }
 
 /* Has response index ended (the provider's outcome record has its line)? */
-static bool response_ended(run *r, size_t index)
+static bool response_ended(taskrun *r, size_t index)
 {
     json_t *all = fakeprov_outcomes(&r->fp);
     bool found = false;
@@ -339,7 +242,7 @@ static void test_outcome_record_complete(void)
 {
     new_workspace();
     REQUIRE(workspace[0]);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" COMPLETE("ok") "]}", "x", NULL) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     json_t *o = fakeprov_wait_outcome(&r.fp, 0, SAFETY_S);
@@ -351,7 +254,7 @@ static void test_outcome_record_complete(void)
               json_integer_value(json_object_get(o, "bytes_total")));
     CHECK(json_integer_value(json_object_get(o, "finished_ms")) > 0);
     json_decref(o);
-    run_free(&r);
+    taskrun_free(&r);
     tmpdir_remove(workspace);
 }
 
@@ -373,7 +276,7 @@ static void test_tool_runs_while_the_stream_goes_on(void)
     REQUIRE(held != NULL);
     buf sc = BUF_INIT(0);
     buf_printf(&sc, "{\"responses\":[%s]}", held);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, sc.data, "write early.txt", yolo) == 0);
     char path[400];
     snprintf(path, sizeof path, "%s/early.txt", workspace);
@@ -388,7 +291,7 @@ static void test_tool_runs_while_the_stream_goes_on(void)
     CHECK_INT(json_integer_value(json_object_get(o, "bytes_sent")), (long long)ends[0]);
     CHECK_INT(json_integer_value(json_object_get(o, "bytes_total")), (long long)strlen(body));
     json_decref(o);
-    run_free(&r);
+    taskrun_free(&r);
     buf_release(&sc);
     free(held);
     free(body);
@@ -415,7 +318,7 @@ static void test_blocks_already_there_are_presented_at_once(void)
     REQUIRE(held != NULL);
     buf sc = BUF_INIT(0);
     buf_printf(&sc, "{\"responses\":[%s]}", held);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, sc.data, "write two files", yolo) == 0);
     char path[400];
     snprintf(path, sizeof path, "%s/two.txt", workspace);
@@ -424,7 +327,7 @@ static void test_blocks_already_there_are_presented_at_once(void)
     snprintf(path, sizeof path, "%s/one.txt", workspace);
     CHECK(access(path, F_OK) == 0);
     /* The text between the tools was said, and the answer's tail never came. */
-    CHECK(wait_event_with(&r, "text", "Between them."));
+    CHECK(wait_final_with(&r, "text", "Between them."));
     hew_task_abort(r.t, "seen enough");
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
     json_t *o = fakeprov_wait_outcome(&r.fp, 0, SAFETY_S);
@@ -432,7 +335,7 @@ static void test_blocks_already_there_are_presented_at_once(void)
     CHECK_STR(json_string_value(json_object_get(o, "outcome")), "client_closed");
     json_decref(o);
     CHECK(!has_event_with(&r, "text", "Never seen"));
-    run_free(&r);
+    taskrun_free(&r);
     buf_release(&sc);
     free(held);
     free(body);
@@ -458,20 +361,20 @@ static void test_blocks_arriving_during_an_approval_are_presented(void)
     REQUIRE(held != NULL);
     buf sc = BUF_INIT(0);
     buf_printf(&sc, "{\"responses\":[%s]}", held);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, sc.data, "write two files", NULL) == 0); /* edits are asked */
     char path[400];
     snprintf(path, sizeof path, "%s/two.txt", workspace);
     CHECK(wait_file(path));
     CHECK(!response_ended(&r, 0));
-    CHECK_INT(count_messages(&r, "tool"), 2);
+    CHECK_INT(taskrun_count_messages(&r, "tool"), 2);
     hew_task_abort(r.t, "seen enough");
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
     json_t *o = fakeprov_wait_outcome(&r.fp, 0, SAFETY_S);
     REQUIRE(o != NULL);
     CHECK_STR(json_string_value(json_object_get(o, "outcome")), "client_closed");
     json_decref(o);
-    run_free(&r);
+    taskrun_free(&r);
     buf_release(&sc);
     free(held);
     free(body);
@@ -493,7 +396,7 @@ static void test_a_partial_tool_is_shown_not_run(void)
     REQUIRE(held != NULL);
     buf sc = BUF_INIT(0);
     buf_printf(&sc, "{\"responses\":[%s]}", held);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, sc.data, "write a file", yolo) == 0);
     /* Wait for the partial tool message that shows the half-streamed content. */
     bool shown = false;
@@ -521,7 +424,7 @@ static void test_a_partial_tool_is_shown_not_run(void)
     REQUIRE(o != NULL);
     CHECK_STR(json_string_value(json_object_get(o, "outcome")), "client_closed");
     json_decref(o);
-    run_free(&r);
+    taskrun_free(&r);
     buf_release(&sc);
     free(held);
     free(body);
@@ -547,7 +450,7 @@ static void test_serial_tools_cut_the_stream_after_the_first(void)
     REQUIRE(held != NULL);
     buf sc = BUF_INIT(0);
     buf_printf(&sc, "{\"responses\":[%s," COMPLETE("one at a time") "]}", held);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, sc.data, "write two files", yolo_serial) == 0);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     json_t *o = fakeprov_wait_outcome(&r.fp, 0, SAFETY_S);
@@ -569,7 +472,7 @@ static void test_serial_tools_cut_the_stream_after_the_first(void)
                          "per message, and it must be at the end of the message.]") != NULL);
     free(answer);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
     buf_release(&sc);
     free(held);
     free(body);
@@ -688,7 +591,7 @@ static void test_native_call_runs_while_the_stream_goes_on(void)
         REQUIRE(held != NULL);
         buf sc = BUF_INIT(0);
         buf_printf(&sc, "{\"responses\":[%s]}", held);
-        run r;
+        taskrun r;
         REQUIRE(run_start(&r, sc.data, "write early.txt", native_yolo) == 0);
         char path[400];
         snprintf(path, sizeof path, "%s/early.txt", workspace);
@@ -703,7 +606,7 @@ static void test_native_call_runs_while_the_stream_goes_on(void)
         json_decref(o);
         snprintf(path, sizeof path, "%s/later.txt", workspace);
         CHECK(access(path, F_OK) != 0);
-        run_free(&r);
+        taskrun_free(&r);
         buf_release(&sc);
         free(held);
         free(body);
@@ -731,7 +634,7 @@ static void test_native_serial_calls_cut_the_stream_after_the_first(void)
         buf_printf(&sc, "{\"responses\":[%s,", held);
         buf_printf(&sc, COMPLETE_NATIVE_FOR(native_proto));
         buf_puts(&sc, "]}");
-        run r;
+        taskrun r;
         REQUIRE(run_start(&r, sc.data, "write two files", native_yolo_serial) == 0);
         CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
         json_t *o = fakeprov_wait_outcome(&r.fp, 0, SAFETY_S);
@@ -746,7 +649,7 @@ static void test_native_serial_calls_cut_the_stream_after_the_first(void)
         CHECK(access(path, F_OK) != 0);
         char first[512];
         CHECK_INT(fakeprov_violations(&r.fp, first, sizeof first), 0);
-        run_free(&r);
+        taskrun_free(&r);
         buf_release(&sc);
         free(held);
         free(body);
@@ -755,7 +658,7 @@ static void test_native_serial_calls_cut_the_stream_after_the_first(void)
     }
 }
 
-static int reject_tools(run *r, hew_task *t, const json_t *ev)
+static int reject_tools(taskrun *r, hew_task *t, const json_t *ev)
 {
     if (strcmp(ev_type(ev), "tool") == 0)
         return hew_task_respond(t, HEW_ANSWER_NO, NULL);
@@ -769,18 +672,16 @@ static void test_rejection_skips_later_tools_with_the_exact_result(void)
 {
     new_workspace();
     REQUIRE(workspace[0]);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"deltas\":[\"I will "
                           "create it.\\n<write_to_file>\\n<path>a.txt</path>\\n<content>\\nhi\\n"
                           "</content>\\n</write_to_file>\\nMore words.\\n<ask_followup_question>\\n"
                           "<question>Next?</question>\\n</ask_followup_question>\"]},"
                           COMPLETE("understood") "]}",
                       "create a file", NULL) == 0);
-    pthread_mutex_lock(&r.mu);
-    r.policy = reject_tools;
-    pthread_mutex_unlock(&r.mu);
+    taskrun_set_policy(&r, reject_tools);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
-    CHECK_INT(count_messages(&r, "followup"), 0);
+    CHECK_INT(taskrun_count_messages(&r, "followup"), 0);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 2);
     char *results = request_message_text(reqs, 1, 2);
@@ -793,7 +694,7 @@ static void test_rejection_skips_later_tools_with_the_exact_result(void)
     CHECK(strncmp(results, expect, strlen(expect)) == 0);
     free(results);
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
     tmpdir_remove(workspace);
 }
 
@@ -813,7 +714,7 @@ static void test_native_rejection_skips_later_calls_with_the_exact_result(void)
 {
     new_workspace();
     REQUIRE(workspace[0]);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"openai-chat\",\"text\":\"Creating.\","
                           "\"tool_calls\":[{\"id\":\"toolu_A\",\"name\":\"write_to_file\","
                           "\"arguments\":{\"path\":\"a.txt\",\"content\":\"hi\"}},{\"id\":"
@@ -822,11 +723,9 @@ static void test_native_rejection_skips_later_calls_with_the_exact_result(void)
                           "[{\"id\":\"toolu_C\",\"name\":\"attempt_completion\",\"arguments\":"
                           "{\"result\":\"understood\"}}]}]}",
                       "create a file", native_tools_chat) == 0);
-    pthread_mutex_lock(&r.mu);
-    r.policy = reject_tools;
-    pthread_mutex_unlock(&r.mu);
+    taskrun_set_policy(&r, reject_tools);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
-    CHECK_INT(count_messages(&r, "followup"), 0);
+    CHECK_INT(taskrun_count_messages(&r, "followup"), 0);
     json_t *reqs = fakeprov_requests(&r.fp);
     REQUIRE(json_array_size(reqs) == 2);
     /* Chat: [system, user, assistant(tool_calls A, B), tool A, tool B, user, ...] */
@@ -842,7 +741,7 @@ static void test_native_rejection_skips_later_calls_with_the_exact_result(void)
     CHECK_STR(text, "[ask_followup_question for 'Next?'] was skipped because the user rejected "
                     "an earlier tool of this message.");
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
     tmpdir_remove(workspace);
 }
 
@@ -862,12 +761,12 @@ static void test_context_window_error_cuts_a_quarter_then_asks(void)
 {
     new_workspace();
     REQUIRE(workspace[0]);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" FOLLOWUP("a?") "," FOLLOWUP("b?") "," FOLLOWUP("c?")
                           "," FOLLOWUP("d?") "," TOO_LONG "," TOO_LONG "," COMPLETE("fits") "]}",
                       "long task", NULL) == 0);
     pthread_mutex_lock(&r.mu);
-    r.retry_yes = 1;
+    retries.retry_yes = 1;
     pthread_mutex_unlock(&r.mu);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
     json_t *reqs = fakeprov_requests(&r.fp);
@@ -875,11 +774,11 @@ static void test_context_window_error_cuts_a_quarter_then_asks(void)
     CHECK_INT(request_message_count(reqs, 4), 9);
     CHECK_INT(request_message_count(reqs, 5), 5); /* 4 removed: a quarter kept */
     CHECK_INT(request_message_count(reqs, 6), 5); /* asked, not cut again */
-    CHECK_INT(count_messages(&r, "api_req_failed"), 1);
-    CHECK_INT(count_messages(&r, "error_retry"), 0);
-    CHECK(wait_event_with(&r, "api_req_failed", "Retry to remove older messages"));
+    CHECK_INT(taskrun_count_messages(&r, "api_req_failed"), 1);
+    CHECK_INT(taskrun_count_messages(&r, "error_retry"), 0);
+    CHECK(wait_final_with(&r, "api_req_failed", "Retry to remove older messages"));
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
     tmpdir_remove(workspace);
 }
 
@@ -915,9 +814,9 @@ static void test_the_cut_survives_a_resume(void)
     buf sc = BUF_INIT(0);
     buf_printf(&sc, "{\"responses\":[" FOLLOWUP("a?") "," FOLLOWUP("b?") "," FOLLOWUP("c?") ","
                     FOLLOWUP("d?") "," TOO_LONG ",%s," COMPLETE("fits") "]}", held);
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, sc.data, "long task", persisted) == 0);
-    CHECK(wait_event_as(&r, "text", "Carrying on", true));
+    CHECK(taskrun_wait_event(&r, "text", "Carrying on"));
     hew_task_abort(r.t, "the laptop lid closed");
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
     char id[64];
@@ -935,7 +834,7 @@ static void test_the_cut_survives_a_resume(void)
     CHECK(request_has(reqs, 6, "[TASK RESUMPTION]"));
     CHECK(request_has(reqs, 6, "d?</question>"));
     json_decref(reqs);
-    run_free(&r);
+    taskrun_free(&r);
     buf_release(&sc);
     free(held);
     free(body);

@@ -16,125 +16,50 @@
  *     are counted. */
 #include <jansson.h>
 #include <math.h>
-#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "check.h"
-#include "evtext.h"
 #include "fakeprov.h"
 #include "hew.h"
+#include "taskrun.h"
 #include "tmpdir.h"
 
 static char *data_dir;
 
-typedef struct run {
-    int deny_tools; /* answer tool approvals no */
-    fakeprov fp;
-    hew_session *s;
-    hew_task *t;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    json_t *events;
-} run;
+/* Answer every ask yes (accept, retry, go on), tool approvals no when deny_tools is set. */
+static int deny_tools;
 
-static void on_event(void *ud, hew_task *t, const hew_event *ev)
+static int answer(taskrun *r, hew_task *t, const json_t *ev)
 {
-    run *r = ud;
-    json_t *j = evtext_load(r->events, ev);
-    pthread_mutex_lock(&r->mu);
-    if (j)
-        json_array_append(r->events, j);
-    pthread_cond_broadcast(&r->cv);
-    pthread_mutex_unlock(&r->mu);
-    if (ev->is_ask && !ev->partial)
-        hew_task_respond(t, r->deny_tools && ev->kind == HEW_EV_TOOL ? HEW_ANSWER_NO
-                                                                     : HEW_ANSWER_YES,
-                         NULL); /* accept, retry, go on */
-    json_decref(j);
+    (void)r;
+    const char *type = json_string_value(json_object_get(ev, "type"));
+    return hew_task_respond(t, deny_tools && strcmp(type, "tool") == 0 ? HEW_ANSWER_NO
+                                                                        : HEW_ANSWER_YES,
+                            NULL);
 }
 
 /* The options of the next run_start beyond the defaults (budgets, unattended). */
 static hew_options next_opts;
 
-static int run_start(run *r, const char *scenario)
+static void totals_options(hew_options *o)
 {
-    memset(r, 0, sizeof *r);
-    pthread_mutex_init(&r->mu, NULL);
-    pthread_cond_init(&r->cv, NULL);
-    r->events = json_array();
-    if (fakeprov_start(&r->fp, scenario) != 0)
-        return -1;
-    hew_options o;
-    hew_options_init(&o);
-    o.provider = "anthropic";
-    o.model = "claude-sonnet-4-5";
-    o.api_key = "test-key";
-    o.base_url = r->fp.url;
-    o.native_tools = 0;
-    o.retry_base_delay_ms = 10;
-    o.checkpoints = 0;
-    o.data_dir = data_dir;
-    o.on_event = on_event;
-    o.event_ud = r;
-    o.unattended = next_opts.unattended;
-    o.max_requests = next_opts.max_requests;
-    o.max_cost_usd = next_opts.max_cost_usd;
+    o->model = "claude-sonnet-4-5";
+    o->data_dir = data_dir;
+    o->unattended = next_opts.unattended;
+    o->max_requests = next_opts.max_requests;
+    o->max_cost_usd = next_opts.max_cost_usd;
     memset(&next_opts, 0, sizeof next_opts);
-    char err[512];
-    (void)hew_session_new(&o, &r->s, err, sizeof err);
-    if (!r->s)
-        fprintf(stderr, "session: %s\n", err);
-    return r->s ? 0 : -1;
 }
 
-static void run_free(run *r)
+/* The provider and a session on it; the test starts its task into r->t. */
+static int run_start(taskrun *r, const char *scenario)
 {
-    hew_task_free(r->t);
-    hew_session_free(r->s);
-    CHECK_INT(fakeprov_stop_status(&r->fp), 0);
-    json_decref(r->events);
-    pthread_cond_destroy(&r->cv);
-    pthread_mutex_destroy(&r->mu);
-}
-
-/* Wait (5 s at most, a safety net) for an event of the type. */
-static int wait_event(run *r, const char *type)
-{
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 5;
-    pthread_mutex_lock(&r->mu);
-    int ok = 0;
-    for (;;) {
-        size_t i;
-        json_t *ev;
-        json_array_foreach(r->events, i, ev)
-            if (strcmp(json_string_value(json_object_get(ev, "type")), type) == 0)
-                ok = 1;
-        if (ok || pthread_cond_timedwait(&r->cv, &r->mu, &until) != 0)
-            break;
-    }
-    pthread_mutex_unlock(&r->mu);
-    return ok;
-}
-
-/* The last state of the last api_req_started message (a new reference, or NULL). */
-static json_t *last_api_req(run *r)
-{
-    json_t *found = NULL;
-    pthread_mutex_lock(&r->mu);
-    size_t i;
-    json_t *ev;
-    json_array_foreach(r->events, i, ev)
-        if (strcmp(json_string_value(json_object_get(ev, "type")), "api_req_started") == 0)
-            found = ev;
-    json_incref(found);
-    pthread_mutex_unlock(&r->mu);
-    return found;
+    deny_tools = 0;
+    return taskrun_start(r, &(taskrun_spec){ .scenario = scenario, .defaults = totals_options,
+                                             .policy = answer });
 }
 
 static double price(double in, double out, double cr, double cw)
@@ -185,7 +110,7 @@ static void check_stored(const char *id, const hew_totals *t)
 
 static void test_retried_request_keeps_its_usage(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"status\":500,\"body\":{\"type\":\"error\","
                           "\"error\":{\"type\":\"api_error\",\"message\":\"Internal server "
                           "error\"}}}," COMPLETE_WITH("{\"input\":1200,\"output\":85,"
@@ -195,7 +120,7 @@ static void test_retried_request_keeps_its_usage(void)
     (void)hew_task_start(r.s, "Retry me", &r.t, err, sizeof err);
     REQUIRE(r.t != NULL);
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_COMPLETED);
-    json_t *ev = last_api_req(&r);
+    json_t *ev = taskrun_last(&r, "api_req_started", 0);
     REQUIRE(ev != NULL);
     json_t *d = json_object_get(ev, "data");
     CHECK(json_object_get(d, "cancelReason") == NULL);
@@ -205,18 +130,17 @@ static void test_retried_request_keeps_its_usage(void)
     CHECK_INT(json_integer_value(json_object_get(d, "tokensIn")), 1200);
     CHECK_INT(json_integer_value(json_object_get(d, "tokensOut")), 85);
     CHECK_COST(json_real_value(json_object_get(d, "cost")), 0.0063072);
-    json_decref(ev);
     hew_totals task, run_tot;
     hew_task_totals(r.t, &task, &run_tot);
     check_totals(&task, 1200, 85, 1024, 300, 0.0063072, 1);
     check_totals(&run_tot, 1200, 85, 1024, 300, 0.0063072, 1);
     check_stored(hew_task_id(r.t), &task);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_totals_grow_across_abort_and_resume(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[{\"protocol\":\"anthropic\",\"text\":\"Reading the "
                           "whole thing carefully first, this takes a while\",\"delta_size\":4,"
                           "\"stall_after_bytes\":900,\"stall_ms\":30000,\"usage\":{\"input\":"
@@ -226,7 +150,7 @@ static void test_totals_grow_across_abort_and_resume(void)
     char err[256];
     (void)hew_task_start(r.s, "a long job", &r.t, err, sizeof err);
     REQUIRE(r.t != NULL);
-    REQUIRE(wait_event(&r, "text"));
+    REQUIRE(taskrun_wait_event(&r, "text", NULL));
     hew_task_abort(r.t, "Ctrl-C");
     CHECK_INT(hew_task_wait(r.t), HEW_TASK_ABORTED);
     double first = price(2000, 0, 100, 400); /* message_start's usage */
@@ -249,12 +173,12 @@ static void test_totals_grow_across_abort_and_resume(void)
     check_totals(&task, 5000, 40, 2100, 400, first + second, 2);
     check_totals(&run_tot, 3000, 40, 2000, 0, second, 1);
     check_stored(id, &task);
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 static void test_failed_resume_keeps_the_stored_totals(void)
 {
-    run r;
+    taskrun r;
     REQUIRE(run_start(&r, "{\"responses\":[" COMPLETE_WITH("{\"input\":1200,\"output\":85,"
                                                            "\"cache_read\":1024,"
                                                            "\"cache_write\":300}") "]}") == 0);
@@ -291,7 +215,7 @@ static void test_failed_resume_keeps_the_stored_totals(void)
     check_totals(&task, 1200, 85, 1024, 300, 0.0063072, 1);
     check_totals(&run_tot, 0, 0, 0, 0, 0, 0);
     check_stored(id, &before); /* never zeroed */
-    run_free(&r);
+    taskrun_free(&r);
 }
 
 #define WRITE_THEN_COMPLETE                                                                 \
@@ -301,10 +225,10 @@ static void test_failed_resume_keeps_the_stored_totals(void)
 static void test_outcome_denied_when_unattended(void)
 {
     for (int unattended = 0; unattended < 2; unattended++) {
-        run r;
+        taskrun r;
         next_opts.unattended = unattended;
         REQUIRE(run_start(&r, "{\"responses\":[" WRITE_THEN_COMPLETE "]}") == 0);
-        r.deny_tools = 1;
+        deny_tools = 1;
         char err[256];
         (void)hew_task_start(r.s, "Write x.txt", &r.t, err, sizeof err);
         REQUIRE(r.t != NULL);
@@ -322,13 +246,13 @@ static void test_outcome_denied_when_unattended(void)
                                        "\"path\":\"x.txt\",\"allow\":[\"edit\"]}]"
                                      : "[]");
         hew_free(denied);
-        run_free(&r);
+        taskrun_free(&r);
     }
 }
 
 static void test_outcome_budget(void)
 {
-    run r;
+    taskrun r;
     next_opts.max_requests = 1;
     REQUIRE(run_start(&r, "{\"responses\":[" WRITE_THEN_COMPLETE "]}") == 0);
     char err[256];
@@ -343,8 +267,8 @@ static void test_outcome_budget(void)
     hew_totals task;
     hew_task_totals(r.t, &task, NULL);
     CHECK_INT(task.requests, 1); /* the second was never sent */
-    CHECK(wait_event(&r, "error"));
-    run_free(&r);
+    CHECK(taskrun_wait_event(&r, "error", NULL));
+    taskrun_free(&r);
 }
 
 int main(void)
