@@ -659,8 +659,12 @@ static void error_line(struct ui *u, const char *mark, const char *text);
 /* The labels of the images pasted into a message ("[image: shot.png 40x30]"), under it. */
 static void show_pasted(struct ui *u, const imgpaste *p)
 {
-    for (int i = 0; i < p->n; i++)
-        screen_commitf(u->scr, "  %s%s%s", sgr(u, "\033[2m"), p->labels[i], sgr(u, "\033[0m"));
+    for (int i = 0; i < p->n; i++) {
+        char *safe = termsafe_dup(p->labels[i], 1); /* a file's name may hold anything */
+        if (safe)
+            screen_commitf(u->scr, "  %s%s%s", sgr(u, "\033[2m"), safe, sgr(u, "\033[0m"));
+        free(safe);
+    }
     if (p->dropped)
         screen_commitf(u->scr, "  %s(%d more image%s left as text: a message takes at most "
                                "%d)%s", sgr(u, "\033[2m"), p->dropped,

@@ -18,7 +18,8 @@
 #  3. A model that reads no images: an answer with one is refused naming the model, nothing
 #     is sent, and the question then takes a text answer.
 #  4. An image path written inside a file the user @mentions (a hostile repository's) is
-#     not attached: only what the user typed or pasted is scanned for images.
+#     not attached: only what the user typed or pasted is scanned for images. An image
+#     whose name holds U+202E (right-to-left override) gets a label with it escaped.
 # Skips without tmux or python3.
 set -uo pipefail
 source "$HEW_E2E_LIB/fakeprov.sh"
@@ -234,7 +235,8 @@ stop_hew
 #    (only what the user typed or pasted is scanned for images); typed, the same path does
 cat >"$work/s4.json" <<'JSON'
 {"responses": [
-  {"protocol": "anthropic", "text": "<attempt_completion>\n<result>\nread the notes\n</result>\n</attempt_completion>"}
+  {"protocol": "anthropic", "text": "<attempt_completion>\n<result>\nread the notes\n</result>\n</attempt_completion>"},
+  {"protocol": "anthropic", "text": "<attempt_completion>\n<result>\nseen it\n</result>\n</attempt_completion>"}
 ]}
 JSON
 start_hew "$work/s4.json" --xml-tools
@@ -243,10 +245,19 @@ keys -l "explain @notes.md"
 keys Enter
 wait_for 'read the notes' 10 || fail "4: no completion"
 screen | grep -q '\[image:' && fail "4: a path inside the mentioned file was attached"
+# a file name that reverses the text after it (U+202E): its label shows it escaped
+rtl=$(printf 'a\u202egnp.png')
+cp "$work/shot.png" "$work/ws/$rtl"
+keys -l "and '$work/ws/$rtl'"
+keys Enter
+wait_for '\[image: a.*gnp.png 40x30\]' 10 || fail "4: no label for the image"
+screen | grep '\[image: a' | grep -q "$(printf '\u202e')" &&
+    fail "4: the label printed the name's U+202E as it is"
+wait_for 'seen it' 10 || fail "4: the feedback with the image did not go"
 check mention <<'PY'
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
-assert len(reqs) == 1, len(reqs)
+assert len(reqs) == 2, len(reqs)
 first = reqs[0]["body"]["messages"][0]["content"]
 text = json.dumps(first)
 assert "for the layout" in text, text[:2000] # the file's text went
