@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "benchclock.h"
 #include "fakeprov.h"
 #include "hew.h"
 #include "sys/abort.h"
@@ -21,22 +22,9 @@
 #define RUNS 15
 #define GOAL_MS 100.0
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void report(const char *what, double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    bench_sort(v, (size_t)n);
     double median = v[n / 2], worst = v[n - 1];
     printf("abort: %-34s median %7.2f ms  worst %7.2f ms  (goal < %.0f ms)%s\n", what, median,
            worst, GOAL_MS, worst < GOAL_MS ? "" : "  MISSED");
@@ -54,7 +42,7 @@ static void *fire(void *ud)
 {
     struct trigger *t = ud;
     nanosleep(&(struct timespec){ 0, 50 * 1000000L }, NULL); /* the command is running */
-    t->fired_ms = now_ms();
+    t->fired_ms = bench_now_ms();
     if (t->abort)
         abort_trigger(t->abort, "bench");
     else
@@ -78,7 +66,7 @@ static double stop_command(int by_kill)
     pthread_create(&th, NULL, fire, &t);
     proc_status st;
     proc_wait(p, &st);
-    double done = now_ms();
+    double done = bench_now_ms();
     pthread_join(th, NULL);
     proc_free(p);
     abort_free(a);
@@ -140,10 +128,10 @@ static double stop_task(const char *scenario, const char *want)
         int seen = w.seen;
         pthread_mutex_unlock(&w.mu);
         if (seen) {
-            double t0 = now_ms();
+            double t0 = bench_now_ms();
             hew_task_abort(t, "bench");
             if (hew_task_wait(t) == HEW_TASK_ABORTED)
-                took = now_ms() - t0;
+                took = bench_now_ms() - t0;
         }
     } else {
         fprintf(stderr, "abort: %s\n", err);

@@ -20,14 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchclock.h"
 #include "fakeprov.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int cmp_long(const void *a, const void *b)
 {
@@ -111,9 +105,9 @@ static int compare(const char *label, const char *extra, const fakeprov *fp,
                       "--provider", "anthropic", "--model", "claude-sonnet-4-5",
                       "--xml-tools", "--base-url", (char *)fp->url, (char *)flag, NULL };
     struct rusage ru;
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     int rc = run(bargv, out, &ru);
-    double batch_ms = now_ms() - t0;
+    double batch_ms = bench_now_ms() - t0;
     long tree_peak = ru.ru_maxrss;
     long *rss = calloc((size_t)n, sizeof *rss);
     int nrss = 0, done = 0;
@@ -142,7 +136,7 @@ static int compare(const char *label, const char *extra, const fakeprov *fp,
 
     /* n sequential hew -p */
     nrss = 0;
-    t0 = now_ms();
+    t0 = bench_now_ms();
     for (int i = 0; i < n && !failed; i++) {
         char prompt[64];
         snprintf(prompt, sizeof prompt, "Say done (%d).", i);
@@ -158,7 +152,7 @@ static int compare(const char *label, const char *extra, const fakeprov *fp,
         }
         rss[nrss++] = ru.ru_maxrss;
     }
-    double seq_ms = now_ms() - t0;
+    double seq_ms = bench_now_ms() - t0;
     snprintf(what, sizeof what, "sequential hew -p%s:", label);
     if (!failed)
         report(what, n, seq_ms, rss, nrss);

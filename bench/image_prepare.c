@@ -14,22 +14,10 @@
 #include <jpeglib.h>
 #include <png.h>
 
+#include "benchclock.h"
 #include "base/image.h"
 
 #define RUNS 5
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* A photo-like RGB picture: gradients with a little noise (compresses as photos do). */
 static unsigned char *picture(uint32_t w, uint32_t h)
@@ -98,16 +86,16 @@ static int measure(const char *what, const unsigned char *data, size_t len)
     image_out o = IMAGE_OUT_INIT;
     for (int r = 0; r < RUNS; r++) {
         hew_err err = HEW_ERR_INIT;
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         if (image_prepare(data, len, NULL, &o, &err) != HEW_OK) {
             fprintf(stderr, "image_prepare: %s: %s\n", what, err.msg);
             return 1;
         }
-        t[r] = now_ms() - t0;
+        t[r] = bench_now_ms() - t0;
         if (r < RUNS - 1)
             image_out_release(&o);
     }
-    qsort(t, RUNS, sizeof t[0], cmp_double);
+    bench_sort(t, RUNS);
     printf("%-34s %8.1f ms  %7zu -> %7zu bytes, %ux%u -> %ux%u%s\n", what, t[RUNS / 2], len,
            o.len, o.src_width, o.src_height, o.width, o.height, o.resized ? "" : " (as is)");
     image_out_release(&o);

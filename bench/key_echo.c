@@ -23,24 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchclock.h"
 #include "fakeprov.h"
 
 #define ANSWER_BYTES (2u << 20)
 #define SAMPLES 40
 #define GAP_MS 40
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* What hew wrote so far (a window of its last bytes is enough to find the input line). */
 static char seen[1 << 16];
@@ -77,9 +65,9 @@ static int drain(int fd, int ms)
 
 static int wait_for(int fd, const char *s, double limit_ms)
 {
-    double until = now_ms() + limit_ms;
+    double until = bench_now_ms() + limit_ms;
     while (!memmem(seen, nseen, s, strlen(s))) {
-        if (now_ms() > until || drain(fd, 5) < 0)
+        if (bench_now_ms() > until || drain(fd, 5) < 0)
             return -1;
     }
     return 0;
@@ -161,8 +149,8 @@ int main(void)
         goto out;
     }
     /* wait until the answer pours in */
-    double until = now_ms() + 300;
-    while (now_ms() < until)
+    double until = bench_now_ms() + 300;
+    while (bench_now_ms() < until)
         drain(master, 5);
     char typed[SAMPLES + 1] = "";
     for (int i = 0; i < SAMPLES && !stream_done; i++) {
@@ -171,7 +159,7 @@ int main(void)
         typed[i + 1] = '\0';
         char want[SAMPLES + 16];
         snprintf(want, sizeof want, "› %s_", typed);
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         if (write(master, &key, 1) != 1)
             goto out;
         if (wait_for(master, want, 5000) != 0) {
@@ -179,16 +167,16 @@ int main(void)
             goto out;
         }
         if (!stream_done)
-            lat[n++] = now_ms() - t0;
-        until = now_ms() + GAP_MS;
-        while (now_ms() < until)
+            lat[n++] = bench_now_ms() - t0;
+        until = bench_now_ms() + GAP_MS;
+        while (bench_now_ms() < until)
             drain(master, 2);
     }
     if (n < SAMPLES / 2) {
         fprintf(stderr, "key_echo: the answer ended after %d samples: too fast to measure\n", n);
         goto out;
     }
-    qsort(lat, (size_t)n, sizeof *lat, cmp_double);
+    bench_sort(lat, (size_t)n);
     printf("key echo while a 2 MB answer streams (%d keys): median %.2f ms, p90 %.2f ms, "
            "worst %.2f ms (goal < 16 ms)\n",
            n, lat[n / 2], lat[n * 9 / 10], lat[n - 1]);

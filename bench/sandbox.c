@@ -17,17 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchclock.h"
 #include "sys/proc.h"
 #include "sys/sandbox.h"
 
 #define RUNS 200
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static const char *truth(void)
 {
@@ -36,12 +30,6 @@ static const char *truth(void)
         if (access(where[i], X_OK) == 0)
             return where[i];
     return NULL;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* User + system CPU ms of this process and its reaped children so far. */
@@ -74,17 +62,17 @@ static double per_command(const sandbox *sb, const char *ws, double *mean, doubl
     for (int i = 0; i < RUNS; i++) {
         proc_status st;
         hew_err e = { 0 };
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         if (proc_run(&o, NULL, NULL, &st, &e) != HEW_OK || st.exit_code != 0) {
             fprintf(stderr, "sandbox bench: run %d failed: %s\n", i, e.msg);
             return -1;
         }
-        t[i] = now_ms() - t0;
+        t[i] = bench_now_ms() - t0;
         sum += t[i];
     }
     *mean = sum / RUNS;
     *cpu = (cpu_ms() - c0) / RUNS;
-    qsort(t, RUNS, sizeof *t, cmp_double);
+    bench_sort(t, RUNS);
     return t[RUNS / 2];
 }
 
@@ -104,9 +92,9 @@ int main(void)
     mkdir(hew, 0755);
 
     sandbox_caps caps;
-    double p0 = now_ms();
+    double p0 = bench_now_ms();
     sandbox_probe(&caps);
-    double probe_ms = now_ms() - p0;
+    double probe_ms = bench_now_ms() - p0;
     printf("sandbox: probe %.2f ms (landlock ABI %d, seccomp %s, userns %s, bwrap %s)\n",
            probe_ms, caps.landlock_abi, caps.seccomp ? "yes" : "no", caps.userns ? "yes" : "no",
            caps.bwrap[0] ? "yes" : "no");
@@ -132,9 +120,9 @@ int main(void)
                                .hidden_paths = hidden };
         sandbox *sb = NULL;
         hew_err e = { 0 };
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         hew_code rc = sandbox_prepare(&pol, &sb, &e);
-        double prep = now_ms() - t0;
+        double prep = bench_now_ms() - t0;
         const char *name = sandbox_backend_name(backends[i]);
         if (rc != HEW_OK) {
             printf("sandbox: %-10s skipped (%s)\n", name, e.msg);

@@ -19,26 +19,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchclock.h"
 #include "fakeprov.h"
 
 #define RUNS 15
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    bench_sort(v, (size_t)n);
     return v[n / 2];
 }
 
@@ -66,12 +54,12 @@ static pid_t spawn(char *const argv[])
 static int run_version(double *ms)
 {
     char *argv[] = { HEW_BIN, "--version", NULL };
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     pid_t pid = spawn(argv);
     int st;
     if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
         return -1;
-    *ms = now_ms() - t0;
+    *ms = bench_now_ms() - t0;
     return 0;
 }
 
@@ -102,25 +90,25 @@ static int run_task(double *first_ms, long *rss_kb)
     char *argv[] = { HEW_BIN, "-p", "Say done.", "--no-config", "--provider", "anthropic",
                      "--model", "claude-sonnet-4-5", "--xml-tools", "--base-url", fp.url,
                      "--cwd", ws, "--timeout", "30", NULL };
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     pid_t pid = spawn(argv);
     int rc = -1;
     *first_ms = -1;
     struct stat st;
     while (pid > 0) {
         if (*first_ms < 0 && stat(fp.record_path, &st) == 0 && st.st_size > 0)
-            *first_ms = now_ms() - t0;
+            *first_ms = bench_now_ms() - t0;
         int status;
         struct rusage ru;
         pid_t w = wait4(pid, &status, WNOHANG, &ru);
         if (w == pid) {
             if (*first_ms < 0 && stat(fp.record_path, &st) == 0 && st.st_size > 0)
-                *first_ms = now_ms() - t0;
+                *first_ms = bench_now_ms() - t0;
             *rss_kb = ru.ru_maxrss;
             rc = WIFEXITED(status) && WEXITSTATUS(status) == 0 && *first_ms >= 0 ? 0 : -1;
             break;
         }
-        if (w < 0 || now_ms() - t0 > 30000) {
+        if (w < 0 || bench_now_ms() - t0 > 30000) {
             kill(pid, SIGKILL);
             waitpid(pid, NULL, 0);
             break;
