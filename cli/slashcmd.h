@@ -66,18 +66,22 @@ int slashcmd_looks_like(const char *line);
  * a column and then its help. */
 void slashcmd_help(sbuf *out);
 
-/* The handlers, in interactive.c. */
-void interactive_cmd_help(struct ui *u, const char *name, const char *arg);
-void interactive_cmd_exit(struct ui *u, const char *name, const char *arg);
-void interactive_cmd_mode(struct ui *u, const char *name, const char *arg);
-void interactive_cmd_model(struct ui *u, const char *name, const char *arg);
-void interactive_cmd_yolo(struct ui *u, const char *name, const char *arg);
-void interactive_cmd_cost(struct ui *u, const char *name, const char *arg);
-void interactive_cmd_new(struct ui *u, const char *name, const char *arg);
-void interactive_cmd_history(struct ui *u, const char *name, const char *arg);
-void interactive_cmd_resume(struct ui *u, const char *name, const char *arg);
-void interactive_cmd_checkpoint(struct ui *u, const char *name, const char *arg);
-void interactive_cmd_mcp(struct ui *u, const char *name, const char *arg);
-void interactive_cmd_skills(struct ui *u, const char *name, const char *arg);
+/* The handlers, in interactive.c: X(name) for each, so that a test that links this
+ * table without interactive.c defines them all from one list. */
+#define SLASHCMD_HANDLERS(X)                                                               \
+    X(interactive_cmd_help)                                                                \
+    X(interactive_cmd_exit)                                                                \
+    X(interactive_cmd_mode)                                                                \
+    X(interactive_cmd_model)                                                               \
+    X(interactive_cmd_yolo)                                                                \
+    X(interactive_cmd_cost)                                                                \
+    X(interactive_cmd_new)                                                                 \
+    X(interactive_cmd_history)                                                             \
+    X(interactive_cmd_resume)                                                              \
+    X(interactive_cmd_checkpoint)                                                          \
+    X(interactive_cmd_mcp)                                                                 \
+    X(interactive_cmd_skills)
+#define SLASHCMD_DECLARE_(fn) void fn(struct ui *u, const char *name, const char *arg);
+SLASHCMD_HANDLERS(SLASHCMD_DECLARE_)
 
 #endif

@@ -24,18 +24,7 @@
         (void)name;                                                                        \
         (void)arg;                                                                         \
     }
-STUB(interactive_cmd_help)
-STUB(interactive_cmd_exit)
-STUB(interactive_cmd_mode)
-STUB(interactive_cmd_model)
-STUB(interactive_cmd_yolo)
-STUB(interactive_cmd_cost)
-STUB(interactive_cmd_new)
-STUB(interactive_cmd_history)
-STUB(interactive_cmd_resume)
-STUB(interactive_cmd_checkpoint)
-STUB(interactive_cmd_mcp)
-STUB(interactive_cmd_skills)
+SLASHCMD_HANDLERS(STUB)
 
 static void put(const char *dir, const char *rel, const char *text)
 {

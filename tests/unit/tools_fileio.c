@@ -14,6 +14,7 @@
 #include "check.h"
 #include "tmpdir.h"
 #include "toolenv.h"
+#include "wsfile.h"
 #include "tools/workspace.h"
 
 extern const tool_def tool_read_file;
@@ -78,27 +79,6 @@ static void teardown(toolenv *te)
     ws = NULL;
 }
 
-static void put(const char *rel, const char *content)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", ws, rel);
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    fs_mkdirs(path, 0755, NULL);
-    *slash = '/';
-    CHECK_INT(fs_write_atomic(path, content, strlen(content), 0644, NULL), HEW_OK);
-}
-
-static char *get(const char *rel)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", ws, rel);
-    char *text = NULL;
-    if (fs_read_file(path, 1 << 20, &text, NULL, NULL) != HEW_OK)
-        return NULL;
-    return text;
-}
-
 /* The buffer of rel (in the workspace) holds text. */
 static void buffer(const char *rel, const char *text)
 {
@@ -114,7 +94,7 @@ static void test_read_gets_the_buffer(void)
 {
     toolenv te;
     setup(&te);
-    put("a.txt", "on disk\n");
+    ws_put(ws, "a.txt", "on disk\n");
     buffer("a.txt", "unsaved one\nunsaved two\n");
     tool_result r;
     CHECK_INT(toolenv_run(&te, &tool_read_file, &r, "path", "a.txt", NULL), HEW_OK);
@@ -138,8 +118,8 @@ static void test_guards_come_first(void)
 {
     toolenv te;
     setup(&te);
-    put(".clineignore", "secret.txt\n");
-    put("secret.txt", "hunter2\n");
+    ws_put(ws, ".clineignore", "secret.txt\n");
+    ws_put(ws, "secret.txt", "hunter2\n");
     buffer("secret.txt", "hunter2 unsaved\n");
     tool_result r;
     toolenv_run(&te, &tool_read_file, &r, "path", "secret.txt", NULL);
@@ -166,7 +146,7 @@ static void test_guards_come_first(void)
     CHECK(r.is_error);
     buf_release(&r.text);
     /* an edit the user denied */
-    put("b.txt", "b\n");
+    ws_put(ws, "b.txt", "b\n");
     buffer("b.txt", "b unsaved\n");
     toolenv_answer(&te, "no", NULL);
     toolenv_run(&te, &tool_write_to_file, &r, "path", "b.txt", "content", "new", NULL);
@@ -186,7 +166,7 @@ static void test_edit_goes_to_the_front_end(void)
 {
     toolenv te;
     setup(&te);
-    put("c.txt", "alpha\nbeta\n");
+    ws_put(ws, "c.txt", "alpha\nbeta\n");
     buffer("c.txt", "alpha\nBETA unsaved\n");
     tool_result r;
     toolenv_run(&te, &tool_replace_in_file, &r, "path", "c.txt", "diff",
@@ -198,7 +178,7 @@ static void test_edit_goes_to_the_front_end(void)
     json_t *ev = toolenv_last(&te, "ask", "tool");
     const char *diff = json_string_value(json_object_get(json_object_get(ev, "data"), "diff"));
     CHECK(diff && strstr(diff, "-BETA unsaved") && strstr(diff, "+gamma"));
-    char *disk = get("c.txt");
+    char *disk = ws_get(ws, "c.txt");
     CHECK_STR(disk, "alpha\nbeta\n"); /* the editor saves it, not hew */
     free(disk);
     buf_release(&r.text);
@@ -217,7 +197,7 @@ static void test_edit_goes_to_the_front_end(void)
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/new", ws);
     CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode));
-    CHECK(get("new/d.txt") == NULL);
+    CHECK(ws_get(ws, "new/d.txt") == NULL);
     buf_release(&r.text);
     teardown(&te);
 }
@@ -226,7 +206,7 @@ static void test_failures_and_images(void)
 {
     toolenv te;
     setup(&te);
-    put("e.txt", "e\n");
+    ws_put(ws, "e.txt", "e\n");
     buffer("e.txt", "e unsaved\n");
     fail_with = HEW_E_IO;
     tool_result r;

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "tmpdir.h"
 #include "toolenv.h"
+#include "wsfile.h"
 #include "tools/workspace.h"
 
 extern const tool_def tool_read_file;
@@ -57,27 +58,6 @@ static void teardown(toolenv *te)
     ws = NULL;
 }
 
-static void put(const char *rel, const char *content)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", ws, rel);
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    fs_mkdirs(path, 0755, NULL);
-    *slash = '/';
-    CHECK_INT(fs_write_atomic(path, content, strlen(content), 0644, NULL), HEW_OK);
-}
-
-static char *get(const char *rel)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", ws, rel);
-    char *text = NULL;
-    if (fs_read_file(path, 64 << 20, &text, NULL, NULL) != HEW_OK)
-        return NULL;
-    return text;
-}
-
 #define HAS(r, s) CHECK(r.text.data && strstr(r.text.data, s) != NULL)
 
 /* ---- read_file ---------------------------------------------------------------------------- */
@@ -86,7 +66,7 @@ static void test_read_numbered_lines(void)
 {
     toolenv te;
     setup(&te);
-    put("src/a.c", "one\ntwo\r\nthree\n");
+    ws_put(ws, "src/a.c", "one\ntwo\r\nthree\n");
     tool_result r;
     CHECK_INT(toolenv_run(&te, &tool_read_file, &r, "path", "src/a.c", NULL), HEW_OK);
     CHECK(!r.is_error);
@@ -108,7 +88,7 @@ static void test_read_window_and_continuation(void)
     buf b = BUF_INIT(0);
     for (int i = 1; i <= 2500; i++)
         buf_printf(&b, "line %d\n", i);
-    put("big.txt", b.data);
+    ws_put(ws, "big.txt", b.data);
     buf_release(&b);
     tool_result r;
     toolenv_run(&te, &tool_read_file, &r, "path", "big.txt", NULL);
@@ -149,7 +129,7 @@ static void test_read_size_cap_and_utf8(void)
             buf_puts(&b, "\xc3\xa9");
         buf_putc(&b, '\n');
     }
-    put("wide.txt", b.data);
+    ws_put(ws, "wide.txt", b.data);
     buf_release(&b);
     tool_result r;
     toolenv_run(&te, &tool_read_file, &r, "path", "wide.txt", NULL);
@@ -162,7 +142,7 @@ static void test_read_size_cap_and_utf8(void)
     b = (buf)BUF_INIT(0);
     for (int k = 0; k < 300000; k++)
         buf_puts(&b, "\xe2\x82\xac");
-    put("one.txt", b.data);
+    ws_put(ws, "one.txt", b.data);
     buf_release(&b);
     toolenv_run(&te, &tool_read_file, &r, "path", "one.txt", NULL);
     HAS(r, "line cut short");
@@ -203,7 +183,7 @@ static void test_read_duplicate_flagged(void)
 {
     toolenv te;
     setup(&te);
-    put("a.txt", "hello\n");
+    ws_put(ws, "a.txt", "hello\n");
     tool_result r;
     toolenv_run(&te, &tool_read_file, &r, "path", "a.txt", NULL);
     CHECK(strstr(r.text.data, "[File already read]") == NULL);
@@ -218,7 +198,7 @@ static void test_read_duplicate_flagged(void)
     buf_release(&r.text);
     /* A change of the file resets the count. */
     sleep(0);
-    put("a.txt", "hello, world\n");
+    ws_put(ws, "a.txt", "hello, world\n");
     toolenv_run(&te, &tool_read_file, &r, "path", "a.txt", NULL);
     CHECK(strstr(r.text.data, "already read") == NULL || strstr(r.text.data, "hello, world"));
     CHECK(strstr(r.text.data, "DUPLICATE") == NULL);
@@ -268,10 +248,10 @@ static void test_clineignore_blocks(void)
 {
     toolenv te;
     setup(&te);
-    put(".clineignore", "secrets/\n*.key\n");
-    put("secrets/pw.txt", "hunter2\n");
-    put("id.key", "KEY\n");
-    put("ok.txt", "fine\n");
+    ws_put(ws, ".clineignore", "secrets/\n*.key\n");
+    ws_put(ws, "secrets/pw.txt", "hunter2\n");
+    ws_put(ws, "id.key", "KEY\n");
+    ws_put(ws, "ok.txt", "fine\n");
     tool_result r;
     toolenv_run(&te, &tool_read_file, &r, "path", "secrets/pw.txt", NULL);
     CHECK(r.is_error);
@@ -284,7 +264,7 @@ static void test_clineignore_blocks(void)
     CHECK(r.is_error);
     HAS(r, ".clineignore");
     buf_release(&r.text);
-    char *k = get("id.key");
+    char *k = ws_get(ws, "id.key");
     CHECK_STR(k, "KEY\n");
     free(k);
     toolenv_run(&te, &tool_replace_in_file, &r, "path", "secrets/pw.txt", "diff",
@@ -328,7 +308,7 @@ static void test_write_creates_with_dirs_and_strips_fence(void)
                           "```python\nprint('hi')\n```", NULL),
               HEW_OK);
     CHECK(!r.is_error);
-    char *c = get("a/b/c.py");
+    char *c = ws_get(ws, "a/b/c.py");
     CHECK_STR(c, "print('hi')\n");
     free(c);
     HAS(r, "<final_file_content path=\"a/b/c.py\">\nprint('hi')\n</final_file_content>");
@@ -346,20 +326,20 @@ static void test_write_denied_changes_nothing(void)
 {
     toolenv te;
     setup(&te);
-    put("x.txt", "old\n");
+    ws_put(ws, "x.txt", "old\n");
     tool_result r;
     toolenv_answer(&te, "no", NULL);
     toolenv_run(&te, &tool_write_to_file, &r, "path", "x.txt", "content", "new", NULL);
     CHECK(r.is_error);
     HAS(r, "The user denied this operation. The file was not updated");
-    char *c = get("x.txt");
+    char *c = ws_get(ws, "x.txt");
     CHECK_STR(c, "old\n");
     free(c);
     buf_release(&r.text);
     toolenv_answer(&te, "no", NULL);
     toolenv_run(&te, &tool_write_to_file, &r, "path", "y.txt", "content", "new", NULL);
     HAS(r, "The file was not created.");
-    CHECK(get("y.txt") == NULL);
+    CHECK(ws_get(ws, "y.txt") == NULL);
     json_t *ev = toolenv_last(&te, "ask", "tool");
     CHECK_STR(json_string_value(json_object_get(json_object_get(ev, "data"), "tool")),
               "newFileCreated");
@@ -371,14 +351,14 @@ static void test_write_keeps_crlf_and_mode(void)
 {
     toolenv te;
     setup(&te);
-    put("w.bat", "echo a\r\necho b\r\n");
+    ws_put(ws, "w.bat", "echo a\r\necho b\r\n");
     char path[4096];
     snprintf(path, sizeof path, "%s/w.bat", ws);
     chmod(path, 0755);
     tool_result r;
     toolenv_run(&te, &tool_write_to_file, &r, "path", "w.bat", "content", "echo c\necho d", NULL);
     CHECK(!r.is_error);
-    char *c = get("w.bat");
+    char *c = ws_get(ws, "w.bat");
     CHECK_STR(c, "echo c\r\necho d\r\n");
     free(c);
     struct stat st;
@@ -414,14 +394,14 @@ static void test_replace_applies_and_shows_final(void)
 {
     toolenv te;
     setup(&te);
-    put("m.c", "int a = 1;\nint b = 2;\nint c = 3;\n");
+    ws_put(ws, "m.c", "int a = 1;\nint b = 2;\nint c = 3;\n");
     tool_result r;
     toolenv_run(&te, &tool_replace_in_file, &r, "path", "m.c", "diff",
                 "------- SEARCH\nint b = 2;\n=======\nint b = 20;\n+++++++ REPLACE\n"
                 "------- SEARCH\nint c = 3;\n=======\nint c = 30;\n+++++++ REPLACE",
                 NULL);
     CHECK(!r.is_error);
-    char *c = get("m.c");
+    char *c = ws_get(ws, "m.c");
     CHECK_STR(c, "int a = 1;\nint b = 20;\nint c = 30;\n");
     free(c);
     HAS(r, "<final_file_content path=\"m.c\">\nint a = 1;\nint b = 20;\nint c = 30;\n"
@@ -439,7 +419,7 @@ static void test_replace_failure_leaves_file(void)
 {
     toolenv te;
     setup(&te);
-    put("m.c", "int a = 1;\nint b = 2;\n");
+    ws_put(ws, "m.c", "int a = 1;\nint b = 2;\n");
     tool_result r;
     toolenv_run(&te, &tool_replace_in_file, &r, "path", "m.c", "diff",
                 "------- SEARCH\nint a = 1;\n=======\nint a = 5;\n+++++++ REPLACE\n"
@@ -452,7 +432,7 @@ static void test_replace_failure_leaves_file(void)
     CHECK_INT(te.mistakes, 1);
     CHECK_INT(toolenv_count(&te, "say", "diff_error"), 1);
     CHECK_INT(approvals, 0);
-    char *c = get("m.c");
+    char *c = ws_get(ws, "m.c");
     CHECK_STR(c, "int a = 1;\nint b = 2;\n");
     free(c);
     buf_release(&r.text);
@@ -470,12 +450,12 @@ static void test_replace_crlf_file(void)
 {
     toolenv te;
     setup(&te);
-    put("w.txt", "alpha\r\nbeta\r\ngamma\r\n");
+    ws_put(ws, "w.txt", "alpha\r\nbeta\r\ngamma\r\n");
     tool_result r;
     toolenv_run(&te, &tool_replace_in_file, &r, "path", "w.txt", "diff",
                 "------- SEARCH\nbeta\n=======\nBETA\nbeta2\n+++++++ REPLACE", NULL);
     CHECK(!r.is_error);
-    char *c = get("w.txt");
+    char *c = ws_get(ws, "w.txt");
     CHECK_STR(c, "alpha\r\nBETA\r\nbeta2\r\ngamma\r\n");
     free(c);
     buf_release(&r.text);
@@ -486,7 +466,7 @@ static void test_replace_denied_and_binary_and_huge(void)
 {
     toolenv te;
     setup(&te);
-    put("d.txt", "keep\n");
+    ws_put(ws, "d.txt", "keep\n");
     tool_result r;
     toolenv_answer(&te, "message", "use a better name");
     toolenv_run(&te, &tool_replace_in_file, &r, "path", "d.txt", "diff",
@@ -494,7 +474,7 @@ static void test_replace_denied_and_binary_and_huge(void)
     CHECK(r.is_error);
     HAS(r, "The user denied this operation. The file was not updated");
     HAS(r, "<feedback>\nuse a better name\n</feedback>");
-    char *c = get("d.txt");
+    char *c = ws_get(ws, "d.txt");
     CHECK_STR(c, "keep\n");
     free(c);
     buf_release(&r.text);
@@ -512,7 +492,7 @@ static void test_replace_denied_and_binary_and_huge(void)
     buf b = BUF_INIT(0);
     for (int i = 0; i < 100000; i++)
         buf_printf(&b, "row %06d of the big table\n", i);
-    put("huge.txt", b.data);
+    ws_put(ws, "huge.txt", b.data);
     buf_release(&b);
     toolenv_run(&te, &tool_replace_in_file, &r, "path", "huge.txt", "diff",
                 "------- SEARCH\nrow 099999 of the big table\n=======\nthe end\n+++++++ REPLACE",
@@ -520,7 +500,7 @@ static void test_replace_denied_and_binary_and_huge(void)
     CHECK(!r.is_error);
     HAS(r, "the file goes on past line");
     CHECK(r.text.len < 600 * 1024);
-    c = get("huge.txt");
+    c = ws_get(ws, "huge.txt");
     REQUIRE(c != NULL);
     size_t n = strlen(c);
     CHECK(n > 8 && strcmp(c + n - 8, "the end\n") == 0);
@@ -533,7 +513,7 @@ static void test_edit_evicts_read_cache(void)
 {
     toolenv te;
     setup(&te);
-    put("e.txt", "v1\n");
+    ws_put(ws, "e.txt", "v1\n");
     tool_result r;
     toolenv_run(&te, &tool_read_file, &r, "path", "e.txt", NULL);
     buf_release(&r.text);

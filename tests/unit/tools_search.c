@@ -11,6 +11,7 @@
 #include "check.h"
 #include "tmpdir.h"
 #include "toolenv.h"
+#include "wsfile.h"
 #include "tools/search.h"
 
 extern const tool_def tool_list_files;
@@ -18,17 +19,6 @@ extern const tool_def tool_search_files;
 extern const tool_def tool_list_code_definition_names;
 
 static char *ws;
-
-static void put(const char *rel, const char *content)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", ws, rel);
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    fs_mkdirs(path, 0755, NULL);
-    *slash = '/';
-    CHECK_INT(fs_write_atomic(path, content, strlen(content), 0644, NULL), HEW_OK);
-}
 
 static void setup(toolenv *te)
 {
@@ -48,13 +38,13 @@ static void test_list_top_level_sorted(void)
 {
     toolenv te;
     setup(&te);
-    put("b.txt", "");
-    put("A.txt", "");
-    put("file10.txt", "");
-    put("file9.txt", "");
-    put(".env", "");
-    put("src/main.c", "");
-    put("node_modules/x/index.js", "");
+    ws_put(ws, "b.txt", "");
+    ws_put(ws, "A.txt", "");
+    ws_put(ws, "file10.txt", "");
+    ws_put(ws, "file9.txt", "");
+    ws_put(ws, ".env", "");
+    ws_put(ws, "src/main.c", "");
+    ws_put(ws, "node_modules/x/index.js", "");
     tool_result r;
     CHECK_INT(toolenv_run(&te, &tool_list_files, &r, "path", ".", NULL), HEW_OK);
     CHECK_STR(r.text.data, ".env\nA.txt\nb.txt\nfile9.txt\nfile10.txt\nnode_modules/\nsrc/");
@@ -69,18 +59,18 @@ static void test_list_recursive_ignores(void)
 {
     toolenv te;
     setup(&te);
-    put(".gitignore", "*.log\nbuild/\n");
-    put("src/a.c", "");
-    put("src/deep/b.c", "");
-    put("src/x.log", "");
-    put("build/out.o", "");
-    put("node_modules/pkg/index.js", "");
-    put(".git/config", "");
-    put("target/dependency/lib.jar", "");
-    put("target/classes/A.class", "");
-    put("src/sub/.gitignore", "secret.txt\n");
-    put("src/sub/secret.txt", "");
-    put("src/sub/open.txt", "");
+    ws_put(ws, ".gitignore", "*.log\nbuild/\n");
+    ws_put(ws, "src/a.c", "");
+    ws_put(ws, "src/deep/b.c", "");
+    ws_put(ws, "src/x.log", "");
+    ws_put(ws, "build/out.o", "");
+    ws_put(ws, "node_modules/pkg/index.js", "");
+    ws_put(ws, ".git/config", "");
+    ws_put(ws, "target/dependency/lib.jar", "");
+    ws_put(ws, "target/classes/A.class", "");
+    ws_put(ws, "src/sub/.gitignore", "secret.txt\n");
+    ws_put(ws, "src/sub/secret.txt", "");
+    ws_put(ws, "src/sub/open.txt", "");
     tool_result r;
     toolenv_run(&te, &tool_list_files, &r, "path", ".", "recursive", "true", NULL);
     CHECK_STR(r.text.data,
@@ -109,13 +99,13 @@ static void test_list_cap_and_locks(void)
 {
     toolenv te;
     setup(&te);
-    put(".clineignore", "private/\n");
-    put("private/key.pem", "");
+    ws_put(ws, ".clineignore", "private/\n");
+    ws_put(ws, "private/key.pem", "");
     for (int d = 0; d < 5; d++)
         for (int f = 0; f < 60; f++) {
             char rel[64];
             snprintf(rel, sizeof rel, "d%d/f%02d.txt", d, f);
-            put(rel, "");
+            ws_put(ws, rel, "");
         }
     tool_result r;
     toolenv_run(&te, &tool_list_files, &r, "path", ".", "recursive", "true", NULL);
@@ -139,7 +129,7 @@ static void test_list_symlinks_and_errors(void)
 {
     toolenv te;
     setup(&te);
-    put("real/a.txt", "");
+    ws_put(ws, "real/a.txt", "");
     char link[4096], target[4096];
     snprintf(link, sizeof link, "%s/loop", ws);
     snprintf(target, sizeof target, "%s", ws);
@@ -153,7 +143,7 @@ static void test_list_symlinks_and_errors(void)
     CHECK_INT(te.mistakes, 1);
     buf_release(&r.text);
     /* An empty directory. */
-    put("empty/.keep", "");
+    ws_put(ws, "empty/.keep", "");
     char p[4096];
     snprintf(p, sizeof p, "%s/empty/.keep", ws);
     unlink(p);
@@ -167,9 +157,9 @@ static void test_search_grouped_with_context(void)
 {
     toolenv te;
     setup(&te);
-    put("src/a.c", "int x;\n// TODO first\nint y;\nint z;\nint w;\n// TODO second\n");
-    put("src/b.c", "// TODO only\n");
-    put("README.md", "nothing here\n");
+    ws_put(ws, "src/a.c", "int x;\n// TODO first\nint y;\nint z;\nint w;\n// TODO second\n");
+    ws_put(ws, "src/b.c", "// TODO only\n");
+    ws_put(ws, "README.md", "nothing here\n");
     tool_result r;
     CHECK_INT(toolenv_run(&te, &tool_search_files, &r, "path", ".", "regex", "TODO", NULL), HEW_OK);
     CHECK(!r.is_error);
@@ -186,7 +176,7 @@ static void test_search_grouped_with_context(void)
     CHECK_STR(json_string_value(json_object_get(data, "regex")), "TODO");
     buf_release(&r.text);
     /* Adjacent hits share their context; a subdirectory gives paths from the cwd. */
-    put("src/c.c", "a\nTODO 1\nTODO 2\nb\n");
+    ws_put(ws, "src/c.c", "a\nTODO 1\nTODO 2\nb\n");
     toolenv_run(&te, &tool_search_files, &r, "path", "src", "regex", "TODO [0-9]",
                 "file_pattern", "c.*", NULL);
     CHECK_STR(r.text.data,
@@ -201,13 +191,13 @@ static void test_search_skips_and_filters(void)
 {
     toolenv te;
     setup(&te);
-    put(".gitignore", "gen/\n");
-    put(".clineignore", "secret.txt\n");
-    put("gen/x.c", "needle\n");
-    put(".hidden/x.c", "needle\n");
-    put("secret.txt", "needle\n");
-    put("ok.txt", "needle\n");
-    put("ok.c", "needle\n");
+    ws_put(ws, ".gitignore", "gen/\n");
+    ws_put(ws, ".clineignore", "secret.txt\n");
+    ws_put(ws, "gen/x.c", "needle\n");
+    ws_put(ws, ".hidden/x.c", "needle\n");
+    ws_put(ws, "secret.txt", "needle\n");
+    ws_put(ws, "ok.txt", "needle\n");
+    ws_put(ws, "ok.c", "needle\n");
     char path[4096];
     snprintf(path, sizeof path, "%s/bin.dat", ws);
     fs_write_atomic(path, "needle\n\0\0", 9, 0644, NULL);
@@ -240,7 +230,7 @@ static void test_search_caps(void)
     buf b = BUF_INIT(0);
     for (int i = 0; i < 400; i++)
         buf_printf(&b, "hit %d\n", i);
-    put("many.txt", b.data);
+    ws_put(ws, "many.txt", b.data);
     buf_release(&b);
     tool_result r;
     toolenv_run(&te, &tool_search_files, &r, "path", ".", "regex", "^hit", NULL);
@@ -260,7 +250,7 @@ static void test_search_caps(void)
         buf c = BUF_INIT(0);
         for (int k = 0; k < 1; k++)
             buf_append(&c, b.data, b.len);
-        put(rel, c.data);
+        ws_put(ws, rel, c.data);
         buf_release(&c);
     }
     buf_release(&b);
@@ -275,8 +265,8 @@ static void test_search_engine_lines(void)
     char *dir = tmpdir_make("engine");
     ws = dir;
     /* CRLF lines, a match spanning lines is not a hit, an empty last line. */
-    put("a.txt", "one\r\ntwo words\r\nthree\n");
-    put("b.txt", "alpha\nbeta");
+    ws_put(ws, "a.txt", "one\r\ntwo words\r\nthree\n");
+    ws_put(ws, "b.txt", "alpha\nbeta");
     search_result r = SEARCH_RESULT_INIT;
     search_opts o = { .dir = dir, .root = dir, .dir_rel = "", .regex = "two\\s+words" };
     CHECK_INT(search_run(&o, &r, NULL), HEW_OK);
@@ -322,12 +312,12 @@ static void test_definitions(void)
 {
     toolenv te;
     setup(&te);
-    put("src/a.c", "struct point { int x; };\nstatic int helper(int x)\n{\n    return x;\n}\n"
+    ws_put(ws, "src/a.c", "struct point { int x; };\nstatic int helper(int x)\n{\n    return x;\n}\n"
                    "int main(void)\n{\n    return helper(1);\n}\n");
-    put("src/b.py", "class Shape:\n    def area(self):\n        pass\n\ndef make():\n"
+    ws_put(ws, "src/b.py", "class Shape:\n    def area(self):\n        pass\n\ndef make():\n"
                     "    def inner():\n        pass\n    return Shape()\n");
-    put("src/notes.txt", "def nothing(): pass\n");
-    put("src/deeper/c.go", "package x\nfunc Hidden() {}\n");
+    ws_put(ws, "src/notes.txt", "def nothing(): pass\n");
+    ws_put(ws, "src/deeper/c.go", "package x\nfunc Hidden() {}\n");
     tool_result r;
     CHECK_INT(toolenv_run(&te, &tool_list_code_definition_names, &r, "path", "src", NULL), HEW_OK);
     if (r.is_error && strstr(r.text.data, "universal-ctags")) {
@@ -344,7 +334,7 @@ static void test_definitions(void)
     json_t *data = json_object_get(toolenv_last(&te, "say", "tool"), "data");
     CHECK_STR(json_string_value(json_object_get(data, "tool")), "listCodeDefinitionNames");
     buf_release(&r.text);
-    put("empty/readme.md", "# hi\n");
+    ws_put(ws, "empty/readme.md", "# hi\n");
     toolenv_run(&te, &tool_list_code_definition_names, &r, "path", "empty", NULL);
     CHECK_STR(r.text.data, "No source code definitions found.");
     buf_release(&r.text);
