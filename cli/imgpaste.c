@@ -136,6 +136,7 @@ int imgpaste_scan(const char *line, imgpaste *p)
             imgpaste_release(p);
             return -1;
         }
+        p->images[p->n] = (hew_image){ .path = p->paths[p->n] };
         p->n++;
     }
     sbuf_puts(&out, line + copied);

@@ -13,6 +13,7 @@
 typedef struct imgpaste {
     char *text;                             /* the line, image words replaced */
     char *paths[HEW_TASK_IMAGES_MAX];       /* the files, decoded */
+    hew_image images[HEW_TASK_IMAGES_MAX];  /* the same, as the library takes them */
     char *labels[HEW_TASK_IMAGES_MAX];      /* "[image: NAME WxH]" to show */
     int n;
     int dropped;                            /* images past HEW_TASK_IMAGES_MAX, left as text */

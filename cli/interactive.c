@@ -674,24 +674,26 @@ static void show_pasted(struct ui *u, const imgpaste *p)
 /* Answer the waiting ask with text and the images pasted into the line (p NULL or none:
  * text only). 0 answered; -1 the images were refused (not an image hew can send, a model
  * that reads none): said on the screen, and the ask still waits. */
+/* An image the library refused (err quotes a file name): said on the screen. -1. */
+static int image_refused(struct ui *u, const char *err)
+{
+    char *safe = termsafe_dup(err, 1);
+    error_line(u, "✗", safe ? safe : err);
+    free(safe);
+    return -1;
+}
+
 static int answer_with(struct ui *u, hew_answer a, const char *text, const imgpaste *p)
 {
     if (!p || p->n == 0) {
         hew_task_respond(u->task, a, text);
         return 0;
     }
-    hew_image images[HEW_TASK_IMAGES_MAX];
-    memset(images, 0, sizeof images);
-    for (int i = 0; i < p->n; i++)
-        images[i].path = p->paths[i];
     char err[512] = "";
-    if (hew_task_respond_with_images(u->task, a, text, images, (size_t)p->n, err,
+    if (hew_task_respond_with_images(u->task, a, text, p->images, (size_t)p->n, err,
                                      sizeof err) == HEW_OK)
         return 0;
-    char *safe = termsafe_dup(err, 1); /* it quotes a file name */
-    error_line(u, "✗", safe ? safe : err);
-    free(safe);
-    return -1;
+    return image_refused(u, err);
 }
 
 /* Whether the images pasted into a line can be sent to the session's model (checked
@@ -699,17 +701,11 @@ static int answer_with(struct ui *u, hew_answer a, const char *text, const imgpa
  * with them, so that a bad image leaves it untouched. */
 static int images_ok(struct ui *u, const imgpaste *p)
 {
-    hew_image images[HEW_TASK_IMAGES_MAX];
-    memset(images, 0, sizeof images);
-    for (int i = 0; i < p->n; i++)
-        images[i].path = p->paths[i];
     char err[512] = "";
     if (!u->session ||
-        hew_images_check(u->session, images, (size_t)p->n, err, sizeof err) == HEW_OK)
+        hew_images_check(u->session, p->images, (size_t)p->n, err, sizeof err) == HEW_OK)
         return 1;
-    char *safe = termsafe_dup(err, 1); /* it quotes a file name */
-    error_line(u, "✗", safe ? safe : err);
-    free(safe);
+    image_refused(u, err);
     return 0;
 }
 

@@ -63,6 +63,7 @@ static void test_forms(void)
     char want[256];
     snprintf(want, sizeof want, "%s/shot.png", dir);
     CHECK_STR(p.paths[0], want);
+    CHECK(p.images[0].path == p.paths[0] && !p.images[0].data); /* as the library takes it */
     imgpaste_release(&p);
 
     snprintf(want, sizeof want, "%s/my shot.png", dir);
